@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"github.com/capsulehq/capsule/sandbox"
+	"github.com/capsulehq/capsule/sandbox/image"
+)
+
+// check is one line of `capsule doctor`.
+type check struct {
+	name string
+	ok   bool
+	info string // what was found
+	fix  string // what to do when not ok
+}
+
+func runDoctor(ctx context.Context, env *environment, args []string) int {
+	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintln(env.stderr, "Usage: capsule doctor\n\nChecks what Capsule needs and prints one line per check, with the fix\nwhen it fails. Exits 0 only when every check passes.")
+	}
+	if code := parseFlags(fs, env, args); code >= 0 {
+		return code
+	}
+	checks := doctorChecks(ctx, env)
+	failed := 0
+	for _, c := range checks {
+		status := "ok  "
+		if !c.ok {
+			status = "FAIL"
+			failed++
+		}
+		fmt.Fprintf(env.stdout, "%s %-16s %s\n", status, c.name, c.info)
+		if !c.ok && c.fix != "" {
+			fmt.Fprintf(env.stdout, "     %-16s fix: %s\n", "", c.fix)
+		}
+	}
+	if failed > 0 {
+		fmt.Fprintf(env.stdout, "%d of %d checks failed\n", failed, len(checks))
+		return exitFailure
+	}
+	return exitOK
+}
+
+func doctorChecks(ctx context.Context, env *environment) []check {
+	var checks []check
+	agentPath, err := sandbox.AgentBinary("")
+	if err != nil {
+		checks = append(checks, check{name: "sandbox agent", info: err.Error(), fix: "use a release build of Capsule (CGO_ENABLED=0) or set " + sandbox.AgentEnv})
+	} else {
+		checks = append(checks, check{name: "sandbox agent", ok: true, info: agentPath})
+	}
+
+	eng, err := sandbox.Connect(ctx, sandbox.Options{Logger: env.log})
+	if err != nil {
+		return append(checks,
+			check{name: "docker engine", info: err.Error(), fix: "start dockerd (Debian: apt-get install docker.io && dockerd &), or set DOCKER_HOST"},
+			check{name: "sandbox image", info: "not checked: no engine"},
+		)
+	}
+	defer eng.Close()
+	info := eng.Info()
+	checks = append(checks, check{name: "docker engine", ok: true,
+		info: fmt.Sprintf("%s, API %s (engine speaks up to %s)", info.Host, info.APIVersion, info.ServerAPIVersion)})
+
+	ref := image.Default()
+	present, err := eng.ImagePresent(ctx, ref)
+	switch {
+	case err != nil:
+		checks = append(checks, check{name: "sandbox image", info: err.Error()})
+	case !present:
+		checks = append(checks, check{name: "sandbox image", info: ref + " is missing", fix: "capsule sandbox image"})
+	default:
+		checks = append(checks, check{name: "sandbox image", ok: true, info: ref})
+	}
+	return checks
+}

@@ -1,0 +1,144 @@
+// Command capsule turns a labelled GitHub issue into a tested pull request
+// by running a two-agent self-debugging loop against the repository's own
+// tests in a Docker sandbox.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/capsulehq/capsule/sandbox"
+	"github.com/capsulehq/capsule/sandbox/agent"
+)
+
+// Exit codes shared by every subcommand.
+const (
+	exitOK       = 0
+	exitFailure  = 1 // the job ran and did not succeed
+	exitUsage    = 2 // bad flags, arguments or configuration
+	exitInfra    = 3 // the engine, the model or GitHub could not be reached
+	exitCanceled = 130
+)
+
+// command is one subcommand.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, env *environment, args []string) int
+}
+
+// environment is what subcommands write to.
+type environment struct {
+	stdout, stderr io.Writer
+	log            *slog.Logger
+}
+
+func commands() []command {
+	return []command{
+		{"sandbox", "run a command in the sandbox, or build its image", runSandbox},
+		{"doctor", "check the Docker engine, the sandbox image and the settings", runDoctor},
+		{"version", "print Capsule's version", runVersion},
+		{"help", "list the subcommands, or describe one", nil},
+	}
+}
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.AgentSubcommand {
+		os.Exit(agent.Main())
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	env := &environment{
+		stdout: os.Stdout,
+		stderr: os.Stderr,
+		log:    slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
+	code := dispatch(ctx, env, os.Args[1:])
+	if code != exitOK && ctx.Err() != nil {
+		fmt.Fprintln(env.stderr, "capsule: interrupted")
+		code = exitCanceled
+	}
+	stop()
+	os.Exit(code)
+}
+
+// dispatch runs the subcommand named by args[0].
+func dispatch(ctx context.Context, env *environment, args []string) int {
+	if len(args) == 0 {
+		usage(env.stderr)
+		return exitUsage
+	}
+	name, rest := args[0], args[1:]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(rest) > 0 {
+			return dispatch(ctx, env, []string{rest[0], "-h"})
+		}
+		usage(env.stdout)
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name == name && c.run != nil {
+			return c.run(ctx, env, rest)
+		}
+	}
+	fmt.Fprintf(env.stderr, "capsule: unknown subcommand %q\n\n", name)
+	usage(env.stderr)
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "Capsule turns a labelled GitHub issue into a tested pull request.")
+	fmt.Fprintln(w, "\nUsage: capsule <subcommand> [flags]\n\nSubcommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun `capsule help <subcommand>` for its flags.")
+}
+
+// parseFlags parses args with fs and maps the outcome to an exit code:
+// -1 to go on, exitOK after -h, exitUsage on a bad flag.
+func parseFlags(fs *flag.FlagSet, env *environment, args []string) int {
+	fs.SetOutput(env.stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	return -1
+}
+
+// fail prints a one-line error and returns the exit code that fits it.
+func fail(env *environment, err error) int {
+	fmt.Fprintf(env.stderr, "capsule: %v\n", err)
+	switch {
+	case errors.Is(err, context.Canceled):
+		return exitCanceled
+	case errors.Is(err, sandbox.ErrEngineUnreachable), errors.Is(err, sandbox.ErrAgent):
+		return exitInfra
+	case errors.Is(err, sandbox.ErrImageNotFound), errors.Is(err, sandbox.ErrWorkspace), errors.Is(err, errUsage):
+		return exitUsage
+	default:
+		return exitFailure
+	}
+}
+
+// errUsage marks errors in what the user asked for.
+var errUsage = errors.New("usage")
+
+func runVersion(_ context.Context, env *environment, args []string) int {
+	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	if code := parseFlags(fs, env, args); code >= 0 {
+		return code
+	}
+	fmt.Fprintf(env.stdout, "capsule %s\n", versionString())
+	return exitOK
+}

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/capsulehq/capsule/sandbox"
+	"github.com/capsulehq/capsule/sandbox/image"
+)
+
+func runSandbox(ctx context.Context, env *environment, args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprintln(env.stderr, "Usage: capsule sandbox run [flags] -- CMD ARGS...\n       capsule sandbox image [--rebuild] [--offline]")
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	switch args[0] {
+	case "run":
+		return runSandboxRun(ctx, env, args[1:])
+	case "image":
+		return runSandboxImage(ctx, env, args[1:])
+	}
+	fmt.Fprintf(env.stderr, "capsule sandbox: unknown subcommand %q (want run or image)\n", args[0])
+	return exitUsage
+}
+
+// limitFlags registers the sandbox limits as flags on fs.
+type limitFlags struct {
+	timeout time.Duration
+	memory  string
+	cpus    float64
+	pids    int64
+	network bool
+}
+
+func (f *limitFlags) register(fs *flag.FlagSet) {
+	fs.DurationVar(&f.timeout, "timeout", sandbox.DefaultTimeout, "wall-clock limit of the run")
+	fs.StringVar(&f.memory, "memory", "512m", "memory limit, with no swap (k, m, g suffixes)")
+	fs.Float64Var(&f.cpus, "cpus", sandbox.DefaultCPUs, "CPU limit in cores")
+	fs.Int64Var(&f.pids, "pids", sandbox.DefaultPids, "limit on processes and threads")
+	fs.BoolVar(&f.network, "network", false, "give the sandbox network access (off by default)")
+}
+
+func (f *limitFlags) limits() (sandbox.Limits, error) {
+	l := sandbox.DefaultLimits()
+	mem, err := sandbox.ParseBytes(f.memory)
+	if err != nil {
+		return l, fmt.Errorf("%w: --memory: %w", errUsage, err)
+	}
+	l.Memory, l.CPUs, l.Pids, l.Timeout, l.Network = mem, f.cpus, f.pids, f.timeout, f.network
+	if err := l.Validate(); err != nil {
+		return l, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	return l, nil
+}
+
+func runSandboxRun(ctx context.Context, env *environment, args []string) int {
+	fs := flag.NewFlagSet("sandbox run", flag.ContinueOnError)
+	workspace := fs.String("workspace", "", "host directory copied into the sandbox as its workspace (required)")
+	img := fs.String("image", image.Default(), "sandbox image; a bare name such as python means the registry's image")
+	var lf limitFlags
+	lf.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(env.stderr, "Usage: capsule sandbox run --workspace DIR [flags] -- CMD ARGS...\n\nRuns one command in the sandbox the way Capsule runs tests, prints its\noutput and exits with its exit code (124 on timeout, 137 when killed for\nmemory).\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if code := parseFlags(fs, env, args); code >= 0 {
+		return code
+	}
+	cmd := fs.Args()
+	if *workspace == "" || len(cmd) == 0 {
+		fmt.Fprintln(env.stderr, "capsule sandbox run: need --workspace DIR and a command after --")
+		return exitUsage
+	}
+	if info, err := os.Stat(*workspace); err != nil || !info.IsDir() {
+		fmt.Fprintf(env.stderr, "capsule sandbox run: workspace %s is not a directory\n", *workspace)
+		return exitUsage
+	}
+	limits, err := lf.limits()
+	if err != nil {
+		return fail(env, err)
+	}
+
+	eng, err := sandbox.Connect(ctx, sandbox.Options{Logger: env.log})
+	if err != nil {
+		return fail(env, err)
+	}
+	defer eng.Close()
+	ours := *img == image.Default()
+	if err := eng.EnsureImage(ctx, *img, !ours); err != nil {
+		if ours {
+			err = fmt.Errorf("%w; build it with `capsule sandbox image`", err)
+		}
+		return fail(env, err)
+	}
+	for _, change := range limits.Changes() {
+		fmt.Fprintf(env.stderr, "capsule sandbox: %s\n", change)
+	}
+	res, err := eng.Run(ctx, sandbox.Spec{Image: *img, Workspace: *workspace, Limits: limits}, sandbox.Run{Cmd: cmd})
+	if err != nil {
+		return fail(env, err)
+	}
+	env.stdout.Write(res.Stdout)
+	env.stderr.Write(res.Stderr)
+	if res.Truncated() {
+		fmt.Fprintf(env.stderr, "capsule sandbox: output capped (stdout %d bytes, stderr %d bytes written in all)\n", res.StdoutBytes, res.StderrBytes)
+	}
+	switch {
+	case res.TimedOut:
+		fmt.Fprintf(env.stderr, "capsule sandbox: %s\n", res.Reason())
+		return 124
+	case res.OOMKilled:
+		fmt.Fprintf(env.stderr, "capsule sandbox: %s\n", res.Reason())
+		return 137
+	case res.PidsLimited && res.ExitCode != 0:
+		fmt.Fprintf(env.stderr, "capsule sandbox: %s\n", res.Reason())
+	}
+	return res.ExitCode
+}
+
+func runSandboxImage(ctx context.Context, env *environment, args []string) int {
+	fs := flag.NewFlagSet("sandbox image", flag.ContinueOnError)
+	rebuild := fs.Bool("rebuild", false, "build even when the image is present")
+	offline := fs.Bool("offline", false, "skip the registry and build with debootstrap")
+	quiet := fs.Bool("quiet", false, "print only the outcome")
+	fs.Usage = func() {
+		fmt.Fprintf(env.stderr, "Usage: capsule sandbox image [--rebuild] [--offline]\n\nBuilds the default sandbox image %s: from a Dockerfile where a\nregistry is reachable, else offline with debootstrap from the host's Debian\nmirror. Does nothing when the image is present.\n\nFlags:\n", image.Default())
+		fs.PrintDefaults()
+	}
+	if code := parseFlags(fs, env, args); code >= 0 {
+		return code
+	}
+	eng, err := sandbox.Connect(ctx, sandbox.Options{Logger: env.log})
+	if err != nil {
+		return fail(env, err)
+	}
+	defer eng.Close()
+	opts := image.Options{Rebuild: *rebuild, Offline: *offline, Progress: env.stderr}
+	if *quiet {
+		opts.Progress = nil
+	}
+	start := time.Now()
+	method, err := image.Build(ctx, eng.Client(), opts)
+	if err != nil {
+		return fail(env, fmt.Errorf("build sandbox image: %w", err))
+	}
+	line := method.Describe(image.Default())
+	if method != image.Present {
+		line += fmt.Sprintf(" in %s", time.Since(start).Round(time.Second))
+	}
+	fmt.Fprintln(env.stdout, strings.TrimSpace(line))
+	return exitOK
+}

@@ -1,0 +1,106 @@
+// Package sandboxtest connects tests to the real Docker engine. Tests that
+// need the engine skip when none answers on a developer's machine, and fail
+// when the CI environment variable is set, so CI can never pass by skipping.
+package sandboxtest
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/capsulehq/capsule/sandbox"
+	"github.com/capsulehq/capsule/sandbox/image"
+)
+
+var (
+	agentOnce sync.Once
+	agentPath string
+	agentErr  error
+)
+
+// AgentBinary returns a static build of Capsule for use as the sandbox
+// agent: $CAPSULE_AGENT when set (make test sets it), else a build made
+// once per test process.
+func AgentBinary(t testing.TB) string {
+	t.Helper()
+	agentOnce.Do(func() {
+		if p := os.Getenv(sandbox.AgentEnv); p != "" {
+			agentPath = p
+			return
+		}
+		root, err := moduleRoot()
+		if err != nil {
+			agentErr = err
+			return
+		}
+		dir, err := os.MkdirTemp("", "capsule-agent-")
+		if err != nil {
+			agentErr = err
+			return
+		}
+		agentPath = filepath.Join(dir, "capsule")
+		cmd := exec.Command("go", "build", "-trimpath", "-o", agentPath, "./cmd/capsule")
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			agentErr = &buildError{out: string(out), err: err}
+		}
+	})
+	if agentErr != nil {
+		t.Fatalf("build the sandbox agent: %v", agentErr)
+	}
+	return agentPath
+}
+
+type buildError struct {
+	out string
+	err error
+}
+
+func (e *buildError) Error() string { return e.err.Error() + ": " + e.out }
+
+// moduleRoot finds the directory holding go.mod above the working directory.
+func moduleRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Dir(strings.TrimSpace(string(out))), nil
+}
+
+// Engine connects to the engine with the test agent, and closes it when the
+// test ends. It also makes sure the default image is present.
+func Engine(t testing.TB) *sandbox.Engine {
+	t.Helper()
+	eng, err := sandbox.Connect(context.Background(), sandbox.Options{AgentPath: AgentBinary(t)})
+	if err != nil {
+		Unavailable(t, err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	ok, err := eng.ImagePresent(context.Background(), image.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		Unavailable(t, "the sandbox image "+image.Default()+" is missing: run `make test` or `capsule sandbox image`")
+	}
+	return eng
+}
+
+// Unavailable fails the test under CI and skips it elsewhere.
+func Unavailable(t testing.TB, why any) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatalf("Docker is required under CI: %v", why)
+	}
+	t.Skipf("no Docker engine: %v", why)
+}
+
+// Spec returns a spec for the default image with the default limits.
+func Spec(workspace string) sandbox.Spec {
+	return sandbox.Spec{Image: image.Default(), Workspace: workspace, Limits: sandbox.DefaultLimits()}
+}

@@ -1,0 +1,67 @@
+// Package agent is the small supervisor that runs as process 1 inside every
+// sandbox container. The host sends it run requests over the container's
+// standard input and reads one response per request from its standard output,
+// both as JSON documents. Between runs the agent puts the container back to
+// its starting state: it kills every process it started, restores the
+// workspace from the pristine copy and empties /tmp.
+//
+// The package uses the standard library only, so that the agent stays small
+// and works in any Linux image.
+package agent
+
+import "time"
+
+// Paths inside the container. The host copies the agent binary and the
+// pristine workspace into a volume mounted at Root before the container
+// starts; the agent restores Workspace from Base before every run.
+const (
+	Root      = "/capsule"
+	Binary    = Root + "/agent"
+	Base      = Root + "/base"
+	Workspace = Root + "/workspace"
+	TmpDir    = "/tmp"
+)
+
+// ProtocolVersion changes whenever Request or Response change incompatibly.
+const ProtocolVersion = 1
+
+// Request asks the agent to run one command.
+type Request struct {
+	// Argv is the command and its arguments; Argv[0] is looked up in PATH.
+	Argv []string `json:"argv"`
+	// Env holds extra KEY=VALUE pairs on top of the image's environment.
+	Env []string `json:"env,omitempty"`
+	// Dir is the working directory relative to Workspace.
+	Dir string `json:"dir,omitempty"`
+	// Timeout bounds the run's wall-clock time.
+	Timeout time.Duration `json:"timeout"`
+	// OutputLimit is the number of bytes kept of each of stdout and stderr:
+	// the first and the last half of it, the middle being dropped.
+	OutputLimit int `json:"output_limit"`
+	// Files is a tar archive laid over the restored workspace before the run.
+	Files []byte `json:"files,omitempty"`
+	// Collect asks for a tar archive of the workspace after the run.
+	Collect bool `json:"collect,omitempty"`
+}
+
+// Response reports how a run ended.
+type Response struct {
+	// Ready is set on the greeting the agent sends once at start-up.
+	Ready    bool `json:"ready,omitempty"`
+	Protocol int  `json:"protocol,omitempty"`
+
+	ExitCode    int           `json:"exit_code"`
+	Stdout      []byte        `json:"stdout,omitempty"`
+	Stderr      []byte        `json:"stderr,omitempty"`
+	StdoutBytes int64         `json:"stdout_bytes"`
+	StderrBytes int64         `json:"stderr_bytes"`
+	Duration    time.Duration `json:"duration"`
+	TimedOut    bool          `json:"timed_out,omitempty"`
+	OOMKilled   bool          `json:"oom_killed,omitempty"`
+	PidsLimited bool          `json:"pids_limited,omitempty"`
+	// Workspace is the tar archive asked for with Request.Collect.
+	Workspace []byte `json:"workspace,omitempty"`
+	// Error describes a failure of the agent itself, such as a command that
+	// could not be started; ExitCode is then 126 or 127 like a shell's.
+	Error string `json:"error,omitempty"`
+}

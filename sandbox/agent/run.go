@@ -1,0 +1,215 @@
+//go:build linux
+
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// killGrace bounds how long the agent keeps killing leftover processes
+// after a run before it gives up and reports them.
+const killGrace = 10 * time.Second
+
+// maxTimeout applies when a request names no timeout.
+const maxTimeout = 24 * time.Hour
+
+// run starts req.Argv, waits for it or for the timeout, then kills every
+// process left behind and reaps them all.
+func run(req Request) Response {
+	if len(req.Argv) == 0 {
+		return Response{ExitCode: 127, Error: "empty command"}
+	}
+	env := mergeEnv(os.Environ(), req.Env)
+	path, err := lookPath(req.Argv[0], envValue(env, "PATH"))
+	if err != nil {
+		return Response{ExitCode: 127, Error: err.Error()}
+	}
+	dir := filepath.Join(Workspace, filepath.Clean("/"+req.Dir))
+
+	before := readCounters()
+	stdout, stderr := NewHeadTail(req.OutputLimit), NewHeadTail(req.OutputLimit)
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return Response{ExitCode: 126, Error: fmt.Sprintf("pipe: %v", err)}
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return Response{ExitCode: 126, Error: fmt.Sprintf("pipe: %v", err)}
+	}
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		return Response{ExitCode: 126, Error: fmt.Sprintf("open %s: %v", os.DevNull, err)}
+	}
+	var drained sync.WaitGroup
+	drained.Add(2)
+	go drain(&drained, outR, stdout)
+	go drain(&drained, errR, stderr)
+
+	start := time.Now()
+	proc, err := os.StartProcess(path, req.Argv, &os.ProcAttr{
+		Dir:   dir,
+		Env:   env,
+		Files: []*os.File{devnull, outW, errW},
+		Sys:   &syscall.SysProcAttr{Setpgid: true},
+	})
+	devnull.Close()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		drained.Wait()
+		return Response{ExitCode: 126, Error: fmt.Sprintf("start %s: %v", req.Argv[0], err)}
+	}
+	// The kernel's OOM killer should pick the tests, never the agent.
+	_ = os.WriteFile(fmt.Sprintf("/proc/%d/oom_score_adj", proc.Pid), []byte("1000"), 0)
+
+	exited := make(chan syscall.WaitStatus, 1)
+	reaped := make(chan struct{})
+	go reap(proc.Pid, exited, reaped)
+
+	resp := Response{}
+	var status syscall.WaitStatus
+	timeout := req.Timeout
+	if timeout <= 0 {
+		timeout = maxTimeout
+	}
+	timer := time.NewTimer(timeout)
+	select {
+	case status = <-exited:
+		timer.Stop()
+	case <-timer.C:
+		resp.TimedOut = true
+		killAll(reaped)
+		status = <-exited
+	}
+	resp.Duration = time.Since(start)
+	if !killAll(reaped) {
+		resp.Error = "processes survived the clean-up after the run"
+	}
+	drained.Wait()
+
+	resp.ExitCode = exitCode(status)
+	resp.Stdout, resp.StdoutBytes = stdout.Bytes(), stdout.Total()
+	resp.Stderr, resp.StderrBytes = stderr.Bytes(), stderr.Total()
+	after := readCounters()
+	resp.OOMKilled = after.oomKills > before.oomKills
+	resp.PidsLimited = after.pidsMax > before.pidsMax
+	return resp
+}
+
+// drain copies r into w until every writer of the pipe is gone.
+func drain(wg *sync.WaitGroup, r *os.File, w io.Writer) {
+	defer wg.Done()
+	defer r.Close()
+	_, _ = io.Copy(w, r)
+}
+
+// reap collects every child of the agent, sending the status of pid on
+// exited, and closes reaped once no child is left.
+func reap(pid int, exited chan<- syscall.WaitStatus, reaped chan<- struct{}) {
+	defer close(reaped)
+	for {
+		var ws syscall.WaitStatus
+		got, err := syscall.Wait4(-1, &ws, 0, nil)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil {
+			return
+		}
+		if got == pid {
+			exited <- ws
+		}
+	}
+}
+
+// killAll sends SIGKILL to every process the agent may signal (all but
+// itself) until none is left and all are reaped. It reports whether that
+// happened within killGrace.
+func killAll(reaped <-chan struct{}) bool {
+	deadline := time.Now().Add(killGrace)
+	for time.Now().Before(deadline) {
+		err := syscall.Kill(-1, syscall.SIGKILL)
+		select {
+		case <-reaped:
+			return true
+		default:
+		}
+		if errors.Is(err, syscall.ESRCH) {
+			// Nothing left to signal; wait for the reaper to notice.
+			select {
+			case <-reaped:
+				return true
+			case <-time.After(50 * time.Millisecond):
+			}
+			continue
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return false
+}
+
+// exitCode maps a wait status to a shell-style exit code.
+func exitCode(ws syscall.WaitStatus) int {
+	switch {
+	case ws.Exited():
+		return ws.ExitStatus()
+	case ws.Signaled():
+		return 128 + int(ws.Signal())
+	default:
+		return -1
+	}
+}
+
+// lookPath finds file in the directories of pathList, as a shell would.
+func lookPath(file, pathList string) (string, error) {
+	if strings.Contains(file, "/") {
+		return file, nil // absolute, or relative to the working directory
+	}
+	for _, dir := range filepath.SplitList(pathList) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, file)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: command not found", file)
+}
+
+// mergeEnv returns base with the KEY=VALUE pairs of extra replacing or
+// adding to it.
+func mergeEnv(base, extra []string) []string {
+	out := make([]string, 0, len(base)+len(extra))
+	seen := make(map[string]int, len(base)+len(extra))
+	for _, kv := range append(append([]string{}, base...), extra...) {
+		key, _, _ := strings.Cut(kv, "=")
+		if i, ok := seen[key]; ok {
+			out[i] = kv
+			continue
+		}
+		seen[key] = len(out)
+		out = append(out, kv)
+	}
+	return out
+}
+
+// envValue returns the value of key in env.
+func envValue(env []string, key string) string {
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}

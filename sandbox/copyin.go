@@ -1,0 +1,220 @@
+package sandbox
+
+import (
+	"archive/tar"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/capsulehq/capsule/sandbox/agent"
+)
+
+// writeSeed writes the tar archive copied into the container's /capsule
+// volume before it starts: the agent binary and the pristine workspace,
+// owned by root and read-only for the sandbox user, and the empty
+// workspace directory the sandbox user owns.
+func writeSeed(w io.Writer, agentPath, workspace string, root bool) error {
+	tw := tar.NewWriter(w)
+	uid, gid := sandboxIDs(root)
+	if err := addFile(tw, agentPath, path.Base(agent.Binary), 0o555); err != nil {
+		return fmt.Errorf("%w: copy %s: %w", ErrAgent, agentPath, err)
+	}
+	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: path.Base(agent.Base) + "/", Mode: 0o555}); err != nil {
+		return err
+	}
+	if workspace != "" {
+		if err := addTree(tw, workspace, path.Base(agent.Base)); err != nil {
+			return err
+		}
+	}
+	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: path.Base(agent.Workspace) + "/", Mode: 0o755, Uid: uid, Gid: gid}); err != nil {
+		return err
+	}
+	return tw.Close()
+}
+
+// sandboxIDs returns the numeric user and group of SandboxUser, or root's.
+func sandboxIDs(root bool) (int, int) {
+	if root {
+		return 0, 0
+	}
+	u, g, _ := strings.Cut(SandboxUser, ":")
+	uid, _ := strconv.Atoi(u)
+	gid, _ := strconv.Atoi(g)
+	return uid, gid
+}
+
+// addFile adds one regular file, owned by root, under name.
+func addFile(tw *tar.Writer, src, name string, mode int64) error {
+	f, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: mode, Size: info.Size()}); err != nil {
+		return err
+	}
+	_, err = io.Copy(tw, f)
+	return err
+}
+
+// addTree adds the tree below dir under prefix, owned by root and without
+// write permission. Symbolic links are kept as links; other special files
+// are left out.
+func addTree(tw *tar.Writer, dir, prefix string) error {
+	info, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrWorkspace, err)
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("%w: %s is not a directory", ErrWorkspace, dir)
+	}
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrWorkspace, err)
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil || rel == "." {
+			return err
+		}
+		name := path.Join(prefix, filepath.ToSlash(rel))
+		info, err := d.Info()
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrWorkspace, err)
+		}
+		readOnly := int64(info.Mode().Perm() &^ 0o222)
+		switch {
+		case d.IsDir():
+			return tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: name + "/", Mode: readOnly | 0o555})
+		case d.Type()&fs.ModeSymlink != 0:
+			link, err := os.Readlink(p)
+			if err != nil {
+				return fmt.Errorf("%w: %w", ErrWorkspace, err)
+			}
+			return tw.WriteHeader(&tar.Header{Typeflag: tar.TypeSymlink, Name: name, Linkname: link, Mode: 0o777})
+		case d.Type().IsRegular():
+			return addFile(tw, p, name, readOnly|0o444)
+		default:
+			return nil
+		}
+	})
+}
+
+// FilesArchive packs files (slash-separated relative paths to contents)
+// into a tar archive for Run.Files.
+func FilesArchive(files map[string][]byte) ([]byte, error) {
+	var buf strings.Builder
+	tw := tar.NewWriter(&buf)
+	for _, name := range sortedKeys(files) {
+		clean := path.Clean(name)
+		if path.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") {
+			return nil, fmt.Errorf("file %q is outside the workspace", name)
+		}
+		data := files[name]
+		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: clean, Mode: 0o644, Size: int64(len(data))}); err != nil {
+			return nil, err
+		}
+		if _, err := tw.Write(data); err != nil {
+			return nil, err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	return []byte(buf.String()), nil
+}
+
+// extractTo unpacks a workspace archive from the agent into dir, refusing
+// entries and links that would reach outside it.
+func extractTo(r io.Reader, dir string) error {
+	tr := tar.NewReader(r)
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read workspace archive: %w", err)
+		}
+		name := filepath.Clean(filepath.FromSlash(hdr.Name))
+		if !filepath.IsLocal(name) {
+			return fmt.Errorf("workspace archive entry %q leaves the target directory", hdr.Name)
+		}
+		target := filepath.Join(dir, name)
+		if err := ensureInside(dir, filepath.Dir(target)); err != nil {
+			return err
+		}
+		switch hdr.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(target, 0o755); err != nil {
+				return err
+			}
+		case tar.TypeReg:
+			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+				return err
+			}
+			_ = os.Remove(target)
+			f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fs.FileMode(hdr.Mode).Perm()|0o600)
+			if err != nil {
+				return err
+			}
+			_, err = io.Copy(f, tr)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+		case tar.TypeSymlink:
+			// Links are recreated only when they stay inside dir.
+			resolved := filepath.Join(filepath.Dir(name), hdr.Linkname)
+			if filepath.IsAbs(hdr.Linkname) || !filepath.IsLocal(resolved) {
+				continue
+			}
+			_ = os.Remove(target)
+			if err := os.Symlink(hdr.Linkname, target); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// ensureInside checks that p, with symbolic links resolved, lies in dir.
+func ensureInside(dir, p string) error {
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // created below, by MkdirAll inside dir
+	}
+	if err != nil {
+		return err
+	}
+	rel, err := filepath.Rel(realDir, real)
+	if err != nil || !filepath.IsLocal(rel) && rel != "." {
+		return fmt.Errorf("%s leaves %s through a symbolic link", p, dir)
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

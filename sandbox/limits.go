@@ -1,0 +1,143 @@
+// Package sandbox runs commands inside hardened Docker containers.
+//
+// A Session keeps one container warm for many runs; each run starts from the
+// same state (workspace files, processes, environment), which the in-container
+// agent (package sandbox/agent) restores. Engine.Run is the cold path: one
+// container per run.
+package sandbox
+
+import (
+	"fmt"
+	"time"
+)
+
+// The hardened defaults. A caller may change any of them through Limits;
+// every change is reported by Limits.Changes and logged, never silent.
+const (
+	DefaultMemory      = 512 << 20 // bytes of memory, with no swap on top
+	DefaultCPUs        = 1.0
+	DefaultPids        = 256
+	DefaultTimeout     = 30 * time.Second
+	DefaultOutputLimit = 1 << 20 // bytes kept of each of stdout and stderr
+	DefaultTmpSize     = 64 << 20
+	// SandboxUser is the numeric user and group that runs everything in the
+	// container; it needs no entry in the image's /etc/passwd.
+	SandboxUser = "10001:10001"
+)
+
+// Limits are the isolation settings of a sandbox container.
+type Limits struct {
+	Network      bool          // attach to the default bridge network
+	WritableRoot bool          // leave the root filesystem writable
+	Root         bool          // run as root instead of SandboxUser
+	KeepCaps     bool          // keep Docker's default capabilities
+	Memory       int64         // bytes; swap is set to the same value, i.e. none
+	CPUs         float64       // cores
+	Pids         int64         // processes and threads
+	Timeout      time.Duration // wall-clock time of one run
+	OutputLimit  int           // bytes kept of each output stream
+	TmpSize      int64         // bytes of the /tmp tmpfs
+}
+
+// DefaultLimits returns the hardened defaults.
+func DefaultLimits() Limits {
+	return Limits{
+		Memory:      DefaultMemory,
+		CPUs:        DefaultCPUs,
+		Pids:        DefaultPids,
+		Timeout:     DefaultTimeout,
+		OutputLimit: DefaultOutputLimit,
+		TmpSize:     DefaultTmpSize,
+	}
+}
+
+// Changes lists, in words, how l differs from the defaults.
+func (l Limits) Changes() []string {
+	d := DefaultLimits()
+	var out []string
+	flag := func(on bool, what string) {
+		if on {
+			out = append(out, what)
+		}
+	}
+	flag(l.Network, "network enabled")
+	flag(l.WritableRoot, "root filesystem writable")
+	flag(l.Root, "running as root")
+	flag(l.KeepCaps, "default capabilities kept")
+	if l.Memory != d.Memory {
+		out = append(out, fmt.Sprintf("memory %s (default %s)", FormatBytes(l.Memory), FormatBytes(d.Memory)))
+	}
+	if l.CPUs != d.CPUs {
+		out = append(out, fmt.Sprintf("cpus %g (default %g)", l.CPUs, d.CPUs))
+	}
+	if l.Pids != d.Pids {
+		out = append(out, fmt.Sprintf("pids %d (default %d)", l.Pids, d.Pids))
+	}
+	if l.Timeout != d.Timeout {
+		out = append(out, fmt.Sprintf("timeout %s (default %s)", l.Timeout, d.Timeout))
+	}
+	if l.OutputLimit != d.OutputLimit {
+		out = append(out, fmt.Sprintf("output limit %s (default %s)", FormatBytes(int64(l.OutputLimit)), FormatBytes(int64(d.OutputLimit))))
+	}
+	if l.TmpSize != d.TmpSize {
+		out = append(out, fmt.Sprintf("/tmp size %s (default %s)", FormatBytes(l.TmpSize), FormatBytes(d.TmpSize)))
+	}
+	return out
+}
+
+// Validate reports limits that Docker would refuse or that make no sense.
+func (l Limits) Validate() error {
+	switch {
+	case l.Memory < 6<<20:
+		return fmt.Errorf("memory limit %s is below Docker's minimum of 6 MiB", FormatBytes(l.Memory))
+	case l.CPUs <= 0:
+		return fmt.Errorf("cpu limit must be positive, got %g", l.CPUs)
+	case l.Pids < 16:
+		return fmt.Errorf("pids limit %d is too small to start anything (at least 16)", l.Pids)
+	case l.Timeout <= 0:
+		return fmt.Errorf("timeout must be positive, got %s", l.Timeout)
+	case l.OutputLimit < 0:
+		return fmt.Errorf("output limit must not be negative, got %d", l.OutputLimit)
+	case l.TmpSize <= 0:
+		return fmt.Errorf("/tmp size must be positive, got %d", l.TmpSize)
+	}
+	return nil
+}
+
+// FormatBytes renders n in the largest binary unit that divides it evenly
+// (512 MiB, 1 GiB), or in bytes.
+func FormatBytes(n int64) string {
+	for _, u := range []struct {
+		size int64
+		name string
+	}{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+		if n >= u.size && n%u.size == 0 {
+			return fmt.Sprintf("%d %s", n/u.size, u.name)
+		}
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// ParseBytes reads sizes as Docker's CLI writes them: 512m, 1g, 100k, 1024.
+func ParseBytes(s string) (int64, error) {
+	if s == "" {
+		return 0, fmt.Errorf("empty size")
+	}
+	mult := int64(1)
+	num := s
+	switch s[len(s)-1] {
+	case 'k', 'K':
+		mult, num = 1<<10, s[:len(s)-1]
+	case 'm', 'M':
+		mult, num = 1<<20, s[:len(s)-1]
+	case 'g', 'G':
+		mult, num = 1<<30, s[:len(s)-1]
+	case 'b', 'B':
+		num = s[:len(s)-1]
+	}
+	var n int64
+	if _, err := fmt.Sscanf(num, "%d", &n); err != nil || n < 0 || fmt.Sprint(n) != num {
+		return 0, fmt.Errorf("bad size %q: want a number with an optional k, m or g suffix", s)
+	}
+	return n * mult, nil
+}

@@ -1,0 +1,336 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/capsulehq/capsule/sandbox/agent"
+	"github.com/docker/docker/api/types"
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/pkg/stdcopy"
+)
+
+// hostGrace is how much longer than a run's timeout the host waits for the
+// agent's answer before it kills the whole container.
+const hostGrace = 15 * time.Second
+
+// startTimeout bounds container creation and the agent's greeting.
+const startTimeout = 60 * time.Second
+
+// Run is one command to run in a session.
+type Run struct {
+	// Cmd is the command and its arguments, run without a shell.
+	Cmd []string
+	// Env holds KEY=VALUE pairs for this run only.
+	Env []string
+	// Dir is the working directory, relative to the workspace.
+	Dir string
+	// Files are laid over the pristine workspace for this run, keyed by
+	// slash-separated relative path.
+	Files map[string][]byte
+	// CollectTo, when set, is a host directory that receives the workspace
+	// as the run left it.
+	CollectTo string
+	// Timeout overrides the session's Limits.Timeout when positive.
+	Timeout time.Duration
+}
+
+// Result is how a run ended.
+type Result struct {
+	ExitCode    int
+	Stdout      []byte // capped: head and tail of the stream
+	Stderr      []byte
+	StdoutBytes int64 // bytes the command wrote, kept or not
+	StderrBytes int64
+	Duration    time.Duration
+	TimedOut    bool
+	OOMKilled   bool
+	PidsLimited bool // a fork failed because the process limit was reached
+	Timeout     time.Duration
+	Memory      int64
+}
+
+// Truncated reports whether output was dropped from either stream.
+func (r Result) Truncated() bool {
+	return r.StdoutBytes > int64(len(r.Stdout)) || r.StderrBytes > int64(len(r.Stderr))
+}
+
+// Passed reports whether the command exited 0 within its limits.
+func (r Result) Passed() bool { return r.ExitCode == 0 && !r.TimedOut && !r.OOMKilled }
+
+// Reason explains in a few words why a run did not pass, or "" when it did.
+func (r Result) Reason() string {
+	switch {
+	case r.TimedOut:
+		return fmt.Sprintf("timed out after %s", r.Timeout)
+	case r.OOMKilled:
+		return fmt.Sprintf("killed for using more than %s of memory", FormatBytes(r.Memory))
+	case r.PidsLimited && r.ExitCode != 0:
+		return fmt.Sprintf("exit status %d; the process limit was reached (fork bomb?)", r.ExitCode)
+	case r.ExitCode != 0:
+		return fmt.Sprintf("exit status %d", r.ExitCode)
+	}
+	return ""
+}
+
+// Session is a warm sandbox container that runs many commands, each from
+// the same starting state. A Session is safe for use by one goroutine at a
+// time; Run calls are serialised.
+type Session struct {
+	engine *Engine
+	spec   Spec
+	agent  string
+
+	mu   sync.Mutex
+	live *live // nil when no container runs
+}
+
+// live is one started container and the streams to its agent.
+type live struct {
+	id      string
+	conn    types.HijackedResponse
+	enc     *json.Encoder
+	dec     *json.Decoder
+	stderr  *agent.HeadTail // the agent's own diagnostics
+	started time.Time
+}
+
+// NewSession starts a warm container for spec.
+func (e *Engine) NewSession(ctx context.Context, spec Spec) (*Session, error) {
+	if err := spec.Limits.Validate(); err != nil {
+		return nil, fmt.Errorf("sandbox limits: %w", err)
+	}
+	if changes := spec.Limits.Changes(); len(changes) > 0 {
+		e.log.Info("sandbox limits differ from the hardened defaults", "image", spec.Image, "changes", changes)
+	}
+	agentPath, err := AgentBinary(e.agent)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{engine: e, spec: spec, agent: agentPath}
+	if err := s.start(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Run runs one command, from the pristine workspace with r.Files laid
+// over it. The error is non-nil only when the sandbox itself failed or ctx
+// ended; a failing command is a Result with a non-zero ExitCode.
+func (s *Session) Run(ctx context.Context, r Run) (Result, error) {
+	if len(r.Cmd) == 0 {
+		return Result{}, errors.New("sandbox run: empty command")
+	}
+	overlay, err := FilesArchive(r.Files)
+	if err != nil {
+		return Result{}, fmt.Errorf("sandbox run: %w", err)
+	}
+	timeout := s.spec.Limits.Timeout
+	if r.Timeout > 0 {
+		timeout = r.Timeout
+	}
+	req := agent.Request{
+		Argv:        r.Cmd,
+		Env:         r.Env,
+		Dir:         r.Dir,
+		Timeout:     timeout,
+		OutputLimit: s.spec.Limits.OutputLimit,
+		Files:       overlay,
+		Collect:     r.CollectTo != "",
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.live == nil {
+		if err := s.start(ctx); err != nil {
+			return Result{}, err
+		}
+	}
+	resp, err := s.exchange(ctx, req, timeout+hostGrace)
+	res := Result{Timeout: timeout, Memory: s.spec.Limits.Memory}
+	if err != nil {
+		return s.failed(ctx, res, err)
+	}
+	if resp.Error != "" && resp.ExitCode == 0 {
+		return res, fmt.Errorf("%w: %s", ErrAgent, resp.Error)
+	}
+	res.ExitCode = resp.ExitCode
+	res.Stdout, res.Stderr = resp.Stdout, resp.Stderr
+	res.StdoutBytes, res.StderrBytes = resp.StdoutBytes, resp.StderrBytes
+	res.Duration = resp.Duration
+	res.TimedOut, res.OOMKilled, res.PidsLimited = resp.TimedOut, resp.OOMKilled, resp.PidsLimited
+	if resp.Error != "" {
+		res.Stderr = append(res.Stderr, []byte("capsule sandbox: "+resp.Error+"\n")...)
+	}
+	if r.CollectTo != "" {
+		if err := extractTo(bytes.NewReader(resp.Workspace), r.CollectTo); err != nil {
+			return res, fmt.Errorf("copy workspace out: %w", err)
+		}
+	}
+	return res, nil
+}
+
+// failed handles a run whose agent did not answer: the container is
+// killed and removed (the next Run starts a new one), and the result says
+// why when the reason is known.
+func (s *Session) failed(ctx context.Context, res Result, cause error) (Result, error) {
+	l := s.live
+	s.live = nil
+	state := s.engine.inspectState(l.id)
+	s.engine.remove(l.id)
+	l.conn.Close()
+	switch {
+	case ctx.Err() != nil:
+		return res, ctx.Err()
+	case errors.Is(cause, errHostTimeout):
+		res.TimedOut, res.ExitCode = true, 124
+		return res, nil
+	case state != nil && state.OOMKilled:
+		res.OOMKilled, res.ExitCode = true, 137
+		return res, nil
+	}
+	return res, fmt.Errorf("%w: %w; agent said: %s", ErrAgent, cause, bytes.TrimSpace(l.stderr.Bytes()))
+}
+
+var errHostTimeout = errors.New("agent did not answer in time")
+
+// exchange sends req and waits for the answer, for at most wait.
+func (s *Session) exchange(ctx context.Context, req agent.Request, wait time.Duration) (agent.Response, error) {
+	l := s.live
+	type answer struct {
+		resp agent.Response
+		err  error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		var a answer
+		if a.err = l.enc.Encode(req); a.err == nil {
+			a.err = l.dec.Decode(&a.resp)
+		}
+		done <- a
+	}()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case a := <-done:
+		return a.resp, a.err
+	case <-timer.C:
+		return agent.Response{}, errHostTimeout
+	case <-ctx.Done():
+		return agent.Response{}, ctx.Err()
+	}
+}
+
+// Close removes the session's container. It is safe to call twice.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.live != nil {
+		s.live.conn.Close()
+		s.engine.remove(s.live.id)
+		s.live = nil
+	}
+	return nil
+}
+
+// start creates the container, seeds its volume, attaches to the agent's
+// streams, starts it and waits for the agent's greeting.
+func (s *Session) start(ctx context.Context) (err error) {
+	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
+	e := s.engine
+	cfg, host := containerConfig(s.spec, e.labels())
+	created, err := e.cli.ContainerCreate(ctx, cfg, host, nil, nil, "")
+	if err != nil {
+		if isNotFound(err) {
+			return fmt.Errorf("%w: %s: %w", ErrImageNotFound, s.spec.Image, err)
+		}
+		return fmt.Errorf("create sandbox container: %w", err)
+	}
+	id := created.ID
+	e.track(id)
+	defer func() {
+		if err != nil {
+			e.remove(id)
+		}
+	}()
+
+	pr, pw := io.Pipe()
+	go func() {
+		pw.CloseWithError(writeSeed(pw, s.agent, s.spec.Workspace, s.spec.Limits.Root))
+	}()
+	if err := e.cli.CopyToContainer(ctx, id, agent.Root, pr, container.CopyToContainerOptions{}); err != nil {
+		pr.CloseWithError(err)
+		if errors.Is(err, ErrWorkspace) || errors.Is(err, ErrAgent) {
+			return err
+		}
+		return fmt.Errorf("copy workspace into the sandbox: %w", err)
+	}
+
+	conn, err := e.cli.ContainerAttach(ctx, id, container.AttachOptions{Stream: true, Stdin: true, Stdout: true, Stderr: true})
+	if err != nil {
+		return fmt.Errorf("attach to sandbox container: %w", err)
+	}
+	outR, outW := io.Pipe()
+	l := &live{id: id, conn: conn, stderr: agent.NewHeadTail(64 << 10)}
+	go func() {
+		_, err := stdcopy.StdCopy(outW, l.stderr, conn.Reader)
+		outW.CloseWithError(err)
+	}()
+	l.enc = json.NewEncoder(conn.Conn)
+	l.dec = json.NewDecoder(outR)
+
+	if err := e.cli.ContainerStart(ctx, id, container.StartOptions{}); err != nil {
+		conn.Close()
+		return fmt.Errorf("start sandbox container: %w", err)
+	}
+	greeting := make(chan error, 1)
+	go func() {
+		var hello agent.Response
+		err := l.dec.Decode(&hello)
+		if err == nil && (!hello.Ready || hello.Protocol != agent.ProtocolVersion) {
+			err = fmt.Errorf("unexpected greeting (protocol %d, want %d)", hello.Protocol, agent.ProtocolVersion)
+		}
+		greeting <- err
+	}()
+	select {
+	case err = <-greeting:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	if err != nil {
+		conn.Close()
+		return fmt.Errorf("%w: no greeting from the agent in %s: %w; agent said: %s", ErrAgent, s.spec.Image, err, bytes.TrimSpace(l.stderr.Bytes()))
+	}
+	l.started = time.Now()
+	s.live = l
+	return nil
+}
+
+// inspectState returns the container's state, or nil when it cannot be
+// read.
+func (e *Engine) inspectState(id string) *container.State {
+	ctx, cancel := context.WithTimeout(context.Background(), pingTimeout)
+	defer cancel()
+	info, err := e.cli.ContainerInspect(ctx, id)
+	if err != nil || info.ContainerJSONBase == nil {
+		return nil
+	}
+	return info.State
+}
+
+// Run is the cold path: one container for one command, removed after.
+func (e *Engine) Run(ctx context.Context, spec Spec, r Run) (Result, error) {
+	s, err := e.NewSession(ctx, spec)
+	if err != nil {
+		return Result{}, err
+	}
+	defer s.Close()
+	return s.Run(ctx, r)
+}

@@ -1,0 +1,101 @@
+package sandbox
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/capsulehq/capsule/sandbox/agent"
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/mount"
+)
+
+// Labels that mark Capsule's containers, so that leftovers of a crashed
+// process can be found and removed.
+const (
+	LabelManaged = "dev.capsule.managed"
+	LabelOwner   = "dev.capsule.owner"
+	LabelVersion = "dev.capsule.version"
+)
+
+// agentCommand is how the container starts the agent: the Capsule binary,
+// copied in, with its hidden agent subcommand.
+var agentCommand = []string{agent.Binary, AgentSubcommand}
+
+// AgentSubcommand is the hidden argument that makes the Capsule binary act
+// as the in-container agent. cmd/capsule dispatches on it.
+const AgentSubcommand = "__sandbox-agent"
+
+// baseEnv is the environment every run starts from, on top of the image's.
+var baseEnv = []string{
+	"HOME=" + agent.TmpDir,
+	"TMPDIR=" + agent.TmpDir,
+	"USER=sandbox",
+	"LANG=C.UTF-8",
+	"PYTHONUNBUFFERED=1",
+	"PYTHONDONTWRITEBYTECODE=1",
+}
+
+// Spec describes a sandbox container.
+type Spec struct {
+	// Image is the image reference, used exactly as given.
+	Image string
+	// Workspace is a host directory copied into the container as the
+	// pristine workspace; empty means an empty workspace.
+	Workspace string
+	// Env holds KEY=VALUE pairs set for every run.
+	Env    []string
+	Limits Limits
+}
+
+// containerConfig turns a spec into Docker's container and host
+// configuration. It is pure, so it can be tested without an engine.
+func containerConfig(spec Spec, labels map[string]string) (*container.Config, *container.HostConfig) {
+	l := spec.Limits
+	user := SandboxUser
+	if l.Root {
+		user = "0:0"
+	}
+	cfg := &container.Config{
+		Image:           spec.Image,
+		Entrypoint:      slices.Clone(agentCommand),
+		Cmd:             nil,
+		User:            user,
+		Env:             append(slices.Clone(baseEnv), spec.Env...),
+		WorkingDir:      agent.Workspace,
+		Labels:          maps.Clone(labels),
+		AttachStdin:     true,
+		AttachStdout:    true,
+		AttachStderr:    true,
+		OpenStdin:       true,
+		StdinOnce:       false,
+		Tty:             false,
+		NetworkDisabled: !l.Network,
+	}
+	network := container.NetworkMode("none")
+	if l.Network {
+		network = "bridge"
+	}
+	pids := l.Pids
+	host := &container.HostConfig{
+		NetworkMode:    network,
+		ReadonlyRootfs: !l.WritableRoot,
+		Tmpfs: map[string]string{
+			agent.TmpDir: fmt.Sprintf("rw,nosuid,nodev,size=%d,mode=1777", l.TmpSize),
+		},
+		Mounts: []mount.Mount{{Type: mount.TypeVolume, Target: agent.Root}},
+		Resources: container.Resources{
+			Memory:     l.Memory,
+			MemorySwap: l.Memory, // equal to Memory: no swap
+			NanoCPUs:   int64(l.CPUs * 1e9),
+			PidsLimit:  &pids,
+		},
+		LogConfig:  container.LogConfig{Type: "none"},
+		AutoRemove: false,
+	}
+	if !l.KeepCaps {
+		host.CapDrop = []string{"ALL"}
+	}
+	host.SecurityOpt = []string{"no-new-privileges"}
+	return cfg, host
+}
