@@ -27,6 +27,15 @@ var (
 // once per test process.
 func AgentBinary(t testing.TB) string {
 	t.Helper()
+	path, err := BuildAgent()
+	if err != nil {
+		t.Fatalf("build the sandbox agent: %v", err)
+	}
+	return path
+}
+
+// BuildAgent is AgentBinary for TestMain, where there is no testing.TB.
+func BuildAgent() (string, error) {
 	agentOnce.Do(func() {
 		if p := os.Getenv(sandbox.AgentEnv); p != "" {
 			agentPath = p
@@ -50,10 +59,7 @@ func AgentBinary(t testing.TB) string {
 			agentErr = &buildError{out: string(out), err: err}
 		}
 	})
-	if agentErr != nil {
-		t.Fatalf("build the sandbox agent: %v", agentErr)
-	}
-	return agentPath
+	return agentPath, agentErr
 }
 
 type buildError struct {

@@ -154,13 +154,13 @@ func buildWithDebootstrap(ctx context.Context, cli *client.Client, opts Options)
 	if err := tarCmd.Start(); err != nil {
 		return fmt.Errorf("tar the root filesystem: %w", err)
 	}
-	labels, _ := json.Marshal([]string{"python3"})
+	cmdJSON, _ := json.Marshal([]string{"python3"})
 	rc, err := cli.ImageImport(ctx, image.ImportSource{Source: tarOut, SourceName: "-"}, opts.Ref, image.ImportOptions{
 		Changes: []string{
 			"ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 			"ENV LANG=C.UTF-8",
 			"LABEL " + LabelRecipe + "=" + RecipeHash(),
-			"CMD " + string(labels),
+			"CMD " + string(cmdJSON),
 		},
 	})
 	if err != nil {

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/capsulehq/capsule/internal/sandboxtest"
+	"github.com/capsulehq/capsule/sandbox"
+)
+
+func TestMain(m *testing.M) {
+	// The sandbox agent must be a static build; the test binary is not.
+	if os.Getenv(sandbox.AgentEnv) == "" {
+		path, err := sandboxtest.BuildAgent()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Setenv(sandbox.AgentEnv, path)
+	}
+	os.Exit(m.Run())
+}
+
+// capsule runs the command line in-process and returns its exit code and
+// output.
+func capsule(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	env := &environment{stdout: &out, stderr: &errOut, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	code = dispatch(context.Background(), env, args)
+	return code, out.String(), errOut.String()
+}
+
+func TestDispatch(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		output string // expected in stdout or stderr
+	}{
+		{"no arguments", nil, exitUsage, "Usage: capsule <subcommand>"},
+		{"unknown subcommand", []string{"frobnicate"}, exitUsage, `unknown subcommand "frobnicate"`},
+		{"help lists subcommands", []string{"help"}, exitOK, "doctor"},
+		{"help for a subcommand", []string{"help", "version"}, exitOK, "Usage of version"},
+		{"version", []string{"version"}, exitOK, "capsule 0.1.0-dev"},
+		{"unknown flag", []string{"version", "--bogus"}, exitUsage, "flag provided but not defined: -bogus"},
+		{"sandbox without subcommand", []string{"sandbox"}, exitUsage, "Usage: capsule sandbox run"},
+		{"unknown sandbox subcommand", []string{"sandbox", "frob"}, exitUsage, `unknown subcommand "frob"`},
+		{"sandbox run without command", []string{"sandbox", "run", "--workspace", "."}, exitUsage, "need --workspace DIR and a command"},
+		{"sandbox run bad memory", []string{"sandbox", "run", "--workspace", ".", "--memory", "lots", "--", "true"}, exitUsage, "--memory"},
+		{"sandbox run missing workspace", []string{"sandbox", "run", "--workspace", "/no/such/dir", "--", "true"}, exitUsage, "/no/such/dir is not a directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := capsule(t, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit code %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, stdout, stderr)
+			}
+			if !strings.Contains(stdout+stderr, tt.output) {
+				t.Errorf("output lacks %q\nstdout: %s\nstderr: %s", tt.output, stdout, stderr)
+			}
+		})
+	}
+}
+
+func TestUnreachableEngine(t *testing.T) {
+	t.Setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+	code, _, stderr := capsule(t, "sandbox", "run", "--workspace", t.TempDir(), "--", "true")
+	if code != exitInfra || !strings.Contains(stderr, "docker engine unreachable at unix:///nonexistent/docker.sock") {
+		t.Errorf("exit %d, stderr %q; want %d and the engine named", code, stderr, exitInfra)
+	}
+	code, stdout, _ := capsule(t, "doctor")
+	if code != exitFailure || !strings.Contains(stdout, "FAIL docker engine") || !strings.Contains(stdout, "fix: start dockerd") {
+		t.Errorf("doctor: exit %d, output:\n%s", code, stdout)
+	}
+}

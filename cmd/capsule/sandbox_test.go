@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/capsulehq/capsule/internal/sandboxtest"
+	"github.com/capsulehq/capsule/sandbox"
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+)
+
+func TestSandboxRun(t *testing.T) {
+	sandboxtest.Engine(t)
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "hello.py"), []byte("import sys\nprint('hi')\nsys.exit(4)\n"), 0o644)
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"exit code passes through", []string{"--", "python3", "hello.py"}, 4, "hi\n", ""},
+		{"timeout", []string{"--timeout", "1s", "--", "python3", "-c", "while True: pass"}, 124, "", "timed out after 1s"},
+		{"out of memory", []string{"--memory", "64m", "--", "python3", "-c", "x = bytearray(256 << 20)"}, 137, "", "killed for using more than 64 MiB"},
+		{"limits changes are said", []string{"--network", "--", "true"}, 0, "", "network enabled"},
+		{"missing image", []string{"--image", "capsule-python:no-such-tag", "--", "true"}, exitUsage, "", "capsule-python:no-such-tag"},
+		{"missing registry image", []string{"--image", "no-such-image-anywhere", "--", "true"}, exitUsage, "", "no-such-image-anywhere is not present and pulling it failed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"sandbox", "run", "--workspace", ws}, tt.args...)
+			code, stdout, stderr := capsule(t, args...)
+			if code != tt.code || stdout != tt.stdout && tt.stdout != "" || !strings.Contains(stderr, tt.stderr) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want %d, %q, %q", code, stdout, stderr, tt.code, tt.stdout, tt.stderr)
+			}
+		})
+	}
+}
+
+// startCapsule runs the real binary with a long command and waits until its
+// container exists.
+func startCapsule(t *testing.T, eng *sandbox.Engine) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(sandboxtest.AgentBinary(t), "sandbox", "run", "--workspace", t.TempDir(), "--", "sleep", "300")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if ids := containersOf(t, eng, cmd.Process.Pid); len(ids) > 0 {
+			return cmd, ids[0]
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatal("the capsule process started no container")
+	return nil, ""
+}
+
+// containersOf lists the sandbox containers whose owner label names pid.
+func containersOf(t *testing.T, eng *sandbox.Engine, pid int) []string {
+	t.Helper()
+	list, err := eng.Client().ContainerList(context.Background(), container.ListOptions{
+		All: true, Filters: filters.NewArgs(filters.Arg("label", sandbox.LabelManaged+"=true")),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	needle := "/" + strconv.Itoa(pid) + "/"
+	for _, c := range list {
+		if strings.Contains(c.Labels[sandbox.LabelOwner], needle) {
+			ids = append(ids, c.ID)
+		}
+	}
+	return ids
+}
+
+func TestKilledProcessLeftoversRemovedAtStart(t *testing.T) {
+	eng := sandboxtest.Engine(t)
+	cmd, id := startCapsule(t, eng)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if ids := containersOf(t, eng, cmd.Process.Pid); len(ids) != 1 || ids[0] != id {
+		t.Fatalf("after kill -9 the container should remain until the next start; found %v", ids)
+	}
+	// A new Capsule process removes it at start-up.
+	next, err := sandbox.Connect(context.Background(), sandbox.Options{AgentPath: sandboxtest.AgentBinary(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer next.Close()
+	if ids := containersOf(t, eng, cmd.Process.Pid); len(ids) != 0 {
+		t.Errorf("leftover container %v not removed at start-up", ids)
+	}
+}
+
+func TestSignalsRemoveContainer(t *testing.T) {
+	eng := sandboxtest.Engine(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			cmd, _ := startCapsule(t, eng)
+			cmd.Process.Signal(sig)
+			err := cmd.Wait()
+			if code := cmd.ProcessState.ExitCode(); code != exitCanceled {
+				t.Errorf("exit code %d (%v), want %d", code, err, exitCanceled)
+			}
+			if ids := containersOf(t, eng, cmd.Process.Pid); len(ids) != 0 {
+				t.Errorf("containers left after %s: %v", sig, ids)
+			}
+		})
+	}
+}

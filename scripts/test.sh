@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The test command: sets up what the tests need on a fresh machine (a Docker
+# engine, the sandbox image, a static build of Capsule for the in-container
+# agent), then vets and runs every test with the race detector.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/ensure-docker.sh
+make --no-print-directory build
+# The offline image build needs debootstrap even where docker was present.
+if ! bin/capsule sandbox image --quiet; then
+  echo "could not build the sandbox image; see the messages above" >&2
+  exit 1
+fi
+
+export CAPSULE_AGENT="$PWD/bin/capsule"
+export CI="${CI:-}"
+test -z "$(gofmt -l $(git ls-files '*.go'))" || { echo "gofmt would change:" >&2; gofmt -l $(git ls-files '*.go') >&2; exit 1; }
+go vet ./...
+go test -race -count=1 -timeout 15m ./...
