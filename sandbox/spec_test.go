@@ -63,7 +63,7 @@ func TestContainerConfig(t *testing.T) {
 		},
 		{
 			name: "relaxed",
-			tune: func(l *Limits) { l.Root, l.KeepCaps, l.WritableRoot, l.CPUs, l.Memory = true, true, true, 0.5, 1 << 30 },
+			tune: func(l *Limits) { l.Root, l.KeepCaps, l.WritableRoot, l.CPUs, l.Memory = true, true, true, 0.5, 1<<30 },
 			check: func(t *testing.T, cfg *container.Config, host *container.HostConfig) {
 				if cfg.User != "0:0" || host.CapDrop != nil || host.ReadonlyRootfs {
 					t.Errorf("user %q, caps %v, read-only %v", cfg.User, host.CapDrop, host.ReadonlyRootfs)
