@@ -1,0 +1,105 @@
+// Package attemptlog records every attempt of the self-debugging loop on
+// one problem: what the programmer agent was sent and answered, the code
+// that ran, how the run ended and the feedback it earned. A Log renders as
+// JSON (for machines and resumable benchmarks) and as Markdown (for people:
+// the pull request body carries it).
+package attemptlog
+
+import (
+	"time"
+
+	"github.com/capsulehq/capsule/pipeline/programmer"
+)
+
+// Mode is the programmer agent's mode for one attempt.
+type Mode string
+
+// The two modes of the programmer agent.
+const (
+	Generate Mode = "generate"
+	Fix      Mode = "fix"
+)
+
+// Log is the record of the loop on one problem.
+type Log struct {
+	TaskID string `json:"task_id"`
+	Model  string `json:"model"`
+	// Solved reports whether the last run passed the tests the loop
+	// debugged against.
+	Solved bool `json:"solved"`
+	// AttemptIndex is 0 when the first generation passed and k when the
+	// k-th fix passed; -1 when no attempt passed.
+	AttemptIndex int       `json:"attempt_index"`
+	Attempts     []Attempt `json:"attempts"`
+	// Stopped says why the loop ended when it did not pass, e.g. the
+	// attempts ran out.
+	Stopped  string        `json:"stopped,omitempty"`
+	Duration time.Duration `json:"duration_ns"`
+}
+
+// Attempt is one model call and the run of its code.
+type Attempt struct {
+	Index    int                  `json:"index"`
+	Mode     Mode                 `json:"mode"`
+	Messages []programmer.Message `json:"messages"`
+	Answer   string               `json:"answer"`
+	// Code is the code that ran, after example-call removal.
+	Code string `json:"code"`
+	// Removed lists the line ranges of the answer's code that were removed
+	// as top-level example calls.
+	Removed [][2]int `json:"removed,omitempty"`
+	// Run is how the test run ended; nil when the answer had no code and
+	// nothing ran.
+	Run          *Run   `json:"run,omitempty"`
+	Feedback     string `json:"feedback,omitempty"`
+	FeedbackKind string `json:"feedback_kind,omitempty"`
+
+	PromptTokens     int           `json:"prompt_tokens"`
+	CompletionTokens int           `json:"completion_tokens"`
+	ModelDuration    time.Duration `json:"model_duration_ns"`
+}
+
+// Run is one test run in the sandbox.
+type Run struct {
+	Command   []string      `json:"command"`
+	Image     string        `json:"image"`
+	ExitCode  int           `json:"exit_code"`
+	Passed    bool          `json:"passed"`
+	TimedOut  bool          `json:"timed_out,omitempty"`
+	OOMKilled bool          `json:"oom_killed,omitempty"`
+	Reason    string        `json:"reason,omitempty"`
+	Output    string        `json:"output"` // stdout then stderr, capped
+	Truncated bool          `json:"truncated,omitempty"`
+	Duration  time.Duration `json:"duration_ns"`
+}
+
+// ModelCalls is the number of calls made to the model: one per attempt.
+func (l *Log) ModelCalls() int { return len(l.Attempts) }
+
+// Tokens sums the usage the server reported over all attempts.
+func (l *Log) Tokens() (prompt, completion int) {
+	for _, a := range l.Attempts {
+		prompt += a.PromptTokens
+		completion += a.CompletionTokens
+	}
+	return prompt, completion
+}
+
+// Final returns the last attempt that produced code, or nil.
+func (l *Log) Final() *Attempt {
+	for i := len(l.Attempts) - 1; i >= 0; i-- {
+		if l.Attempts[i].Run != nil {
+			return &l.Attempts[i]
+		}
+	}
+	return nil
+}
+
+// Feedback lists the feedback of every attempt, in order.
+func (l *Log) Feedback() []string {
+	out := make([]string, 0, len(l.Attempts))
+	for _, a := range l.Attempts {
+		out = append(out, a.Feedback)
+	}
+	return out
+}

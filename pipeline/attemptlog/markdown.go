@@ -1,0 +1,110 @@
+package attemptlog
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// maxOutputInMarkdown caps the run output shown per attempt; the JSON log
+// keeps all that was captured.
+const maxOutputInMarkdown = 4000
+
+// WriteMarkdown renders the log for people: a summary, a table of
+// attempts, and the details of each attempt folded away.
+func (l *Log) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	prompt, completion := l.Tokens()
+	if l.Solved {
+		fmt.Fprintf(&b, "**Tests pass** at attempt %d (%s).", l.AttemptIndex, attemptName(l.AttemptIndex))
+	} else {
+		fmt.Fprintf(&b, "**Tests do not pass.** %s", nonEmpty(l.Stopped, "No attempt passed."))
+	}
+	fmt.Fprintf(&b, " %d model calls, %d prompt and %d completion tokens, %s in all.\n\n",
+		l.ModelCalls(), prompt, completion, l.Duration.Round(time.Millisecond))
+
+	b.WriteString("| attempt | mode | result | feedback | tokens (prompt/completion) | model | tests |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- |\n")
+	for _, a := range l.Attempts {
+		result, testTime := "no code", "-"
+		if a.Run != nil {
+			result = "pass"
+			if !a.Run.Passed {
+				result = "fail: " + a.Run.Reason
+			}
+			testTime = a.Run.Duration.Round(time.Millisecond).String()
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %d/%d | %s | %s |\n",
+			a.Index, a.Mode, cell(result), cell(nonEmpty(a.FeedbackKind, "-")),
+			a.PromptTokens, a.CompletionTokens, a.ModelDuration.Round(time.Millisecond), testTime)
+	}
+	for _, a := range l.Attempts {
+		fmt.Fprintf(&b, "\n<details><summary>Attempt %d (%s)</summary>\n\n", a.Index, a.Mode)
+		if a.Run != nil {
+			fmt.Fprintf(&b, "Command `%s` in image `%s`: exit status %d.\n\n", strings.Join(a.Run.Command, " "), a.Run.Image, a.Run.ExitCode)
+		}
+		if len(a.Removed) > 0 {
+			fmt.Fprintf(&b, "Removed top-level example calls at lines %s.\n\n", ranges(a.Removed))
+		}
+		if a.Code != "" {
+			writeFenced(&b, "python", a.Code)
+		}
+		if a.Feedback != "" {
+			b.WriteString("Feedback to the model:\n\n")
+			writeFenced(&b, "text", a.Feedback)
+		}
+		if a.Run != nil && a.Run.Output != "" {
+			out := a.Run.Output
+			if len(out) > maxOutputInMarkdown {
+				out = out[:maxOutputInMarkdown/2] + "\n[... output shortened ...]\n" + out[len(out)-maxOutputInMarkdown/2:]
+			}
+			b.WriteString("Test output:\n\n")
+			writeFenced(&b, "text", out)
+		}
+		b.WriteString("</details>\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func attemptName(k int) string {
+	if k == 0 {
+		return "the first generation"
+	}
+	return fmt.Sprintf("fix %d", k)
+}
+
+// writeFenced writes text in a fence longer than any backtick run inside.
+func writeFenced(b *strings.Builder, lang, text string) {
+	fence := "```"
+	for strings.Contains(text, fence) {
+		fence += "`"
+	}
+	fmt.Fprintf(b, "%s%s\n%s\n%s\n\n", fence, lang, strings.TrimRight(text, "\n"), fence)
+}
+
+// cell makes text safe for one Markdown table cell.
+func cell(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func ranges(rs [][2]int) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		if r[0] == r[1] {
+			parts[i] = fmt.Sprint(r[0])
+		} else {
+			parts[i] = fmt.Sprintf("%d-%d", r[0], r[1])
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func nonEmpty(s, fallback string) string {
+	if s == "" {
+		return fallback
+	}
+	return s
+}

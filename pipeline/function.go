@@ -1,0 +1,225 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/capsulehq/capsule/pipeline/attemptlog"
+	"github.com/capsulehq/capsule/pipeline/feedback"
+	"github.com/capsulehq/capsule/pipeline/harness"
+	"github.com/capsulehq/capsule/pipeline/programmer"
+	"github.com/capsulehq/capsule/pipeline/response"
+	"github.com/capsulehq/capsule/pipeline/signature"
+	"github.com/capsulehq/capsule/sandbox"
+)
+
+// FunctionTask is a function-level problem (HumanEval, MBPP).
+type FunctionTask struct {
+	ID string
+	// Prompt is the problem text shown to the model.
+	Prompt string
+	// Signature is the function's signature; when empty it is derived from
+	// the first call of EntryPoint in Tests.
+	Signature  string
+	EntryPoint string
+	// Tests are the tests the loop debugs against: plain asserts, or a
+	// HumanEval check(candidate) that is called with EntryPoint.
+	Tests string
+}
+
+// SolveFunction runs the loop on one function-level task. The returned log
+// holds every attempt; the error is non-nil only when the model or the
+// sandbox failed (or ctx ended), in which case the log holds the attempts
+// made so far.
+func SolveFunction(ctx context.Context, model Model, box Sandbox, task FunctionTask, s Settings) (*attemptlog.Log, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	log := &attemptlog.Log{TaskID: task.ID, Model: s.Model, AttemptIndex: -1}
+	defer func() { log.Duration = time.Since(start) }()
+
+	sig := task.Signature
+	if sig == "" && task.EntryPoint != "" {
+		if derived, err := signature.FromTest(task.Tests, task.EntryPoint); err == nil {
+			sig = derived.String()
+		}
+	}
+	prompt := programmer.FunctionTask{Problem: task.Prompt, Signature: sig}.Render()
+	conv := programmer.NewConversation(programmer.KindFunction, prompt, s.History)
+
+	msgs := conv.GenerationMessages()
+	for k := 0; k <= s.MaxAttempts; k++ {
+		mode := attemptlog.Generate
+		if k > 0 {
+			mode = attemptlog.Fix
+			prev := &log.Attempts[k-1]
+			msgs = conv.FixMessages(prev.Feedback, previousCode(prev))
+		}
+		a, err := attempt(ctx, model, box, task, s, msgs)
+		a.Index, a.Mode = k, mode
+		if err != nil {
+			return log, err
+		}
+		log.Attempts = append(log.Attempts, a)
+		passed := a.Run != nil && a.Run.Passed
+		if s.Progress != nil {
+			s.Progress(Event{TaskID: task.ID, Attempt: k, Of: s.MaxAttempts, Passed: passed, Summary: nonEmpty(a.FeedbackKind, "pass")})
+		}
+		if passed {
+			log.Solved, log.AttemptIndex = true, k
+			return log, nil
+		}
+	}
+	log.Stopped = fmt.Sprintf("No attempt passed within %d fix attempts.", s.MaxAttempts)
+	return log, nil
+}
+
+// attempt makes one model call and runs the code it answered.
+func attempt(ctx context.Context, model Model, box Sandbox, task FunctionTask, s Settings, msgs []programmer.Message) (attemptlog.Attempt, error) {
+	a := attemptlog.Attempt{Messages: msgs}
+	reply, err := model.Complete(ctx, msgs)
+	if err != nil {
+		return a, fmt.Errorf("model call: %w", err)
+	}
+	a.Answer = reply.Content
+	a.PromptTokens, a.CompletionTokens, a.ModelDuration = reply.PromptTokens, reply.CompletionTokens, reply.Duration
+
+	parsed, err := response.ParseFunction(reply.Content, task.EntryPoint)
+	if err != nil || parsed.Code == "" {
+		a.Feedback, a.FeedbackKind = response.FormatReminder, "format"
+		if reply.Truncated {
+			a.Feedback = "Your answer was cut off at the token limit before the code was complete. " + response.FormatReminder
+		}
+		return a, nil
+	}
+	outcome, err := RunTests(ctx, box, parsed.Code, task.Tests, task.EntryPoint, s.TestTimeout)
+	if err != nil {
+		return a, err
+	}
+	a.Code = harness.StripRemoved(parsed.Code, outcome.Harness.Removed)
+	a.Removed = outcome.Harness.Removed
+	a.Run = outcome.Log(s.Image)
+	if a.Run.Passed {
+		return a, nil
+	}
+	in := outcome.FeedbackInput(task.EntryPoint, s.TestTimeout)
+	fb := feedback.Refine(in)
+	if s.Feedback == FeedbackRaw {
+		fb = feedback.Raw(in)
+	}
+	a.Feedback, a.FeedbackKind = fb.Message, fb.Kind
+	return a, nil
+}
+
+// previousCode is what a fix call shows as the last attempt's answer: the
+// code that ran, or the raw answer when it held no code.
+func previousCode(a *attemptlog.Attempt) string {
+	if a.Code != "" {
+		return a.Code
+	}
+	return a.Answer
+}
+
+// Outcome is one run of the harness in the sandbox.
+type Outcome struct {
+	Command []string
+	Sandbox sandbox.Result
+	Harness harness.Result
+}
+
+// Passed reports whether every test passed.
+func (o Outcome) Passed() bool {
+	return o.Harness.Passed && !o.Sandbox.TimedOut && !o.Sandbox.OOMKilled
+}
+
+// RunTests runs code against tests in the sandbox through the case-testing
+// harness, with example calls removed and a time limit.
+func RunTests(ctx context.Context, box Sandbox, code, tests, entryPoint string, timeout time.Duration) (Outcome, error) {
+	prog := harness.Program{Solution: code, Tests: tests, EntryPoint: entryPoint, Timeout: timeout}
+	if err := prog.Validate(); err != nil {
+		return Outcome{}, err
+	}
+	cmd := prog.Command()
+	// The sandbox's own limit backs the harness's up, a little later, so
+	// the harness can report the timeout itself.
+	res, err := box.Run(ctx, sandbox.Run{Cmd: cmd, Files: prog.Files(), Timeout: timeout + 5*time.Second})
+	if err != nil {
+		return Outcome{}, fmt.Errorf("run tests: %w", err)
+	}
+	hr := harness.ParseOutput(res.ExitCode, string(res.Stdout), string(res.Stderr))
+	if res.TimedOut {
+		hr.TimedOut, hr.Passed = true, false
+	}
+	return Outcome{Command: cmd, Sandbox: res, Harness: hr}, nil
+}
+
+// Log renders the outcome for the attempt log.
+func (o Outcome) Log(image string) *attemptlog.Run {
+	r := &attemptlog.Run{
+		Command:   o.Command,
+		Image:     image,
+		ExitCode:  o.Sandbox.ExitCode,
+		Passed:    o.Passed(),
+		TimedOut:  o.Harness.TimedOut,
+		OOMKilled: o.Sandbox.OOMKilled,
+		Output:    joinOutput(o.Harness.Stdout, o.Harness.Stderr),
+		Truncated: o.Sandbox.Truncated(),
+		Duration:  o.Sandbox.Duration,
+	}
+	if !r.Passed {
+		r.Reason = o.Sandbox.Reason()
+		if o.Harness.TimedOut {
+			r.Reason = "timed out"
+		}
+		if r.Reason == "" {
+			r.Reason = "tests failed"
+		}
+	}
+	return r
+}
+
+// FeedbackInput is what the error handler needs of the outcome.
+func (o Outcome) FeedbackInput(entryPoint string, timeout time.Duration) feedback.Input {
+	stderr := o.Harness.Stderr
+	if o.Sandbox.OOMKilled {
+		stderr += fmt.Sprintf("\nMemoryError: the tests were killed for using more than %s of memory\n", sandbox.FormatBytes(o.Sandbox.Memory))
+	}
+	return feedback.Input{
+		Stdout:     o.Harness.Stdout,
+		Stderr:     stderr,
+		ExitCode:   o.Sandbox.ExitCode,
+		TimedOut:   o.Harness.TimedOut,
+		Timeout:    timeout,
+		EntryPoint: entryPoint,
+		Style:      feedback.Function,
+	}
+}
+
+func joinOutput(stdout, stderr string) string {
+	switch {
+	case stdout == "":
+		return stderr
+	case stderr == "":
+		return stdout
+	}
+	return strings.TrimRight(stdout, "\n") + "\n" + stderr
+}
+
+func nonEmpty(s, fallback string) string {
+	if s == "" {
+		return fallback
+	}
+	return s
+}
+
+// IsInfrastructure reports whether err came from the model endpoint or the
+// sandbox rather than from the task.
+func IsInfrastructure(err error) bool {
+	return errors.Is(err, sandbox.ErrEngineUnreachable) || errors.Is(err, sandbox.ErrAgent) ||
+		errors.Is(err, programmer.ErrUnreachable) || errors.Is(err, programmer.ErrUnavailable) ||
+		errors.Is(err, programmer.ErrUnauthorized) || errors.Is(err, programmer.ErrModelNotFound)
+}

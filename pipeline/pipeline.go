@@ -1,0 +1,101 @@
+// Package pipeline is the two-agent self-debugging loop of PyCapsule: a
+// programmer agent (an LLM, package programmer) writes code, an executor
+// runs it against tests in the sandbox, and on failure the error handler's
+// feedback sends the programmer agent into fix mode, up to a number of fix
+// attempts. The package knows nothing about GitHub or HTTP.
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/capsulehq/capsule/pipeline/programmer"
+	"github.com/capsulehq/capsule/sandbox"
+)
+
+// Model is the programmer agent's connection to a language model;
+// *programmer.Client implements it.
+type Model interface {
+	Complete(ctx context.Context, msgs []programmer.Message) (programmer.Reply, error)
+}
+
+// Sandbox runs one command from the pristine workspace with files laid
+// over it; *sandbox.Session implements it.
+type Sandbox interface {
+	Run(ctx context.Context, r sandbox.Run) (sandbox.Result, error)
+}
+
+// FeedbackMode selects what the programmer agent sees of a failed run.
+type FeedbackMode string
+
+// The feedback modes: refined by the error handler, or the whole raw
+// output (for the paper's ablation).
+const (
+	FeedbackRefined FeedbackMode = "refined"
+	FeedbackRaw     FeedbackMode = "raw"
+)
+
+// ParseFeedbackMode reads a --feedback value.
+func ParseFeedbackMode(s string) (FeedbackMode, error) {
+	switch m := FeedbackMode(s); m {
+	case FeedbackRefined, FeedbackRaw:
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown feedback mode %q (want refined or raw)", s)
+}
+
+// Defaults of the loop, as in the paper.
+const (
+	DefaultMaxAttempts = 5 // fix attempts after the first generation
+	DefaultTestTimeout = 10 * time.Second
+)
+
+// Settings tune the loop.
+type Settings struct {
+	// MaxAttempts is the number of fix attempts after the first
+	// generation: at most MaxAttempts+1 model calls.
+	MaxAttempts int
+	// History is how many earlier (code, feedback) pairs a fix call keeps.
+	History  int
+	Feedback FeedbackMode
+	// TestTimeout bounds one run of the tests.
+	TestTimeout time.Duration
+	// Model and Image name the model and the sandbox image in the log.
+	Model, Image string
+	// Progress, when set, is told about each attempt as it ends.
+	Progress func(Event)
+}
+
+// DefaultSettings returns the paper's settings.
+func DefaultSettings() Settings {
+	return Settings{
+		MaxAttempts: DefaultMaxAttempts,
+		History:     programmer.DefaultHistory,
+		Feedback:    FeedbackRefined,
+		TestTimeout: DefaultTestTimeout,
+	}
+}
+
+// Validate reports settings that make no sense.
+func (s Settings) Validate() error {
+	switch {
+	case s.MaxAttempts < 0:
+		return fmt.Errorf("max attempts must not be negative, got %d", s.MaxAttempts)
+	case s.History < 0:
+		return fmt.Errorf("history must not be negative, got %d", s.History)
+	case s.TestTimeout <= 0:
+		return fmt.Errorf("test timeout must be positive, got %s", s.TestTimeout)
+	}
+	_, err := ParseFeedbackMode(string(s.Feedback))
+	return err
+}
+
+// Event reports one finished attempt.
+type Event struct {
+	TaskID  string
+	Attempt int // index: 0 for the generation, k for the k-th fix
+	Of      int // the last possible index
+	Passed  bool
+	Summary string // e.g. "assertion" or "no code"
+}
