@@ -25,6 +25,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	requests []openai.ChatCompletionRequest
+	usages   map[int]Usage // by call index
 }
 
 // Option configures a Server.
@@ -46,7 +47,7 @@ func WithModels(ids ...string) Option {
 // when the test ends.
 func New(t testing.TB, script Script, opts ...Option) *Server {
 	t.Helper()
-	s := &Server{t: t, script: script}
+	s := &Server{t: t, script: script, usages: map[int]Usage{}}
 	for _, opt := range opts {
 		opt(s)
 	}
@@ -62,6 +63,18 @@ func New(t testing.TB, script Script, opts ...Option) *Server {
 
 // URL is the base URL for clients, including the /v1 prefix.
 func (s *Server) URL() string { return s.srv.URL + "/v1" }
+
+// Usages returns the usage reported for each request, in the order of
+// Requests; a request answered with an error reported none (zero).
+func (s *Server) Usages() []Usage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Usage, len(s.requests))
+	for i := range out {
+		out[i] = s.usages[i]
+	}
+	return out
+}
 
 // Close shuts the server down early, e.g. to test an unreachable endpoint.
 func (s *Server) Close() { s.srv.Close() }
@@ -109,6 +122,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, resp)
 		return
 	}
+	usage := resp.usage(req)
+	s.mu.Lock()
+	s.usages[call] = Usage{Prompt: usage.PromptTokens, Completion: usage.CompletionTokens}
+	s.mu.Unlock()
 	finish := resp.FinishReason
 	if finish == "" {
 		finish = openai.FinishReasonStop
@@ -121,7 +138,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			Message:      openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: resp.Content},
 			FinishReason: finish,
 		}},
-		Usage: resp.usage(req),
+		Usage: usage,
 	})
 }
 

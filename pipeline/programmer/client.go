@@ -1,0 +1,170 @@
+package programmer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Role is the author of a chat message.
+type Role string
+
+// The chat roles the programmer agent uses.
+const (
+	RoleSystem    Role = openai.ChatMessageRoleSystem
+	RoleUser      Role = openai.ChatMessageRoleUser
+	RoleAssistant Role = openai.ChatMessageRoleAssistant
+)
+
+// Message is one chat message.
+type Message struct {
+	Role    Role
+	Content string
+}
+
+// Reply is the model's answer to one call.
+type Reply struct {
+	// Content is the assistant message.
+	Content string
+	// PromptTokens and CompletionTokens are the usage the endpoint reported.
+	PromptTokens, CompletionTokens int
+	// Duration is the wall time of the call, retries included.
+	Duration time.Duration
+	// Truncated reports that the answer stopped at the token limit.
+	Truncated bool
+}
+
+// Client calls a chat completion endpoint through go-openai. It is safe for
+// concurrent use.
+type Client struct {
+	cfg   Config
+	api   *openai.Client
+	clock clock
+}
+
+// New returns a client for cfg, after checking it and filling in defaults.
+func New(cfg Config) (*Client, error) {
+	return newClient(cfg, realClock{}, rand.Float64)
+}
+
+func newClient(cfg Config, clk clock, jitter func() float64) (*Client, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	next := http.DefaultTransport
+	if t, ok := next.(*http.Transport); ok {
+		// Benchmarks run several workers against one endpoint.
+		t = t.Clone()
+		t.MaxIdleConnsPerHost = 32
+		next = t
+	}
+	oc := openai.DefaultConfig(cfg.APIKey)
+	oc.BaseURL = cfg.BaseURL
+	oc.HTTPClient = &http.Client{
+		Transport: &retryTransport{
+			next:           next,
+			maxRetries:     cfg.MaxRetries,
+			attemptTimeout: cfg.RequestTimeout,
+			clock:          clk,
+			jitter:         jitter,
+			log:            cfg.Logger,
+		},
+		Timeout: callBudget(cfg),
+	}
+	return &Client{cfg: cfg, api: openai.NewClientWithConfig(oc), clock: clk}, nil
+}
+
+// callBudget bounds a whole call, all attempts and waits included; it is a
+// backstop, since each attempt has its own timeout.
+func callBudget(cfg Config) time.Duration {
+	n := time.Duration(cfg.MaxRetries)
+	return (n+1)*cfg.RequestTimeout + n*maxRetryAfter
+}
+
+// Config returns the configuration in effect, defaults filled in.
+func (c *Client) Config() Config { return c.cfg }
+
+// Complete sends msgs and returns the first choice of the answer.
+func (c *Client) Complete(ctx context.Context, msgs []Message) (Reply, error) {
+	start := c.clock.Now()
+	resp, err := c.api.CreateChatCompletion(ctx, c.request(msgs))
+	if err != nil {
+		return Reply{}, c.classify(ctx, "chat completion", err)
+	}
+	if len(resp.Choices) == 0 {
+		return Reply{}, fmt.Errorf("chat completion at %s: the answer has no choices", c.cfg.BaseURL)
+	}
+	choice := resp.Choices[0]
+	return Reply{
+		Content:          choice.Message.Content,
+		PromptTokens:     resp.Usage.PromptTokens,
+		CompletionTokens: resp.Usage.CompletionTokens,
+		Duration:         c.clock.Now().Sub(start),
+		Truncated:        choice.FinishReason == openai.FinishReasonLength,
+	}, nil
+}
+
+// Ping checks that the endpoint answers and accepts the API key, so that a
+// long run fails fast. A server without GET /models passes. A model missing
+// from the list is only logged: proxies and some servers list models partly.
+func (c *Client) Ping(ctx context.Context) error {
+	list, err := c.api.ListModels(ctx)
+	if err != nil {
+		err = c.classify(ctx, "list models", err)
+		if e, ok := errors.AsType[*EndpointError](err); ok && e.Status == http.StatusNotFound {
+			return nil
+		}
+		return err
+	}
+	listed := make([]string, 0, len(list.Models))
+	for _, m := range list.Models {
+		listed = append(listed, m.ID)
+	}
+	if len(listed) > 0 && !slices.Contains(listed, c.cfg.Model) {
+		c.cfg.Logger.WarnContext(ctx, "model endpoint does not list the configured model",
+			"url", c.cfg.BaseURL, "model", c.cfg.Model, "listed", listed[:min(len(listed), 10)])
+	}
+	return nil
+}
+
+// request builds the go-openai request for msgs.
+func (c *Client) request(msgs []Message) openai.ChatCompletionRequest {
+	req := openai.ChatCompletionRequest{
+		Model:       c.cfg.Model,
+		Messages:    make([]openai.ChatCompletionMessage, len(msgs)),
+		MaxTokens:   c.cfg.MaxTokens,
+		Temperature: c.cfg.Temperature,
+		Seed:        c.cfg.Seed,
+	}
+	for i, m := range msgs {
+		req.Messages[i] = openai.ChatCompletionMessage{Role: string(m.Role), Content: m.Content}
+	}
+	return adapt(req)
+}
+
+// adapt works around two quirks of go-openai. It omits a zero temperature,
+// so the server would sample at its default (1): send the smallest positive
+// one instead, which servers treat as greedy. And it refuses max_tokens for
+// reasoning models, which take max_completion_tokens (and no temperature).
+func adapt(req openai.ChatCompletionRequest) openai.ChatCompletionRequest {
+	v := openai.NewReasoningValidator()
+	if errors.Is(v.Validate(req), openai.ErrReasoningModelMaxTokensDeprecated) {
+		req.MaxTokens, req.MaxCompletionTokens = 0, req.MaxTokens
+	}
+	if req.Temperature == 0 {
+		greedy := req
+		greedy.Temperature = math.SmallestNonzeroFloat32
+		if v.Validate(greedy) == nil {
+			req = greedy
+		}
+	}
+	return req
+}

@@ -1,0 +1,176 @@
+package programmer
+
+import (
+	"embed"
+	"fmt"
+	"path"
+	"strings"
+	"text/template"
+)
+
+//go:embed prompts/*.txt
+var promptFS embed.FS
+
+// TaskKind is the kind of problem the programmer agent solves.
+type TaskKind int
+
+const (
+	// KindFunction is a function-level task (HumanEval, MBPP): the answer is
+	// reasoning, ### Requirements and one ### Code block.
+	KindFunction TaskKind = iota
+	// KindRepo is an issue in a repository: the answer is reasoning and one
+	// ### File block per changed file.
+	KindRepo
+)
+
+func (k TaskKind) String() string {
+	switch k {
+	case KindFunction:
+		return "function"
+	case KindRepo:
+		return "repo"
+	}
+	return fmt.Sprintf("TaskKind(%d)", int(k))
+}
+
+// Mode is the programmer agent's mode, each with its own system prompt.
+type Mode int
+
+const (
+	// ModeGenerate writes the first answer to the task.
+	ModeGenerate Mode = iota
+	// ModeFix corrects a previous answer that failed the tests.
+	ModeFix
+)
+
+func (m Mode) String() string {
+	switch m {
+	case ModeGenerate:
+		return "generate"
+	case ModeFix:
+		return "fix"
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+var (
+	systemPrompts = map[TaskKind]map[Mode]string{
+		KindFunction: {ModeGenerate: mustRead("function_generate"), ModeFix: mustRead("function_fix")},
+		KindRepo:     {ModeGenerate: mustRead("repo_generate"), ModeFix: mustRead("repo_fix")},
+	}
+	functionTaskTmpl = mustParse("function_task")
+	repoTaskTmpl     = mustParse("repo_task")
+	feedbackTmpl     = mustParse("feedback")
+)
+
+// SystemPrompt is the system prompt for a task kind in a mode. It panics on
+// an unknown kind or mode.
+func SystemPrompt(kind TaskKind, mode Mode) string {
+	p, ok := systemPrompts[kind][mode]
+	if !ok {
+		panic(fmt.Sprintf("programmer: no system prompt for %v in %v mode", kind, mode))
+	}
+	return p
+}
+
+// FunctionTask is a function-level problem.
+type FunctionTask struct {
+	// Problem is the task as given, e.g. a HumanEval stub with its docstring.
+	Problem string
+	// Signature, when set, is the exact signature to implement, e.g. one the
+	// signature converter derived from an MBPP test.
+	Signature string
+}
+
+// Render is the task as the user message of the conversation.
+func (t FunctionTask) Render() string {
+	t.Problem = trimBlock(t.Problem)
+	t.Signature = strings.TrimSpace(t.Signature)
+	return render(functionTaskTmpl, t)
+}
+
+// RepoTask is an issue to resolve in a repository.
+type RepoTask struct {
+	// Title and Body are the issue's.
+	Title, Body string
+	// Context is the rendered repository context: the file tree and the
+	// files most likely involved.
+	Context string
+	// Signatures are names or signatures the issue states, to keep exactly.
+	Signatures []string
+}
+
+// Render is the task as the user message of the conversation.
+func (t RepoTask) Render() string {
+	t.Title = strings.TrimSpace(t.Title)
+	t.Body = trimBlock(t.Body)
+	t.Context = trimBlock(t.Context)
+	return render(repoTaskTmpl, t)
+}
+
+// File is one whole file of a repo-level answer.
+type File struct {
+	Path, Content string
+}
+
+// FormatFiles renders files in the repo-level answer format, one
+// "### File:" block each.
+func FormatFiles(files []File) string {
+	blocks := make([]string, len(files))
+	for i, f := range files {
+		lang := strings.TrimPrefix(path.Ext(f.Path), ".")
+		if lang == "py" {
+			lang = "python"
+		}
+		blocks[i] = "### File: " + f.Path + "\n" + fence(lang, f.Content)
+	}
+	return strings.Join(blocks, "\n\n")
+}
+
+// formatCode renders Python code in the function-level answer format.
+func formatCode(code string) string {
+	return "### Code\n" + fence("python", code)
+}
+
+// fence wraps code in a fenced block whose fence is longer than any run of
+// backticks inside it.
+func fence(lang, code string) string {
+	longest, run := 0, 0
+	for _, r := range code {
+		if r != '`' {
+			run = 0
+			continue
+		}
+		run++
+		longest = max(longest, run)
+	}
+	f := strings.Repeat("`", max(3, longest+1))
+	return f + lang + "\n" + strings.TrimRight(code, "\n") + "\n" + f
+}
+
+// trimBlock drops blank lines around s and trailing spaces, but keeps the
+// indentation of its first line.
+func trimBlock(s string) string {
+	return strings.TrimRight(strings.TrimLeft(s, "\r\n"), " \t\r\n")
+}
+
+func render(t *template.Template, data any) string {
+	var b strings.Builder
+	if err := t.Execute(&b, data); err != nil {
+		// The templates are fixed and read only strings: this is a bug.
+		panic(fmt.Sprintf("programmer: render %s: %v", t.Name(), err))
+	}
+	return strings.TrimSpace(b.String())
+}
+
+func mustRead(name string) string {
+	b, err := promptFS.ReadFile("prompts/" + name + ".txt")
+	if err != nil {
+		panic(err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+func mustParse(name string) *template.Template {
+	return template.Must(template.New(name).Option("missingkey=error").Parse(mustRead(name)))
+}

@@ -1,0 +1,140 @@
+package programmer
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// golden compares got with testdata/name.golden, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s changed; if that is intended, run go test -update and review the diff.\ngot:\n%s", path, got)
+	}
+}
+
+// transcript renders messages for a golden file.
+func transcript(msgs []Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		b.WriteString("===== " + string(m.Role) + " =====\n" + m.Content + "\n")
+	}
+	return b.String()
+}
+
+const humanEvalProblem = `from typing import List
+
+
+def has_close_elements(numbers: List[float], threshold: float) -> bool:
+    """ Check if in given list of numbers, are any two numbers closer to each other than
+    given threshold.
+    >>> has_close_elements([1.0, 2.0, 3.0], 0.5)
+    False
+    """
+`
+
+func TestSystemPromptsGolden(t *testing.T) {
+	for _, kind := range []TaskKind{KindFunction, KindRepo} {
+		for _, mode := range []Mode{ModeGenerate, ModeFix} {
+			name := "system_" + kind.String() + "_" + mode.String()
+			t.Run(name, func(t *testing.T) {
+				golden(t, name, SystemPrompt(kind, mode)+"\n")
+			})
+		}
+	}
+}
+
+func TestTaskGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		task string
+	}{
+		{"task_function_humaneval", FunctionTask{Problem: humanEvalProblem}.Render()},
+		{"task_function_mbpp", FunctionTask{
+			Problem:   "Write a function to find the shared elements from the given two lists.",
+			Signature: "def similar_elements(arg_tuple_int: tuple, arg_tuple_int_2: tuple) -> tuple",
+		}.Render()},
+		{"task_repo", RepoTask{
+			Title: "parse_duration rejects '1h30m'",
+			Body:  "Calling `parse_duration(\"1h30m\")` raises ValueError; it should return 5400.\n",
+			Context: "Files:\n  timeparse/__init__.py\n  timeparse/core.py\n  tests/test_core.py\n\n" +
+				"### File: timeparse/core.py\n```python\ndef parse_duration(s: str) -> int:\n    ...\n```\n",
+			Signatures: []string{"def parse_duration(s: str) -> int"},
+		}.Render()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { golden(t, tt.name, tt.task+"\n") })
+	}
+}
+
+func TestFixMessagesGolden(t *testing.T) {
+	t.Run("function", func(t *testing.T) {
+		conv := NewConversation(KindFunction, FunctionTask{Problem: humanEvalProblem}.Render(), 1)
+		conv.FixMessages("NameError: name 'itertools' is not defined\nUse only the names the task defines or imports.",
+			"def has_close_elements(numbers, threshold):\n    return any(abs(a - b) < threshold for a, b in itertools.combinations(numbers, 2))\n")
+		msgs := conv.FixMessages("AssertionError: has_close_elements([1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.3) == True",
+			"from itertools import combinations\n\n\ndef has_close_elements(numbers, threshold):\n    return any(abs(a - b) <= threshold for a, b in combinations(numbers, 2))\n")
+		golden(t, "fix_function", transcript(msgs))
+	})
+	t.Run("repo", func(t *testing.T) {
+		conv := NewConversation(KindRepo, RepoTask{Title: "Crash on empty input", Body: "`load(\"\")` raises IndexError.", Context: "Files:\n  app/load.py"}.Render(), 0)
+		msgs := conv.FixMessages("tests/test_load.py::test_empty FAILED\nAssertionError: assert None == []",
+			FormatFiles([]File{{Path: "app/load.py", Content: "def load(s):\n    if not s:\n        return None\n    return s.split(',')\n"}}))
+		golden(t, "fix_repo", transcript(msgs))
+	})
+}
+
+func TestFormatFiles(t *testing.T) {
+	got := FormatFiles([]File{
+		{Path: "app/core.py", Content: "x = 1\n"},
+		{Path: "README.md", Content: "Run:\n```sh\nmake\n```\n"},
+		{Path: "Makefile", Content: "all:\n\ttrue"},
+	})
+	want := "### File: app/core.py\n```python\nx = 1\n```\n\n" +
+		"### File: README.md\n````md\nRun:\n```sh\nmake\n```\n````\n\n" +
+		"### File: Makefile\n```\nall:\n\ttrue\n```"
+	if got != want {
+		t.Errorf("FormatFiles() =\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestNames(t *testing.T) {
+	tests := []struct{ got, want string }{
+		{KindFunction.String(), "function"},
+		{KindRepo.String(), "repo"},
+		{TaskKind(7).String(), "TaskKind(7)"},
+		{ModeGenerate.String(), "generate"},
+		{ModeFix.String(), "fix"},
+		{Mode(9).String(), "Mode(9)"},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("got %q, want %q", tt.got, tt.want)
+		}
+	}
+}
+
+func TestSystemPromptUnknown(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("SystemPrompt(TaskKind(7), ModeFix) did not panic")
+		}
+	}()
+	SystemPrompt(TaskKind(7), ModeFix)
+}

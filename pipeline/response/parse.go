@@ -1,0 +1,203 @@
+package response
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// parser holds the state of one ParseFunction call.
+type parser struct {
+	entry    string
+	lines    []string
+	thinking string // the <think> part, if any
+
+	wrappedReasoning string // the reasoning inside a ```markdown block holding the answer
+	resp             Response
+	errs             []error
+
+	firstHeader int         // line of the first requirements, code or file header; 0 if none
+	reqLines    []string    // text of the requirements section
+	codeText    []string    // unfenced lines of the code section, from the first Python-looking one
+	codeLine    int         // line of codeText[0]
+	blocks      []candidate // fenced blocks that may hold the code
+	chosenLine  int         // line of the chosen block; 0 if none or unfenced
+	fileIndex   map[string]int
+}
+
+// candidate is a fenced block outside file blocks and the section it is in.
+type candidate struct {
+	element
+	section section
+}
+
+// fileHeader is a "### File:" header waiting for its fenced block.
+type fileHeader struct {
+	n, line int
+	path    string
+}
+
+// commentRE matches a one-hash Python comment, which Markdown would read as
+// a heading.
+var commentRE = regexp.MustCompile(`^[ \t]*#(?:[ \t]|$)`)
+
+// cutThinking removes a leading <think>...</think> part (or everything up to
+// a lone </think>), keeping it as reasoning. The part is replaced by blank
+// lines so that line numbers in messages stay right.
+func (p *parser) cutThinking(answer string) string {
+	const open, closing = "<think>", "</think>"
+	start := strings.Index(answer, open)
+	if start >= 0 && strings.TrimSpace(answer[:start]) != "" {
+		start = -1 // only a leading <think> opens a thinking part
+	}
+	from := 0
+	if start >= 0 {
+		from = start + len(open)
+	}
+	end := strings.Index(answer[from:], closing)
+	switch {
+	case start >= 0 && end < 0:
+		p.thinking = strings.TrimSpace(answer[from:])
+		p.resp.Truncated = true
+		p.warnf("the answer ends inside its <think> part; it may be truncated")
+		return ""
+	case end < 0:
+		return answer
+	}
+	end += from
+	p.thinking = strings.TrimSpace(answer[from:end])
+	return strings.Repeat("\n", strings.Count(answer[:end], "\n")) + answer[end+len(closing):]
+}
+
+// walk reads the elements in order, collecting requirements, candidate code
+// blocks and file blocks.
+func (p *parser) walk(elems []element) {
+	sec := sectionNone
+	var pending *fileHeader
+	files := 0
+	inBareCode := false // inside unfenced code under a Code header
+	for _, e := range elems {
+		if e.kind == elementHeader && sec == sectionCode && !e.section.structural() && commentRE.MatchString(e.text) {
+			e.kind = elementText // a Python comment in unfenced code, not a heading
+		}
+		switch e.kind {
+		case elementHeader:
+			if pending != nil {
+				p.noContent(pending)
+				pending = nil
+			}
+			sec, inBareCode = e.section, false
+			if sec.structural() && p.firstHeader == 0 {
+				p.firstHeader = e.line
+			}
+			switch sec {
+			case sectionRequirements:
+				p.reqLines = append(p.reqLines, e.rest)
+			case sectionFile:
+				files++
+				pending = &fileHeader{n: files, line: e.line, path: strings.Trim(e.rest, " \t`'\"*")}
+				if pending.path == "" {
+					p.errs = append(p.errs, fmt.Errorf("%w: file block %d (line %d) has an empty path",
+						ErrFileBlock, pending.n, pending.line))
+				}
+			}
+		case elementText:
+			switch {
+			case sec == sectionRequirements:
+				p.reqLines = append(p.reqLines, e.text)
+			case sec == sectionCode && (inBareCode || startsLikePython(e.text)):
+				if !inBareCode {
+					p.codeText, p.codeLine, inBareCode = nil, e.line, true
+				}
+				p.codeText = append(p.codeText, e.text)
+			}
+		case elementFence:
+			if !e.closed {
+				p.resp.Truncated = true
+				p.warnf("the answer ends inside the fenced block opened at line %d; it may be truncated", e.line)
+			}
+			switch {
+			case pending != nil:
+				if pending.path != "" {
+					p.addFile(pending, e)
+				}
+				pending = nil
+			case sec == sectionRequirements && !(pythonLang(e.lang) && looksLikePython(e.text)):
+				p.reqLines = append(p.reqLines, strings.Split(e.text, "\n")...)
+			default:
+				p.blocks = append(p.blocks, candidate{element: e, section: sec})
+			}
+		}
+	}
+	if pending != nil {
+		p.noContent(pending)
+	}
+	reqs, ignored := parseRequirements(p.reqLines)
+	p.resp.Requirements = reqs
+	for _, item := range ignored {
+		p.warnf("ignored requirement %q: not a third-party package name", item)
+	}
+}
+
+// addFile records a file block; a later block for the same path wins.
+func (p *parser) addFile(h *fileHeader, e element) {
+	f := File{Path: h.path, Content: tidyFile(e.text)}
+	if f.Content == "" {
+		p.warnf("file block %d (line %d) for %q is empty", h.n, h.line, f.Path)
+	}
+	if i, ok := p.fileIndex[f.Path]; ok {
+		p.warnf("file %q is given more than once; using the later block %d (line %d)", f.Path, h.n, h.line)
+		p.resp.Files[i] = f
+		return
+	}
+	if p.fileIndex == nil {
+		p.fileIndex = map[string]int{}
+	}
+	p.fileIndex[f.Path] = len(p.resp.Files)
+	p.resp.Files = append(p.resp.Files, f)
+}
+
+// noContent reports a file header that no fenced block follows.
+func (p *parser) noContent(h *fileHeader) {
+	if h.path == "" {
+		return // already reported
+	}
+	p.errs = append(p.errs, fmt.Errorf("%w: file block %d (line %d) for %q has no fenced content",
+		ErrFileBlock, h.n, h.line, h.path))
+}
+
+// reasoning returns the prose before the first section header or the chosen
+// code block, after the thinking part (and before the reasoning of an answer
+// wrapped in a markdown block).
+func (p *parser) reasoning() string {
+	end := len(p.lines) + 1 // as a 1-based line number
+	for _, line := range []int{p.firstHeader, p.chosenLine} {
+		if line > 0 {
+			end = min(end, line)
+		}
+	}
+	if p.resp.Code != "" && p.chosenLine == 0 && p.firstHeader == 0 {
+		end = 1 // bare code
+	}
+	lines := p.lines[:end-1]
+	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
+		lines = lines[1:]
+	}
+	if len(lines) > 0 {
+		if h, ok := parseHeader(lines[0]); ok && h.section == sectionReasoning {
+			lines = lines[1:] // "### Reasoning" itself
+		}
+	}
+	var parts []string
+	for _, part := range []string{p.thinking, strings.TrimSpace(strings.Join(lines, "\n")), p.wrappedReasoning} {
+		if part != "" {
+			parts = append(parts, part)
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// warnf adds a warning.
+func (p *parser) warnf(format string, args ...any) {
+	p.resp.Warnings = append(p.resp.Warnings, fmt.Sprintf(format, args...))
+}

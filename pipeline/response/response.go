@@ -1,0 +1,102 @@
+// Package response parses the programmer agent's answer: free reasoning, a
+// "### Requirements" list, a "### Code" section with a fenced block and, in
+// repository mode, whole-file blocks:
+//
+//	### File: path/to/module.py
+//	```python
+//	<the whole new content of the file>
+//	```
+//
+// The parser is lenient where models are sloppy (other header levels and
+// spellings, missing headers, other fence tags, several blocks, a truncated
+// last block, bare code) and strict where it matters: an answer without code
+// is ErrNoCode, to be answered with FormatReminder, and a malformed file
+// block is ErrFileBlock. Paths are returned as written, not checked.
+package response
+
+import (
+	"errors"
+	"strings"
+)
+
+// Response is a parsed answer.
+type Response struct {
+	// Reasoning is the prose before the first section header (or before the
+	// code when there is no header), including any <think> part.
+	Reasoning string
+	// Requirements lists third-party packages; nil when the answer says None.
+	Requirements []string
+	// Code is the chosen code block, ending with exactly one newline; empty
+	// when the answer has only file blocks.
+	Code string
+	// Files are the whole-file blocks in order of first appearance.
+	Files []File
+	// Truncated reports an answer that ends inside a fenced block or a
+	// <think> part, as when the model ran out of tokens.
+	Truncated bool
+	// Warnings notes what the parser repaired or chose, for the attempt log.
+	Warnings []string
+}
+
+// File is one whole-file block: the new content of the file at Path.
+type File struct {
+	// Path is the path as written, trimmed of whitespace, backticks, quotes
+	// and Markdown emphasis.
+	Path string
+	// Content is the file's new content, ending with exactly one newline
+	// (empty for an empty file).
+	Content string
+}
+
+var (
+	// ErrNoCode reports an answer with neither code nor file blocks. Answer
+	// it with FormatReminder.
+	ErrNoCode = errors.New("no code found in the answer")
+	// ErrFileBlock reports a file block with an empty path or no content.
+	ErrFileBlock = errors.New("malformed file block")
+)
+
+// FormatReminder restates the expected answer format, as feedback for an
+// answer that could not be parsed.
+const FormatReminder = "No code could be extracted from your answer. " +
+	"Reply with your reasoning, then a \"### Requirements\" section listing the third-party packages you need, " +
+	"comma separated (or None), then a \"### Code\" section with the complete solution in a single ```python fenced block. " +
+	"In repository mode, give each changed file as \"### File: path/to/file.py\" followed by one fenced block " +
+	"with the whole new content of that file."
+
+// Parse parses an answer. On error the Response still holds what could be
+// parsed; errors match ErrNoCode or ErrFileBlock with errors.Is.
+func Parse(answer string) (Response, error) {
+	return ParseFunction(answer, "")
+}
+
+// ParseFunction parses an answer to a function-level task: among several
+// candidate code blocks, one defining entryPoint is preferred.
+func ParseFunction(answer, entryPoint string) (Response, error) {
+	answer = strings.TrimPrefix(answer, "\ufeff")
+	answer = strings.ReplaceAll(answer, "\r\n", "\n")
+	answer = strings.ReplaceAll(answer, "\r", "\n")
+	p := &parser{entry: entryPoint}
+	answer = p.cutThinking(answer)
+	p.lines = strings.Split(answer, "\n")
+	if isBareCode(p.lines) {
+		p.resp.Code = tidyCode(answer)
+	} else {
+		p.walk(scan(p.lines))
+		p.chooseCode()
+		if p.resp.Code == "" && len(p.resp.Files) == 0 && len(p.errs) == 0 {
+			p.unwrapMarkdown()
+		}
+	}
+	p.resp.Reasoning = p.reasoning()
+	if p.entry != "" && p.resp.Code != "" && !defines(p.resp.Code, p.entry) {
+		p.warnf("the code does not define %s", p.entry)
+	}
+	if len(p.errs) > 0 {
+		return p.resp, errors.Join(p.errs...)
+	}
+	if p.resp.Code == "" && len(p.resp.Files) == 0 {
+		return p.resp, ErrNoCode
+	}
+	return p.resp, nil
+}
