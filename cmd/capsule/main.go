@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/agent"
 )
@@ -42,6 +43,7 @@ type environment struct {
 
 func commands() []command {
 	return []command{
+		{"bench", "rerun a function-level benchmark (HumanEval, MBPP, ...) against a model", runBench},
 		{"sandbox", "run a command in the sandbox, or build its image", runSandbox},
 		{"doctor", "check the Docker engine, the sandbox image and the settings", runDoctor},
 		{"version", "print Capsule's version", runVersion},
@@ -122,7 +124,7 @@ func fail(env *environment, err error) int {
 	switch {
 	case errors.Is(err, context.Canceled):
 		return exitCanceled
-	case errors.Is(err, sandbox.ErrEngineUnreachable), errors.Is(err, sandbox.ErrAgent):
+	case pipeline.IsInfrastructure(err):
 		return exitInfra
 	case errors.Is(err, sandbox.ErrImageNotFound), errors.Is(err, sandbox.ErrWorkspace), errors.Is(err, errUsage):
 		return exitUsage
