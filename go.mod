@@ -1,6 +1,6 @@
 module github.com/capsulehq/capsule
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/docker/docker v28.5.2+incompatible
@@ -8,6 +8,7 @@ require (
 )
 
 require (
+	github.com/Azure/go-ansiterm v0.0.0-20250102033503-faa5f7b0171c // indirect
 	github.com/Microsoft/go-winio v0.6.4 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/containerd/errdefs v1.0.0 // indirect
