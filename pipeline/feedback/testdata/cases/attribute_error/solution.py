@@ -1,0 +1,2 @@
+def sort_words(words):
+    return words.sorted()

@@ -1,0 +1,2 @@
+def check(candidate):
+    assert candidate(["b", "a"]) == ["a", "b"]

@@ -1,0 +1,6 @@
+METADATA = {}
+
+
+def check(candidate):
+    assert candidate(15) == 5
+    assert candidate(13195) == 29

@@ -1,0 +1,2 @@
+assert price("apple") == 3
+assert price("plum") == 0

@@ -1,0 +1,1 @@
+assert solve(2) == 4

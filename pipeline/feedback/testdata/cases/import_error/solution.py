@@ -1,0 +1,5 @@
+import numpy as np
+
+
+def average(values):
+    return float(np.mean(values))

@@ -1,0 +1,1 @@
+assert average([1, 2, 3]) == 2.0

@@ -1,0 +1,3 @@
+def truncate_number(number):
+    whole = int(number)
+      return number - whole

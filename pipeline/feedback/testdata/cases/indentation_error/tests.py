@@ -1,0 +1,2 @@
+def check(candidate):
+    assert candidate(3.5) == 0.5

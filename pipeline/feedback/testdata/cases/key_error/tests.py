@@ -1,0 +1,2 @@
+assert roman(1) == "I"
+assert roman(4) == "IV"

@@ -1,0 +1,2 @@
+def check(candidate):
+    assert candidate({"a": 1}) == 1

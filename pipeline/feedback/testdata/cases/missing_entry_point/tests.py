@@ -1,0 +1,2 @@
+def check(candidate):
+    assert candidate("hello") == 2

@@ -1,0 +1,3 @@
+def check(candidate):
+    assert candidate("hello") == 2
+    assert candidate("xyz") == 0

@@ -1,0 +1,2 @@
+assert spread([1, 2, 3]) == 1
+assert spread([]) == 0

@@ -1,0 +1,10 @@
+def add(a, b):
+    return a + b + 1 if a > 1 else a + b
+
+
+def div(a, b):
+    return a / b
+
+
+def mean(values):
+    return div(sum(values), len(values))

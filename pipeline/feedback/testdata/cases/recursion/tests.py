@@ -1,0 +1,2 @@
+def check(candidate):
+    assert candidate(10) == 55

@@ -1,0 +1,2 @@
+def check(candidate):
+    assert candidate([1, -2]) is True

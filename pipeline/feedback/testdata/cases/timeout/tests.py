@@ -1,0 +1,3 @@
+def check(candidate):
+    assert candidate(5)
+    assert not candidate(9)

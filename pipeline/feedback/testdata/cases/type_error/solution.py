@@ -1,0 +1,2 @@
+def concatenate(strings):
+    return "".join(strings, "")

@@ -1,0 +1,2 @@
+def check(candidate):
+    assert candidate('o o| .| o') == [4, 2, 1, 4]

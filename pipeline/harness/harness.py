@@ -1,0 +1,441 @@
+"""Capsule's case-testing harness (stdlib only, Python 3.8+).
+
+Run in the workspace as:
+
+    python3 -B capsule_harness.py --timeout 10 --solution solution.py \
+        --tests tests.py [--entry-point NAME]
+
+1. Example-call removal: top-level statements of the solution other than
+   imports, definitions, constants and import fallbacks are replaced by blank
+   lines, so that line numbers in tracebacks stay those of the model's code.
+2. Case testing: a child process runs the cleaned solution and then the tests
+   in one module namespace; with --entry-point, and when the tests define
+   check(candidate), it then calls check(<entry point>).
+
+The traceback of a failure is printed as Python prints it, without the
+harness's own frames. When an assert of the tests fails, the harness evaluates
+its sides again and prints their values.
+
+Protocol, on stderr: lines "##capsule <json object>"; "removed" (1-based
+inclusive line ranges) and "syntax_ok" before the run, "timeout" (seconds)
+after a timeout. Other harness messages start with "capsule: ". Exit status:
+0 when all tests passed, 124 on timeout, 128+N when the tests were killed by
+signal N, 1 for any other failure (SystemExit included), 2 for bad arguments.
+"""
+
+import argparse
+import ast
+import io
+import json
+import os
+import reprlib
+import signal
+import subprocess
+import sys
+import types
+
+PROTOCOL = "##capsule "
+TIMEOUT_EXIT = 124
+EVAL_BUDGET = 1.0  # seconds to re-evaluate a failing assertion
+
+# Calls that make a top-level assignment an example run rather than a constant.
+BANNED_CALLS = {"print", "input", "exit", "quit", "breakpoint", "help"}
+BANNED_DOTTED = ("sys.exit", "os._exit", "sys.stdin.")
+# Top-level calls that set the interpreter up and are kept.
+SETUP_CALLS = {"setrecursionlimit", "seed", "filterwarnings", "simplefilter"}
+
+
+def note(**fields):
+    """Write one protocol line on stderr."""
+    sys.stderr.write(PROTOCOL + json.dumps(fields, sort_keys=True) + "\n")
+    sys.stderr.flush()
+
+
+def say(message):
+    """Write one human-readable harness line on stderr."""
+    sys.stderr.write("capsule: " + message + "\n")
+    sys.stderr.flush()
+
+
+# ---------------------------------------------------------------- cleaning
+
+
+def dotted(func):
+    """Return the dotted name of a call target such as sys.stdin.read."""
+    parts = []
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if isinstance(func, ast.Name):
+        parts.append(func.id)
+        return ".".join(reversed(parts))
+    return ""
+
+
+def calls_banned(node, banned):
+    """Report whether evaluating node calls one of the banned functions."""
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, ast.Lambda):
+            continue  # the body runs only when called
+        if isinstance(cur, ast.Call):
+            name = dotted(cur.func)
+            if name in banned or any(
+                name == d or (d.endswith(".") and name.startswith(d))
+                for d in BANNED_DOTTED
+            ):
+                return True
+        stack.extend(ast.iter_child_nodes(cur))
+    return False
+
+
+def plain_target(target):
+    """Report whether an assignment target is a name or a tuple of names."""
+    if isinstance(target, ast.Name):
+        return True
+    if isinstance(target, ast.Starred):
+        return plain_target(target.value)
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return all(plain_target(t) for t in target.elts)
+    return False
+
+
+def is_main_check(test):
+    """Report whether test is `__name__ == "__main__"` (either way round)."""
+    if not isinstance(test, ast.Compare) or len(test.comparators) != 1:
+        return False
+    sides = [test.left, test.comparators[0]]
+    return any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides)
+
+
+def keep(node, banned):
+    """Report whether a top-level statement is kept in the cleaned code."""
+    kind = type(node).__name__
+    if kind in ("Import", "ImportFrom", "FunctionDef", "AsyncFunctionDef",
+                "ClassDef", "Pass", "TypeAlias"):
+        return True
+    if kind == "Expr":
+        value = node.value
+        if isinstance(value, ast.Constant):
+            return isinstance(value.value, str)  # a docstring
+        return (isinstance(value, ast.Call)
+                and dotted(value.func).split(".")[-1] in SETUP_CALLS
+                and not calls_banned(value, banned))
+    if kind == "Assign":
+        return (all(plain_target(t) for t in node.targets)
+                and not calls_banned(node.value, banned))
+    if kind in ("AnnAssign", "AugAssign"):
+        return (isinstance(node.target, ast.Name)
+                and (node.value is None
+                     or not calls_banned(node.value, banned)))
+    if kind in ("Try", "TryStar"):
+        return all(keep(s, banned) for s in node.body)
+    if kind == "If":
+        return (not is_main_check(node.test)
+                and not calls_banned(node.test, banned)
+                and all(keep(s, banned) for s in node.body + node.orelse))
+    return False
+
+
+def first_line(node):
+    """Return the first line of a statement, decorators included."""
+    lines = [node.lineno]
+    lines.extend(d.lineno for d in getattr(node, "decorator_list", []))
+    return min(lines)
+
+
+def ranges(numbers):
+    """Merge sorted line numbers into [first, last] ranges."""
+    out = []
+    for n in numbers:
+        if out and out[-1][1] == n - 1:
+            out[-1][1] = n
+        else:
+            out.append([n, n])
+    return out
+
+
+def clean(source, entry_point):
+    """Return (code to run, removed line ranges, whether source parses)."""
+    if isinstance(source, bytes):
+        return source, [], False  # not UTF-8: compile reports the error
+    text = source.replace("\r\n", "\n").replace("\r", "\n")
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return source, [], False
+    banned = set(BANNED_CALLS)
+    if entry_point:
+        banned.add(entry_point)
+    # Statements that share a line (a; b) are kept or removed together.
+    groups = []
+    for node in tree.body:
+        span = [first_line(node), node.end_lineno, keep(node, banned)]
+        if groups and span[0] <= groups[-1][1]:
+            last = groups[-1]
+            last[1] = max(last[1], span[1])
+            last[2] = last[2] or span[2]
+        else:
+            groups.append(span)
+    removed = []
+    for first, last, kept in groups:
+        if not kept:
+            removed.extend(range(first, last + 1))
+    if not removed:
+        return text, [], True
+    lines = text.split("\n")
+    for n in removed:
+        lines[n - 1] = ""
+    cleaned = "\n".join(lines)
+    try:
+        ast.parse(cleaned)
+    except (SyntaxError, ValueError):
+        return text, [], True  # never make parseable code unparseable
+    return cleaned, ranges(removed), True
+
+
+def read_source(path):
+    """Read a Python file as text, or as bytes when it is not UTF-8."""
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data
+
+
+# ---------------------------------------------------------------- child
+
+
+class OutOfBudget(Exception):
+    """Raised by the timer that bounds re-evaluating an assertion."""
+
+
+def short_repr(value):
+    """Return a bounded repr of value."""
+    r = reprlib.Repr()
+    r.maxlevel, r.maxlist, r.maxtuple, r.maxdict = 4, 30, 30, 20
+    r.maxset, r.maxfrozenset, r.maxdeque, r.maxarray = 30, 30, 30, 30
+    r.maxstring, r.maxlong, r.maxother = 200, 100, 200
+    return r.repr(value)
+
+
+def evaluate(node, frame, filename):
+    """Evaluate an expression in a frame within EVAL_BUDGET seconds."""
+    def expire(signum, stack):
+        raise OutOfBudget()
+
+    code = compile(ast.Expression(body=node), filename, "eval")
+    old = signal.signal(signal.SIGALRM, expire)
+    sink = io.StringIO()
+    saved = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = sink
+    try:
+        signal.setitimer(signal.ITIMER_REAL, EVAL_BUDGET)
+        return short_repr(eval(code, frame.f_globals, dict(frame.f_locals)))
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+        sys.stdout, sys.stderr = saved
+
+
+OPS = {"Eq": "==", "NotEq": "!=", "Lt": "<", "LtE": "<=", "Gt": ">",
+       "GtE": ">=", "Is": "is", "IsNot": "is not", "In": "in",
+       "NotIn": "not in"}
+
+
+def assertion_values(tb, filename, source):
+    """Describe the values of a failing assert in the tests, or ''."""
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb.tb_frame.f_code.co_filename != filename:
+        return ""
+    line = tb.tb_lineno
+    found = None
+    for node in ast.walk(ast.parse(source)):
+        if (isinstance(node, ast.Assert)
+                and node.lineno <= line <= node.end_lineno
+                and (found is None or node.lineno > found.lineno)):
+            found = node
+    if found is None:
+        return ""
+    test = found.test
+    shown = " ".join((ast.get_source_segment(source, test) or "").split())
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        op = OPS.get(type(test.ops[0]).__name__, "?")
+        left = evaluate(test.left, tb.tb_frame, filename)
+        right = evaluate(test.comparators[0], tb.tb_frame, filename)
+        got = "%s %s %s" % (left, op, right)
+    elif isinstance(test, ast.Call):
+        got = evaluate(test, tb.tb_frame, filename)
+    else:
+        return ""
+    return "assertion `%s` gave `%s` (re-evaluated after the failure)" % (
+        shown, got)
+
+
+def harness_frames_removed(tb):
+    """Drop the harness's own leading frames from a traceback."""
+    while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+        tb = tb.tb_next
+    return tb
+
+
+def run_child(args):
+    """Run solution and tests in one namespace; return the exit status."""
+    done = args.done_fd
+    os.set_inheritable(done, False)
+    module = types.ModuleType("solution")
+    module.__file__ = args.solution
+    sys.modules["solution"] = module
+    sys.argv = [args.solution]
+    tests = ""
+    try:
+        code, _, _ = clean(read_source(args.solution), args.entry_point)
+        tests = read_source(args.tests)
+        namespace = module.__dict__
+        exec(compile(code, args.solution, "exec", dont_inherit=True),
+             namespace)
+        exec(compile(tests, args.tests, "exec", dont_inherit=True), namespace)
+        check = namespace.get("check")
+        defined_by_tests = getattr(getattr(check, "__code__", None),
+                                   "co_filename", None) == args.tests
+        if args.entry_point and defined_by_tests:
+            if args.entry_point not in namespace:
+                raise NameError("name %r is not defined" % args.entry_point)
+            check(namespace[args.entry_point])
+    except BaseException:
+        kind, value, tb = sys.exc_info()
+        sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+        sys.stdout.flush()
+        user_tb = harness_frames_removed(tb)
+        sys.__excepthook__(kind, value.with_traceback(user_tb), user_tb)
+        sys.stderr.flush()
+        os.write(done, b"F")
+        if isinstance(value, AssertionError) and isinstance(tests, str):
+            try:
+                line = assertion_values(tb, args.tests, tests)
+            except BaseException:
+                line = ""
+            if line:
+                say(line)
+        return 1
+    sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.write(done, b"P")
+    return 0
+
+
+# ---------------------------------------------------------------- parent
+
+
+def seconds(value):
+    """Format a number of seconds without a useless fraction."""
+    return int(value) if value == int(value) else value
+
+
+def seconds_text(value):
+    """Format a duration in seconds for people: 1 second, 2.5 seconds."""
+    n = seconds(value)
+    return "%s second%s" % (n, "" if n == 1 else "s")
+
+
+def kill_group(proc):
+    """Kill the child's whole process group."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def read_status(fd):
+    """Read what the child reported on the status pipe without blocking."""
+    os.set_blocking(fd, False)
+    try:
+        return os.read(fd, 16)
+    except BlockingIOError:
+        return b""
+    finally:
+        os.close(fd)
+
+
+def run_parent(args):
+    """Clean the solution, run the child with a timeout, report."""
+    try:
+        source = read_source(args.solution)
+        read_source(args.tests)
+    except OSError as err:
+        say("cannot read the code: %s" % err)
+        return 2
+    _, removed, syntax_ok = clean(source, args.entry_point)
+    note(removed=removed, syntax_ok=syntax_ok)
+
+    read_fd, write_fd = os.pipe()
+    argv = [sys.executable, "-B", "-u", os.path.abspath(__file__), "--child",
+            "--done-fd", str(write_fd), "--solution", args.solution,
+            "--tests", args.tests, "--entry-point", args.entry_point]
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, env=env,
+                            pass_fds=(write_fd,), start_new_session=True)
+    os.close(write_fd)
+
+    def stop(signum, frame):
+        kill_group(proc)
+        os._exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
+    timed_out = False
+    try:
+        code = proc.wait(timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        kill_group(proc)
+        code = proc.wait()
+    kill_group(proc)  # leftovers the code started
+    status = read_status(read_fd)
+    sys.stdout.flush()
+    if status == b"F":
+        return 1  # the child has reported the failure
+    if status == b"P":
+        return 0
+    if timed_out:
+        note(timeout=seconds(args.timeout))
+        say("timed out after %s; the tests were stopped"
+            % seconds_text(args.timeout))
+        return TIMEOUT_EXIT
+    if code < 0:
+        name = signal.Signals(-code).name if -code in signal.valid_signals() \
+            else str(-code)
+        hint = " (out of memory?)" if -code == signal.SIGKILL else ""
+        say("the tests were killed by signal %s%s" % (name, hint))
+        return 128 - code
+    say("the process ended with exit status %d before the tests finished "
+        "(os._exit() or a similar call in the code?)" % code)
+    return 1
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Capsule case-testing harness")
+    parser.add_argument("--timeout", type=float, default=10.0,
+                        help="seconds the tests may run")
+    parser.add_argument("--solution", default="solution.py")
+    parser.add_argument("--tests", default="tests.py")
+    parser.add_argument("--entry-point", default="",
+                        help="function passed to check() in HumanEval tests")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--done-fd", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.entry_point and not args.entry_point.isidentifier():
+        parser.error("--entry-point must be a Python identifier")
+    if not args.timeout > 0:
+        parser.error("--timeout must be positive")
+    if args.child:
+        code = run_child(args)
+        os._exit(code)  # threads the code left running do not matter now
+    return run_parent(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
