@@ -21,7 +21,7 @@ var candidateRe = regexp.MustCompile(`\bcandidate\b`)
 // Requests closing the messages.
 const (
 	askAllTests = "Fix the code so that all the tests pass."
-	askLogic    = "Change the logic of the code so that all the tests pass, not only this one."
+	askLogic    = "Change the logic so that all the tests pass, not only this one."
 )
 
 // hints adds a sentence to the message of some exception types.
@@ -144,13 +144,29 @@ func assertionDraft(e pyError, note string) draft {
 	f := code[len(code)-1]
 	d.add(fmt.Sprintf("A test failed at %s, line %d:", f.file, f.line))
 	d.add(strings.Join(f.src, "\n"))
-	d.add(e.head)
+	if e.head != "AssertionError" {
+		d.add(e.head) // the assertion's own message, or pytest's
+	}
 	d.addCuttable(strings.Join(e.detail, "\n"))
-	if note != "" {
-		d.add(strings.ToUpper(note[:1]) + note[1:] + ".")
+	if values := noteValues(note); values != "" {
+		d.add("With the code's results it reads: " + values)
 	}
 	d.add(askLogic)
 	return d
+}
+
+// noteValues returns the values part of the harness's note on a failed
+// assert ("assertion `E` gave `V` (...)"), or "".
+func noteValues(note string) string {
+	_, rest, ok := strings.Cut(note, "` gave `")
+	if !ok {
+		return ""
+	}
+	values, _, ok := strings.Cut(rest, "` (re-evaluated")
+	if !ok {
+		return ""
+	}
+	return values
 }
 
 // lastNote returns the harness's note on the failed assertion, without
