@@ -32,7 +32,7 @@ func TestContainerConfig(t *testing.T) {
 					t.Errorf("user %q", cfg.User)
 				}
 				r := host.Resources
-				if r.Memory != DefaultMemory || r.MemorySwap != DefaultMemory || r.NanoCPUs != 1e9 || *r.PidsLimit != DefaultPids {
+				if r.Memory != DefaultMemory || r.MemorySwap != DefaultMemory || r.CPUQuota != r.CPUPeriod || r.NanoCPUs != 0 || *r.PidsLimit != DefaultPids {
 					t.Errorf("resources %+v", r)
 				}
 				if got := host.Tmpfs["/tmp"]; !strings.Contains(got, "size=67108864") || !strings.Contains(got, "nosuid") {
@@ -68,7 +68,7 @@ func TestContainerConfig(t *testing.T) {
 				if cfg.User != "0:0" || host.CapDrop != nil || host.ReadonlyRootfs {
 					t.Errorf("user %q, caps %v, read-only %v", cfg.User, host.CapDrop, host.ReadonlyRootfs)
 				}
-				if host.NanoCPUs != 5e8 || host.Memory != 1<<30 || host.MemorySwap != 1<<30 {
+				if host.CPUQuota*2 != host.CPUPeriod || host.Memory != 1<<30 || host.MemorySwap != 1<<30 {
 					t.Errorf("resources %+v", host.Resources)
 				}
 				if !slices.Equal(host.SecurityOpt, []string{"no-new-privileges"}) {
