@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -18,9 +17,10 @@ import (
 
 	"github.com/capsulehq/capsule/pipeline/harness"
 	"github.com/capsulehq/capsule/pipeline/harness/harnesstest"
+	"github.com/capsulehq/capsule/sandbox/agent"
 )
 
-var update = flag.Bool("update", false, "run the fixtures with python3 again and rewrite the captured outputs and golden files in testdata")
+var update = flag.Bool("update", false, "run the fixtures in the sandbox again and rewrite the captured outputs and golden files in testdata")
 
 // workspace stands for the fixture's directory in captured output, so that
 // it reads the same wherever the fixture ran.
@@ -167,7 +167,7 @@ func capture(t *testing.T, f fixture) harnesstest.Output {
 	if err != nil {
 		t.Fatal(err)
 	}
-	paths := []string{dir}
+	paths := []string{dir, agent.Workspace}
 	if real, err := filepath.EvalSymlinks(dir); err == nil && real != dir {
 		paths = append(paths, real)
 	}
@@ -184,22 +184,9 @@ func capture(t *testing.T, f fixture) harnesstest.Output {
 // capture sets to one value so that fixtures change only with behaviour.
 var durationRe = regexp.MustCompile(`\bin \d+\.\d+s\b`)
 
-// fixtureRunner returns the Runner that makes a fixture: a local python3,
-// one with pytest for pytest fixtures. A sandbox Runner can take its place.
-func fixtureRunner(t *testing.T, f fixture) harnesstest.Runner {
-	t.Helper()
-	python := harnesstest.RequirePython(t)
-	if f.style != Pytest {
-		return harnesstest.Local{Python: python}
-	}
-	// Debian's python3-pytest serves the system interpreter only.
-	for _, p := range []string{python, "/usr/bin/python3"} {
-		if exec.Command(p, "-m", "pytest", "--version").Run() == nil {
-			return harnesstest.Local{Python: p}
-		}
-	}
-	t.Fatal("no python3 with pytest (apt-get install python3-pytest)")
-	return nil
+// fixtureRunner returns the Runner that makes a fixture: the sandbox.
+func fixtureRunner(t *testing.T, _ fixture) harnesstest.Runner {
+	return sandboxFixtureRunner(t)
 }
 
 // copySources copies a fixture's code, not its captured output and golden
