@@ -1,0 +1,240 @@
+// Package bench reruns the PyCapsule paper's function-level benchmarks
+// against any OpenAI-compatible model: it loads a dataset, runs the
+// self-debugging loop on every problem in warm sandbox sessions, scores the
+// final code on the dataset's evaluation tests, and writes results that a
+// rerun resumes from.
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/capsulehq/capsule/bench/dataset"
+	"github.com/capsulehq/capsule/bench/report"
+	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/sandbox"
+)
+
+// Config describes one benchmark run.
+type Config struct {
+	Dataset string
+	Format  dataset.Format
+	Limit   int      // the first N problems in file order; 0 means all
+	Tasks   []string // only these task IDs
+	Workers int
+	Out     string // directory for results.jsonl, summary.json, the chart and logs
+	Model   string
+	Loop    pipeline.Settings
+	Sandbox sandbox.Spec
+	// Progress receives one line per finished problem and the notes of the
+	// run; nil discards them.
+	Progress io.Writer
+}
+
+// Runner opens sandbox sessions; *sandbox.Engine implements it.
+type Runner interface {
+	NewSession(ctx context.Context, spec sandbox.Spec) (*sandbox.Session, error)
+}
+
+// Outcome is what a run produced.
+type Outcome struct {
+	Summary report.Summary
+	// Skipped counts problems finished by an earlier run into the same
+	// directory.
+	Skipped int
+	// Broken counts problems whose upstream evaluation tests are unsound.
+	Broken int
+	Errors []dataset.LineError
+}
+
+// Run runs the benchmark. Finished problems are appended to results.jsonl
+// as they end, so an interrupted run loses nothing and a rerun with the
+// same Out skips them.
+func Run(ctx context.Context, cfg Config, model pipeline.Model, runner Runner) (Outcome, error) {
+	progress := cfg.Progress
+	if progress == nil {
+		progress = io.Discard
+	}
+	if cfg.Workers < 1 {
+		cfg.Workers = 1
+	}
+	set, err := dataset.Load(cfg.Dataset, cfg.Format)
+	if err != nil {
+		return Outcome{}, err
+	}
+	for _, le := range set.Errors {
+		fmt.Fprintf(progress, "%s: skipped %v\n", cfg.Dataset, le)
+	}
+	set, err = set.Filter(cfg.Limit, cfg.Tasks)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if len(set.Problems) == 0 {
+		return Outcome{}, fmt.Errorf("%s: no problems to run", cfg.Dataset)
+	}
+	out, err := openOutput(cfg.Out)
+	if err != nil {
+		return Outcome{}, err
+	}
+	defer out.Close()
+
+	oc := Outcome{Errors: set.Errors}
+	var todo []dataset.Problem
+	var results []report.Result
+	for _, p := range set.Problems {
+		if p.Broken != "" {
+			oc.Broken++
+		}
+		if r, ok := out.done[p.TaskID]; ok {
+			results = append(results, r)
+			oc.Skipped++
+			continue
+		}
+		todo = append(todo, p)
+	}
+	if oc.Skipped > 0 {
+		fmt.Fprintf(progress, "resuming: %d of %d problems already done in %s\n", oc.Skipped, len(set.Problems), cfg.Out)
+	}
+
+	start := time.Now()
+	tracker := newTracker(progress, len(set.Problems), results)
+	fresh, err := runAll(ctx, cfg, model, runner, todo, out, tracker)
+	results = append(results, fresh...)
+	wall := time.Since(start)
+	oc.Summary = report.Summarize(setName(cfg), cfg.Model, inFileOrder(set.Problems, results), cfg.Loop.MaxAttempts, wall)
+	if err != nil {
+		return oc, err
+	}
+	if err := out.writeSummary(oc.Summary); err != nil {
+		return oc, err
+	}
+	return oc, nil
+}
+
+// runAll solves problems with cfg.Workers warm sessions. The first
+// infrastructure error stops every worker.
+func runAll(ctx context.Context, cfg Config, model pipeline.Model, runner Runner, todo []dataset.Problem, out *output, tr *tracker) ([]report.Result, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	queue := make(chan dataset.Problem)
+	var (
+		mu      sync.Mutex
+		results []report.Result
+		wg      sync.WaitGroup
+	)
+	for range min(cfg.Workers, len(todo)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			box, err := runner.NewSession(ctx, cfg.Sandbox)
+			if err != nil {
+				cancel(fmt.Errorf("start a sandbox session: %w", err))
+				return
+			}
+			defer box.Close()
+			for p := range queue {
+				r, err := solveOne(ctx, cfg, model, box, p, out)
+				if err != nil {
+					cancel(fmt.Errorf("%s: %w", p.TaskID, err))
+					return
+				}
+				if err := out.append(r); err != nil {
+					cancel(err)
+					return
+				}
+				mu.Lock()
+				results = append(results, r)
+				mu.Unlock()
+				tr.finished(r)
+			}
+		}()
+	}
+feed:
+	for _, p := range todo {
+		select {
+		case queue <- p:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(queue)
+	wg.Wait()
+	return results, context.Cause(ctx)
+}
+
+// solveOne runs the loop on the debug tests and scores the final code on
+// the evaluation tests.
+func solveOne(ctx context.Context, cfg Config, model pipeline.Model, box pipeline.Sandbox, p dataset.Problem, out *output) (report.Result, error) {
+	start := time.Now()
+	task := pipeline.FunctionTask{
+		ID:         p.TaskID,
+		Prompt:     p.Prompt,
+		Signature:  p.Signature,
+		EntryPoint: p.EntryPoint,
+		Tests:      p.DebugTests.Source,
+	}
+	log, err := pipeline.SolveFunction(ctx, model, box, task, cfg.Loop)
+	if err != nil {
+		return report.Result{}, err
+	}
+	prompt, completion := log.Tokens()
+	r := report.Result{
+		TaskID:           p.TaskID,
+		DebugPassed:      log.Solved,
+		AttemptIndex:     -1,
+		ModelCalls:       log.ModelCalls(),
+		PromptTokens:     prompt,
+		CompletionTokens: completion,
+		Feedback:         log.Feedback(),
+	}
+	final := log.Final()
+	if final != nil {
+		r.FinalCode = final.Code
+		r.Solved, err = evaluate(ctx, cfg, box, p, log.Solved, final.Code)
+		if err != nil {
+			return report.Result{}, err
+		}
+	}
+	if r.Solved {
+		r.AttemptIndex = final.Index
+	}
+	r.Seconds = time.Since(start).Seconds()
+	if err := out.writeLog(log); err != nil {
+		return report.Result{}, err
+	}
+	return r, nil
+}
+
+// evaluate runs the evaluation tests, unless they are the debug tests the
+// loop already ran.
+func evaluate(ctx context.Context, cfg Config, box pipeline.Sandbox, p dataset.Problem, debugPassed bool, code string) (bool, error) {
+	if p.EvalTests == p.DebugTests {
+		return debugPassed, nil
+	}
+	if p.EvalTests.Source == "" {
+		return false, fmt.Errorf("%s has no evaluation tests", p.TaskID)
+	}
+	o, err := pipeline.RunTests(ctx, box, code, p.EvalTests.Source, p.EntryPoint, cfg.Loop.TestTimeout)
+	if err != nil {
+		return false, err
+	}
+	return o.Passed(), nil
+}
+
+// inFileOrder orders results as their problems stand in the file.
+func inFileOrder(problems []dataset.Problem, results []report.Result) []report.Result {
+	byID := make(map[string]report.Result, len(results))
+	for _, r := range results {
+		byID[r.TaskID] = r
+	}
+	ordered := make([]report.Result, 0, len(results))
+	for _, p := range problems {
+		if r, ok := byID[p.TaskID]; ok {
+			ordered = append(ordered, r)
+		}
+	}
+	return ordered
+}

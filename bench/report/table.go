@@ -1,0 +1,92 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// WriteTable writes s as a plain-text table: the totals, then one row per
+// attempt index.
+func WriteTable(w io.Writer, s Summary) error {
+	var b strings.Builder
+	for _, kv := range [][2]string{
+		{"dataset", s.Dataset},
+		{"model", s.Model},
+		{"problems", fmt.Sprint(s.Total)},
+		{"passed", fmt.Sprintf("%d (%s)", s.Passed, percent(s.PassRate))},
+		{"debug tests passed", fmt.Sprint(s.DebugPassed)},
+		{"run errors", fmt.Sprint(s.Errors)},
+		{"model calls", fmt.Sprintf("%.2f per problem", s.APICallsMean)},
+		{"tokens", fmt.Sprintf("%d prompt, %d completion", s.PromptTokens, s.CompletionTokens)},
+		{"wall time", time.Duration(s.WallSeconds * float64(time.Second)).Round(time.Second).String()},
+	} {
+		fmt.Fprintf(&b, "%-20s%s\n", kv[0], kv[1])
+	}
+
+	rows := [][]string{{"attempt", "solved", "relative success", "unsolved before", "normalized influence"}}
+	for k, solved := range s.AttemptHistogram {
+		rows = append(rows, []string{attemptName(k), fmt.Sprint(solved), percent(at(s.RelativeSuccessRatio, k)),
+			fmt.Sprint(at(s.UnsolvedBefore, k)), percent(at(s.NormalizedInfluence, k))})
+	}
+	if s.UnknownAttempt > 0 {
+		rows = append(rows, []string{"unknown", fmt.Sprint(s.UnknownAttempt)})
+	}
+	rows = append(rows, []string{"total", fmt.Sprint(s.Passed)})
+	b.WriteString("\n")
+	b.WriteString(columns(rows))
+
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("write table: %w", err)
+	}
+	return nil
+}
+
+// attemptName labels attempt index k: 0 is the first generation, k > 0 the
+// k-th fix.
+func attemptName(k int) string {
+	if k == 0 {
+		return "0 (generation)"
+	}
+	return fmt.Sprintf("%d (fix %d)", k, k)
+}
+
+func percent(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
+
+// columns lays rows out in columns two spaces apart: the first column
+// left-aligned, the others right-aligned.
+func columns(rows [][]string) string {
+	var widths []int
+	for _, row := range rows {
+		for i, cell := range row {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], len(cell))
+		}
+	}
+	var b strings.Builder
+	for _, row := range rows {
+		var line strings.Builder
+		for i, cell := range row {
+			if i == 0 {
+				fmt.Fprintf(&line, "%-*s", widths[i], cell)
+			} else {
+				fmt.Fprintf(&line, "  %*s", widths[i], cell)
+			}
+		}
+		b.WriteString(strings.TrimRight(line.String(), " "))
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// at returns s[i], or the zero value when i is out of range.
+func at[T any](s []T, i int) T {
+	var zero T
+	if i < 0 || i >= len(s) {
+		return zero
+	}
+	return s[i]
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/capsulehq/capsule/bench"
+	"github.com/capsulehq/capsule/bench/dataset"
+	"github.com/capsulehq/capsule/bench/report"
+	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/sandbox"
+	"github.com/capsulehq/capsule/sandbox/image"
+)
+
+func runBench(ctx context.Context, env *environment, args []string) int {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	var (
+		mf       modelFlags
+		cfg      bench.Config
+		format   = fs.String("format", "auto", "dataset format: "+formatList())
+		tasks    = fs.String("tasks", "", "comma-separated task IDs to run")
+		feedback = fs.String("feedback", string(pipeline.FeedbackRefined), "feedback to the model: refined or raw (the ablation)")
+	)
+	mf.register(fs)
+	cfg.Loop = pipeline.DefaultSettings()
+	fs.StringVar(&cfg.Dataset, "dataset", "", "dataset file (.jsonl, .jsonl.gz or MBPP's .json) (required)")
+	fs.IntVar(&cfg.Limit, "limit", 0, "run the first N problems in file order (0: all)")
+	fs.IntVar(&cfg.Workers, "workers", 1, "problems solved in parallel, each in its own warm sandbox")
+	fs.StringVar(&cfg.Out, "out", "", "output directory; a rerun with the same directory resumes (required)")
+	fs.IntVar(&cfg.Loop.MaxAttempts, "max-attempts", pipeline.DefaultMaxAttempts, "fix attempts after the first generation")
+	fs.IntVar(&cfg.Loop.History, "history", cfg.Loop.History, "earlier (code, feedback) pairs kept in fix calls")
+	fs.DurationVar(&cfg.Loop.TestTimeout, "test-timeout", pipeline.DefaultTestTimeout, "time limit of one test run")
+	img := fs.String("image", image.Default(), "sandbox image")
+	fs.Usage = func() {
+		fmt.Fprintln(env.stderr, "Usage: capsule bench --dataset FILE --out DIR [--model M --base-url URL] [flags]\n\nReruns a function-level benchmark with the self-debugging loop and writes\nresults.jsonl, summary.json and chart.svg into --out.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if code := parseFlags(fs, env, args); code >= 0 {
+		return code
+	}
+	if cfg.Dataset == "" || cfg.Out == "" || fs.NArg() > 0 {
+		fmt.Fprintln(env.stderr, "capsule bench: need --dataset FILE and --out DIR, and no other arguments")
+		return exitUsage
+	}
+	var err error
+	if cfg.Format, err = dataset.ParseFormat(*format); err != nil {
+		return fail(env, fmt.Errorf("%w: --format: %w", errUsage, err))
+	}
+	if cfg.Loop.Feedback, err = pipeline.ParseFeedbackMode(*feedback); err != nil {
+		return fail(env, fmt.Errorf("%w: --feedback: %w", errUsage, err))
+	}
+	if err := cfg.Loop.Validate(); err != nil {
+		return fail(env, fmt.Errorf("%w: %w", errUsage, err))
+	}
+	if *tasks != "" {
+		cfg.Tasks = strings.Split(*tasks, ",")
+	}
+	if cfg.Workers < 1 {
+		return fail(env, fmt.Errorf("%w: --workers must be at least 1", errUsage))
+	}
+
+	client, err := mf.client(ctx)
+	if err != nil {
+		return fail(env, err)
+	}
+	eng, err := sandbox.Connect(ctx, sandbox.Options{Logger: env.log})
+	if err != nil {
+		return fail(env, err)
+	}
+	defer eng.Close()
+	if err := eng.EnsureImage(ctx, *img, *img != image.Default()); err != nil {
+		return fail(env, err)
+	}
+	cfg.Model = client.Config().Model
+	cfg.Loop.Model, cfg.Loop.Image = cfg.Model, *img
+	cfg.Sandbox = sandbox.Spec{Image: *img, Limits: sandbox.DefaultLimits()}
+	cfg.Sandbox.Limits.Timeout = cfg.Loop.TestTimeout + 10*time.Second
+	cfg.Progress = env.stderr
+
+	oc, err := bench.Run(ctx, cfg, client, eng)
+	if err != nil {
+		return fail(env, err)
+	}
+	if oc.Broken > 0 {
+		fmt.Fprintf(env.stderr, "note: %d problems have unsound upstream evaluation tests (see the dataset's SOURCE.txt); they count as unsolved\n", oc.Broken)
+	}
+	if err := report.WriteTable(env.stdout, oc.Summary); err != nil {
+		return fail(env, err)
+	}
+	fmt.Fprintf(env.stdout, "\nresults in %s (%s, %s, %s)\n", cfg.Out, bench.ResultsFile, bench.SummaryFile, bench.ChartFile)
+	return exitOK
+}
+
+func formatList() string {
+	var names []string
+	for _, f := range dataset.Formats() {
+		names = append(names, string(f))
+	}
+	return strings.Join(names, ", ")
+}
