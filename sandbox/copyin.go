@@ -19,7 +19,7 @@ import (
 // writeSeed writes the tar archive copied into the container's /capsule
 // volume before it starts: the agent binary and the pristine workspace,
 // owned by root and read-only for the sandbox user, and the empty
-// workspace directory the sandbox user owns.
+// workspace and layer directories the sandbox user owns.
 func writeSeed(w io.Writer, agentPath, workspace string, root bool) error {
 	tw := tar.NewWriter(w)
 	uid, gid := sandboxIDs(root)
@@ -34,8 +34,10 @@ func writeSeed(w io.Writer, agentPath, workspace string, root bool) error {
 			return err
 		}
 	}
-	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: path.Base(agent.Workspace) + "/", Mode: 0o755, Uid: uid, Gid: gid}); err != nil {
-		return err
+	for _, dir := range []string{agent.Workspace, agent.Layer} {
+		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: path.Base(dir) + "/", Mode: 0o755, Uid: uid, Gid: gid}); err != nil {
+			return err
+		}
 	}
 	return tw.Close()
 }

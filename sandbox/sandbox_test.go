@@ -300,3 +300,33 @@ func TestBadInput(t *testing.T) {
 	}
 	assertNoContainers(t, eng)
 }
+
+func TestSetupCommitAndCutNetwork(t *testing.T) {
+	eng := sandboxtest.Engine(t)
+	s := newSession(t, eng, map[string]string{"app.py": "print('app')\n"}, func(l *sandbox.Limits) { l.Network = true })
+	setup := run(t, s, sandbox.Run{Commit: true, Cmd: sh(`mkdir -p .deps && echo installed > .deps/lib.txt && grep -c eth0 /proc/net/dev`)})
+	if !setup.Passed() || strings.TrimSpace(string(setup.Stdout)) != "1" {
+		t.Fatalf("set-up run: %q %q (want network during set-up)", setup.Stdout, setup.Stderr)
+	}
+	if err := s.CutNetwork(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	check := sh(`cat .deps/lib.txt; ls; grep -c eth0 /proc/net/dev || true`)
+	want := "installed\napp.py\n0\n"
+	// A run changes committed files in its own workspace only.
+	run(t, s, sandbox.Run{Cmd: sh(`echo tampered > .deps/lib.txt; rm app.py`)})
+	if res := run(t, s, sandbox.Run{Cmd: check}); string(res.Stdout) != want {
+		t.Errorf("after set-up: %q, want %q (stderr %s)", res.Stdout, want, res.Stderr)
+	}
+	// A replaced container gets the set-up replayed and stays offline.
+	ids, _ := eng.Owned(context.Background())
+	for _, id := range ids {
+		eng.Client().ContainerKill(context.Background(), id, "KILL")
+	}
+	if _, err := s.Run(context.Background(), sandbox.Run{Cmd: check}); err == nil {
+		t.Error("a run on a killed container reported no error")
+	}
+	if res := run(t, s, sandbox.Run{Cmd: check}); string(res.Stdout) != want {
+		t.Errorf("after replacement: %q, want %q (stderr %s)", res.Stdout, want, res.Stderr)
+	}
+}

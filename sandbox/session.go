@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -39,6 +40,12 @@ type Run struct {
 	CollectTo string
 	// Timeout overrides the session's Limits.Timeout when positive.
 	Timeout time.Duration
+	// Commit makes the workspace as this run leaves it the starting state
+	// of the session's later runs, when the run passes: the set-up phase
+	// that installs a repository's dependencies. Should the container be
+	// replaced (after a timeout the agent could not end, say), the
+	// committed run is replayed in the new one.
+	Commit bool
 }
 
 // Result is how a run ended.
@@ -89,6 +96,10 @@ type Session struct {
 
 	mu   sync.Mutex
 	live *live // nil when no container runs
+	// setup is the committed run, replayed when the container is replaced;
+	// offline records that the network was cut after it.
+	setup   *Run
+	offline bool
 }
 
 // live is one started container and the streams to its agent.
@@ -143,12 +154,13 @@ func (s *Session) Run(ctx context.Context, r Run) (Result, error) {
 		OutputLimit: s.spec.Limits.OutputLimit,
 		Files:       overlay,
 		Collect:     r.CollectTo != "",
+		Commit:      r.Commit,
 	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.live == nil {
-		if err := s.start(ctx); err != nil {
+		if err := s.restart(ctx); err != nil {
 			return Result{}, err
 		}
 	}
@@ -173,7 +185,44 @@ func (s *Session) Run(ctx context.Context, r Run) (Result, error) {
 			return res, fmt.Errorf("copy workspace out: %w", err)
 		}
 	}
+	if r.Commit && res.Passed() {
+		setup := r
+		setup.CollectTo = ""
+		s.setup = &setup
+	}
 	return res, nil
+}
+
+// CutNetwork disconnects the container from every network, for good: a
+// set-up phase may fetch dependencies, the tests that follow may not.
+func (s *Session) CutNetwork(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.offline = true
+	if s.live == nil {
+		return nil
+	}
+	return s.engine.disconnect(ctx, s.live.id)
+}
+
+// disconnect removes a container from all its networks.
+func (e *Engine) disconnect(ctx context.Context, id string) error {
+	info, err := e.cli.ContainerInspect(ctx, id)
+	if err != nil {
+		return fmt.Errorf("inspect sandbox container: %w", err)
+	}
+	if info.NetworkSettings == nil {
+		return nil
+	}
+	for name := range info.NetworkSettings.Networks {
+		if name == "none" {
+			continue
+		}
+		if err := e.cli.NetworkDisconnect(ctx, name, id, true); err != nil {
+			return fmt.Errorf("disconnect the sandbox from network %s: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // failed handles a run whose agent did not answer: the container is
@@ -235,6 +284,35 @@ func (s *Session) Close() error {
 		s.live.conn.Close()
 		s.engine.remove(s.live.id)
 		s.live = nil
+	}
+	return nil
+}
+
+// restart starts a new container and brings it to where the old one was:
+// the committed set-up run replayed, the network cut.
+func (s *Session) restart(ctx context.Context) error {
+	if err := s.start(ctx); err != nil {
+		return err
+	}
+	if s.setup != nil {
+		overlay, err := FilesArchive(s.setup.Files)
+		if err != nil {
+			return err
+		}
+		timeout := cmp.Or(s.setup.Timeout, s.spec.Limits.Timeout)
+		resp, err := s.exchange(ctx, agent.Request{
+			Argv: s.setup.Cmd, Env: s.setup.Env, Dir: s.setup.Dir, Timeout: timeout,
+			OutputLimit: s.spec.Limits.OutputLimit, Files: overlay, Commit: true,
+		}, timeout+hostGrace)
+		if err == nil && resp.ExitCode != 0 {
+			err = fmt.Errorf("exit status %d", resp.ExitCode)
+		}
+		if err != nil {
+			return fmt.Errorf("%w: replay the set-up run in a new container: %w", ErrAgent, err)
+		}
+	}
+	if s.offline {
+		return s.engine.disconnect(ctx, s.live.id)
 	}
 	return nil
 }

@@ -58,6 +58,11 @@ func handle(req Request) Response {
 		return Response{ExitCode: 126, Error: fmt.Sprintf("prepare workspace: %v", err), Duration: time.Since(start)}
 	}
 	resp := run(req)
+	if req.Commit && resp.ExitCode == 0 && resp.Error == "" && !resp.TimedOut {
+		if err := commit(); err != nil {
+			resp.ExitCode, resp.Error = 126, err.Error()
+		}
+	}
 	if req.Collect && resp.Error == "" {
 		ws, err := archiveDir(Workspace)
 		if err != nil {

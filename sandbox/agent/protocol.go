@@ -13,11 +13,14 @@ import "time"
 
 // Paths inside the container. The host copies the agent binary and the
 // pristine workspace into a volume mounted at Root before the container
-// starts; the agent restores Workspace from Base before every run.
+// starts; the agent restores Workspace from Base before every run, or from
+// Layer once a run has been committed (a set-up phase that installed the
+// repository's dependencies).
 const (
 	Root      = "/capsule"
 	Binary    = Root + "/agent"
 	Base      = Root + "/base"
+	Layer     = Root + "/layer"
 	Workspace = Root + "/workspace"
 	TmpDir    = "/tmp"
 )
@@ -42,6 +45,9 @@ type Request struct {
 	Files []byte `json:"files,omitempty"`
 	// Collect asks for a tar archive of the workspace after the run.
 	Collect bool `json:"collect,omitempty"`
+	// Commit makes the workspace as this run left it the starting state
+	// of every later run, when the run exits 0.
+	Commit bool `json:"commit,omitempty"`
 }
 
 // Response reports how a run ended.

@@ -14,16 +14,24 @@ import (
 	"strings"
 )
 
-// restore empties the workspace and /tmp, copies the pristine base back
-// and lays the overlay archive over it.
+// committed records that Layer holds the starting state.
+var committed bool
+
+// restore empties the workspace and /tmp, copies the starting state back
+// (the pristine base, or the committed layer) and lays the overlay archive
+// over it.
 func restore(overlay []byte) error {
 	for _, dir := range []string{Workspace, TmpDir} {
 		if err := removeContents(dir); err != nil {
 			return err
 		}
 	}
-	if err := copyTree(Base, Workspace); err != nil {
-		return fmt.Errorf("restore base: %w", err)
+	from := Base
+	if committed {
+		from = Layer
+	}
+	if err := copyTree(from, Workspace); err != nil {
+		return fmt.Errorf("restore the workspace: %w", err)
 	}
 	if len(overlay) > 0 {
 		if err := extract(bytes.NewReader(overlay), Workspace); err != nil {
@@ -31,6 +39,30 @@ func restore(overlay []byte) error {
 		}
 	}
 	return nil
+}
+
+// commit makes the workspace the starting state of later runs. The layer
+// is made read-only so that a run cannot change it by accident; the
+// sandbox user owns it, so a run that means to could, which is why only
+// set-up phases commit.
+func commit() error {
+	if err := removeContents(Layer); err != nil {
+		return err
+	}
+	if err := copyTree(Workspace, Layer); err != nil {
+		return fmt.Errorf("commit the workspace: %w", err)
+	}
+	committed = true
+	return filepath.WalkDir(Layer, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || path == Layer || d.Type()&fs.ModeSymlink != 0 {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		return os.Chmod(path, info.Mode().Perm()&^0o222)
+	})
 }
 
 // removeContents deletes everything inside dir, first making directories
