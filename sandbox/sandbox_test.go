@@ -173,6 +173,11 @@ func TestFilesOverlayAndCollect(t *testing.T) {
 			t.Errorf("collected %s = %q, %v; want %q", name, got, err, want)
 		}
 	}
+	// Files named in Delete are gone for the run.
+	res = run(t, s, sandbox.Run{Delete: []string{"keep.txt"}, Cmd: sh("ls")})
+	if string(res.Stdout) != "pkg\n" {
+		t.Errorf("Delete: ls = %q", res.Stdout)
+	}
 	// The overlay lasts one run only.
 	res = run(t, s, sandbox.Run{Cmd: py("from pkg.a import A; print(A)")})
 	if strings.TrimSpace(string(res.Stdout)) != "1" {

@@ -35,6 +35,9 @@ type Run struct {
 	// Files are laid over the pristine workspace for this run, keyed by
 	// slash-separated relative path.
 	Files map[string][]byte
+	// Delete names files, by slash-separated relative path, removed from
+	// the workspace for this run.
+	Delete []string
 	// CollectTo, when set, is a host directory that receives the workspace
 	// as the run left it.
 	CollectTo string
@@ -153,6 +156,7 @@ func (s *Session) Run(ctx context.Context, r Run) (Result, error) {
 		Timeout:     timeout,
 		OutputLimit: s.spec.Limits.OutputLimit,
 		Files:       overlay,
+		Delete:      r.Delete,
 		Collect:     r.CollectTo != "",
 		Commit:      r.Commit,
 	}
@@ -302,7 +306,7 @@ func (s *Session) restart(ctx context.Context) error {
 		timeout := cmp.Or(s.setup.Timeout, s.spec.Limits.Timeout)
 		resp, err := s.exchange(ctx, agent.Request{
 			Argv: s.setup.Cmd, Env: s.setup.Env, Dir: s.setup.Dir, Timeout: timeout,
-			OutputLimit: s.spec.Limits.OutputLimit, Files: overlay, Commit: true,
+			OutputLimit: s.spec.Limits.OutputLimit, Files: overlay, Delete: s.setup.Delete, Commit: true,
 		}, timeout+hostGrace)
 		if err == nil && resp.ExitCode != 0 {
 			err = fmt.Errorf("exit status %d", resp.ExitCode)

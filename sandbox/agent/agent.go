@@ -54,7 +54,7 @@ func Serve(in io.Reader, out io.Writer) error {
 // workspace when asked.
 func handle(req Request) Response {
 	start := time.Now()
-	if err := restore(req.Files); err != nil {
+	if err := restore(req.Files, req.Delete); err != nil {
 		return Response{ExitCode: 126, Error: fmt.Sprintf("prepare workspace: %v", err), Duration: time.Since(start)}
 	}
 	resp := run(req)

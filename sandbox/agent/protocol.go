@@ -43,6 +43,9 @@ type Request struct {
 	OutputLimit int `json:"output_limit"`
 	// Files is a tar archive laid over the restored workspace before the run.
 	Files []byte `json:"files,omitempty"`
+	// Delete names files, relative to Workspace, removed after Files is
+	// laid over it.
+	Delete []string `json:"delete,omitempty"`
 	// Collect asks for a tar archive of the workspace after the run.
 	Collect bool `json:"collect,omitempty"`
 	// Commit makes the workspace as this run left it the starting state

@@ -18,9 +18,9 @@ import (
 var committed bool
 
 // restore empties the workspace and /tmp, copies the starting state back
-// (the pristine base, or the committed layer) and lays the overlay archive
-// over it.
-func restore(overlay []byte) error {
+// (the pristine base, or the committed layer), lays the overlay archive
+// over it and removes the files named in remove.
+func restore(overlay []byte, remove []string) error {
 	for _, dir := range []string{Workspace, TmpDir} {
 		if err := removeContents(dir); err != nil {
 			return err
@@ -36,6 +36,15 @@ func restore(overlay []byte) error {
 	if len(overlay) > 0 {
 		if err := extract(bytes.NewReader(overlay), Workspace); err != nil {
 			return fmt.Errorf("apply files: %w", err)
+		}
+	}
+	for _, name := range remove {
+		clean := filepath.Clean(name)
+		if !filepath.IsLocal(clean) {
+			return fmt.Errorf("delete %q: outside the workspace", name)
+		}
+		if err := os.Remove(filepath.Join(Workspace, clean)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("delete %s: %w", name, err)
 		}
 	}
 	return nil
