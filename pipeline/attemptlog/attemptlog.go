@@ -35,6 +35,28 @@ type Log struct {
 	// attempts ran out.
 	Stopped  string        `json:"stopped,omitempty"`
 	Duration time.Duration `json:"duration_ns"`
+
+	// Repository mode only.
+	TestCommand string   `json:"test_command,omitempty"`
+	TestReason  string   `json:"test_reason,omitempty"` // how the command was chosen
+	Setup       *Run     `json:"setup,omitempty"`
+	Context     *Context `json:"context,omitempty"`
+}
+
+// Context records what the repository context given to the model held.
+type Context struct {
+	Tokens   int      `json:"tokens"`
+	Budget   int      `json:"budget"`
+	Included []string `json:"included"` // "path (why)"
+	Omitted  []string `json:"omitted"`  // "path: why"
+}
+
+// Change is one file an attempt changed.
+type Change struct {
+	Path    string `json:"path"`
+	Status  string `json:"status"` // added, modified, deleted
+	Added   int    `json:"added"`
+	Removed int    `json:"removed"`
 }
 
 // Attempt is one model call and the run of its code.
@@ -48,6 +70,12 @@ type Attempt struct {
 	// Removed lists the line ranges of the answer's code that were removed
 	// as top-level example calls.
 	Removed [][2]int `json:"removed,omitempty"`
+	// Changes, Refused and Patch describe a repository-mode answer: the
+	// files it changed, the edits refused (with the reason given to the
+	// model) and the change as a unified diff.
+	Changes []Change `json:"changes,omitempty"`
+	Refused []string `json:"refused,omitempty"`
+	Patch   string   `json:"patch,omitempty"`
 	// Run is how the test run ended; nil when the answer had no code and
 	// nothing ran.
 	Run          *Run   `json:"run,omitempty"`

@@ -23,6 +23,12 @@ func (l *Log) WriteMarkdown(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, " %d model calls, %d prompt and %d completion tokens, %s in all.\n\n",
 		l.ModelCalls(), prompt, completion, l.Duration.Round(time.Millisecond))
+	if l.TestCommand != "" {
+		fmt.Fprintf(&b, "Tests: `%s` (%s).\n\n", l.TestCommand, nonEmpty(l.TestReason, "configured"))
+	}
+	if l.Setup != nil {
+		fmt.Fprintf(&b, "Set-up: `%s` in `%s`: %s.\n\n", shellJoin(l.Setup.Command), l.Setup.Image, runVerdict(l.Setup))
+	}
 
 	b.WriteString("| attempt | mode | result | feedback | tokens (prompt/completion) | model | tests |\n")
 	b.WriteString("| --- | --- | --- | --- | --- | --- | --- |\n")
@@ -42,12 +48,25 @@ func (l *Log) WriteMarkdown(w io.Writer) error {
 	for _, a := range l.Attempts {
 		fmt.Fprintf(&b, "\n<details><summary>Attempt %d (%s)</summary>\n\n", a.Index, a.Mode)
 		if a.Run != nil {
-			fmt.Fprintf(&b, "Command `%s` in image `%s`: exit status %d.\n\n", strings.Join(a.Run.Command, " "), a.Run.Image, a.Run.ExitCode)
+			fmt.Fprintf(&b, "Command `%s` in image `%s`: exit status %d.\n\n", shellJoin(a.Run.Command), a.Run.Image, a.Run.ExitCode)
+		}
+		if len(a.Changes) > 0 {
+			b.WriteString("Files changed:")
+			for _, c := range a.Changes {
+				fmt.Fprintf(&b, " `%s` (%s, +%d -%d)", c.Path, c.Status, c.Added, c.Removed)
+			}
+			b.WriteString(".\n\n")
+		}
+		for _, r := range a.Refused {
+			fmt.Fprintf(&b, "Refused: %s\n\n", r)
 		}
 		if len(a.Removed) > 0 {
 			fmt.Fprintf(&b, "Removed top-level example calls at lines %s.\n\n", ranges(a.Removed))
 		}
-		if a.Code != "" {
+		switch {
+		case a.Patch != "":
+			writeFenced(&b, "diff", a.Patch)
+		case a.Code != "":
 			writeFenced(&b, "python", a.Code)
 		}
 		if a.Feedback != "" {
@@ -66,6 +85,26 @@ func (l *Log) WriteMarkdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// shellJoin writes argv as a shell would read it back, quoting arguments
+// that hold spaces or quotes.
+func shellJoin(argv []string) string {
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`|&;<>()*?[]#~") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		parts[i] = a
+	}
+	return strings.Join(parts, " ")
+}
+
+func runVerdict(r *Run) string {
+	if r.Passed {
+		return "passed"
+	}
+	return r.Reason
 }
 
 func attemptName(k int) string {

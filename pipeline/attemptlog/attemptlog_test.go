@@ -1,0 +1,119 @@
+package attemptlog
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/capsulehq/capsule/pipeline/programmer"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+func functionLog() *Log {
+	return &Log{
+		TaskID: "HumanEval/0", Model: "qwen", Solved: true, AttemptIndex: 1, Duration: 1500 * time.Millisecond,
+		Attempts: []Attempt{
+			{
+				Index: 0, Mode: Generate, Messages: []programmer.Message{{Role: programmer.RoleUser, Content: "task"}},
+				Answer: "answer", Code: "def add(a, b):\n    return a - b\n\n", Removed: [][2]int{{4, 4}, {6, 8}},
+				Run:      &Run{Command: []string{"python3", "capsule_harness.py"}, Image: "capsule-python:1", ExitCode: 1, Reason: "tests failed", Output: "Traceback ...\nAssertionError\n", Duration: 80 * time.Millisecond},
+				Feedback: "A test failed at tests.py, line 3:\n    assert add(2, 3) == 5", FeedbackKind: "assertion",
+				PromptTokens: 120, CompletionTokens: 30, ModelDuration: 900 * time.Millisecond,
+			},
+			{
+				Index: 1, Mode: Fix, Answer: "fixed", Code: "def add(a, b):\n    return a + b\n",
+				Run:          &Run{Command: []string{"python3", "capsule_harness.py"}, Image: "capsule-python:1", Passed: true, Duration: 70 * time.Millisecond},
+				PromptTokens: 200, CompletionTokens: 25, ModelDuration: 400 * time.Millisecond,
+			},
+		},
+	}
+}
+
+func repoLog() *Log {
+	return &Log{
+		TaskID: "issue-7", Model: "gpt", AttemptIndex: -1, Duration: 3 * time.Second,
+		Stopped:     "No attempt passed within 1 fix attempts.",
+		TestCommand: "python3 -m pytest -q", TestReason: "pytest: found tests/test_ops.py",
+		Setup:       &Run{Command: []string{"sh", "-c", "pip install -e ."}, Image: "capsule-python:1", Passed: true},
+		Attempts: []Attempt{
+			{Index: 0, Mode: Generate, Answer: "no code here", Feedback: "Your answer contained no code.", FeedbackKind: "format", PromptTokens: 500, CompletionTokens: 10},
+			{
+				Index: 1, Mode: Fix,
+				Changes: []Change{{Path: "calc/ops.py", Status: "modified", Added: 1, Removed: 1}},
+				Refused: []string{"you may not modify tests/test_ops.py (protected by \"tests/**\"); fix the code, not the tests"},
+				Patch:   "--- a/calc/ops.py\n+++ b/calc/ops.py\n@@ -1 +1 @@\n-x | y\n+x ```y```\n",
+				Run:     &Run{Command: []string{"sh", "-c", "python3 -m pytest -q"}, Image: "capsule-python:1", ExitCode: 1, Reason: "exit status 1", Output: strings.Repeat("F", 5000), Duration: time.Second},
+				Feedback: "1 failed", FeedbackKind: "pytest", PromptTokens: 700, CompletionTokens: 90,
+			},
+		},
+	}
+}
+
+func TestMarkdownGolden(t *testing.T) {
+	for name, l := range map[string]*Log{"function": functionLog(), "repo": repoLog()} {
+		t.Run(name, func(t *testing.T) {
+			var b strings.Builder
+			if err := l.WriteMarkdown(&b); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, filepath.Join("testdata", name+".md"), b.String())
+		})
+	}
+}
+
+func golden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs (run with -update to accept):\n%s", path, got)
+	}
+}
+
+func TestCounts(t *testing.T) {
+	l := functionLog()
+	if l.ModelCalls() != 2 {
+		t.Errorf("ModelCalls() = %d", l.ModelCalls())
+	}
+	if p, c := l.Tokens(); p != 320 || c != 55 {
+		t.Errorf("Tokens() = %d, %d; want 320, 55", p, c)
+	}
+	if f := l.Final(); f == nil || f.Index != 1 {
+		t.Errorf("Final() = %+v", f)
+	}
+	if got := repoLog().Final(); got == nil || got.Index != 1 {
+		t.Errorf("Final() skips attempts without a run: %+v", got)
+	}
+	if fb := l.Feedback(); len(fb) != 2 || fb[1] != "" {
+		t.Errorf("Feedback() = %q", fb)
+	}
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	for _, l := range []*Log{functionLog(), repoLog()} {
+		data, err := json.Marshal(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Log
+		if err := json.Unmarshal(data, &back); err != nil {
+			t.Fatal(err)
+		}
+		again, _ := json.Marshal(&back)
+		if string(again) != string(data) {
+			t.Errorf("JSON changed in a round trip:\n%s\n%s", data, again)
+		}
+	}
+}
