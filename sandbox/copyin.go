@@ -20,7 +20,8 @@ import (
 // volume before it starts: the agent binary and the pristine workspace,
 // owned by root and read-only for the sandbox user, and the empty
 // workspace and layer directories the sandbox user owns.
-func writeSeed(w io.Writer, agentPath, workspace string, root bool) error {
+func writeSeed(w io.Writer, agentPath string, spec Spec) error {
+	workspace, root := spec.Workspace, spec.Limits.Root
 	tw := tar.NewWriter(w)
 	uid, gid := sandboxIDs(root)
 	if err := addFile(tw, agentPath, path.Base(agent.Binary), 0o555); err != nil {
@@ -30,7 +31,7 @@ func writeSeed(w io.Writer, agentPath, workspace string, root bool) error {
 		return err
 	}
 	if workspace != "" {
-		if err := addTree(tw, workspace, path.Base(agent.Base)); err != nil {
+		if err := addTree(tw, workspace, path.Base(agent.Base), spec.Exclude); err != nil {
 			return err
 		}
 	}
@@ -74,7 +75,7 @@ func addFile(tw *tar.Writer, src, name string, mode int64) error {
 // addTree adds the tree below dir under prefix, owned by root and without
 // write permission. Symbolic links are kept as links; other special files
 // are left out.
-func addTree(tw *tar.Writer, dir, prefix string) error {
+func addTree(tw *tar.Writer, dir, prefix string, exclude []string) error {
 	info, err := os.Stat(dir)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrWorkspace, err)
@@ -97,6 +98,8 @@ func addTree(tw *tar.Writer, dir, prefix string) error {
 		}
 		readOnly := int64(info.Mode().Perm() &^ 0o222)
 		switch {
+		case d.IsDir() && slices.Contains(exclude, d.Name()):
+			return filepath.SkipDir
 		case d.IsDir():
 			return tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: name + "/", Mode: readOnly | 0o555})
 		case d.Type()&fs.ModeSymlink != 0:

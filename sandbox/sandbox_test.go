@@ -335,3 +335,21 @@ func TestSetupCommitAndCutNetwork(t *testing.T) {
 		t.Errorf("after replacement: %q, want %q (stderr %s)", res.Stdout, want, res.Stderr)
 	}
 }
+
+func TestExclude(t *testing.T) {
+	eng := sandboxtest.Engine(t)
+	ws := t.TempDir()
+	for _, name := range []string{".git/config", "pkg/.git/HEAD", "pkg/a.py", "keep/.gitignore"} {
+		os.MkdirAll(filepath.Join(ws, filepath.Dir(name)), 0o755)
+		os.WriteFile(filepath.Join(ws, name), []byte("x"), 0o644)
+	}
+	spec := sandboxtest.Spec(ws)
+	spec.Exclude = []string{".git"}
+	res, err := eng.Run(context.Background(), spec, sandbox.Run{Cmd: sh("find . -type f | sort")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "./keep/.gitignore\n./pkg/a.py\n"; string(res.Stdout) != want {
+		t.Errorf("workspace files %q, want %q", res.Stdout, want)
+	}
+}

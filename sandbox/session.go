@@ -345,7 +345,7 @@ func (s *Session) start(ctx context.Context) (err error) {
 
 	pr, pw := io.Pipe()
 	go func() {
-		pw.CloseWithError(writeSeed(pw, s.agent, s.spec.Workspace, s.spec.Limits.Root))
+		pw.CloseWithError(writeSeed(pw, s.agent, s.spec))
 	}()
 	if err := e.cli.CopyToContainer(ctx, id, agent.Root, pr, container.CopyToContainerOptions{}); err != nil {
 		pr.CloseWithError(err)

@@ -46,6 +46,9 @@ type Spec struct {
 	// Workspace is a host directory copied into the container as the
 	// pristine workspace; empty means an empty workspace.
 	Workspace string
+	// Exclude names directories of Workspace left out at any depth, such
+	// as ".git".
+	Exclude []string
 	// Env holds KEY=VALUE pairs set for every run.
 	Env    []string
 	Limits Limits
