@@ -1,0 +1,60 @@
+package edits
+
+import (
+	"strings"
+	"testing"
+)
+
+// fuzzLines are the lines fuzz inputs are made of: few, so that they repeat
+// and many alignments compete, with blank, CRLF and non-ASCII lines.
+var fuzzLines = []string{"a\n", "b\n", "c\n", "\n", "}\n", "\tx := 1\n", "ü\r\n", "\r\n"}
+
+// fuzzText turns fuzz bytes into text: each byte picks a line, and a high
+// bit on the last byte drops the final newline.
+func fuzzText(data []byte) string {
+	var b strings.Builder
+	for _, c := range data {
+		b.WriteString(fuzzLines[int(c)%len(fuzzLines)])
+	}
+	s := b.String()
+	if len(data) > 0 && data[len(data)-1]&0x80 != 0 {
+		s = strings.TrimSuffix(s, "\n")
+	}
+	return s
+}
+
+// FuzzDiff diffs random old and new texts, applies the patch with the
+// test's strict patcher and checks that it reproduces the new text with a
+// shortest edit script.
+func FuzzDiff(f *testing.F) {
+	f.Add([]byte{}, []byte{0, 1, 2})
+	f.Add([]byte{0, 1, 2}, []byte{})
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6}, []byte{0, 1, 2, 3, 4, 5, 7, 7, 0, 1, 2, 3, 4, 5, 6})
+	f.Add([]byte{0, 1, 0x82}, []byte{0, 1, 2})
+	f.Add([]byte{3, 3, 3, 4, 3, 3, 3, 3, 3, 3, 3, 4, 4}, []byte{4, 3, 3, 3, 3, 3, 3, 3, 3, 4, 3, 0x84})
+	f.Fuzz(func(t *testing.T, oldData, newData []byte) {
+		old, new := fuzzText(oldData), fuzzText(newData)
+		if old == new {
+			return
+		}
+		c, err := newChange("f.txt", StatusModified, old, new, "100644")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w strings.Builder
+		c.write(&w)
+		got, err := patchApply(map[string]string{"f.txt": old}, w.String())
+		if err != nil {
+			t.Fatalf("patch does not apply: %v\n%s", err, w.String())
+		}
+		if got["f.txt"] != new {
+			t.Fatalf("patch gives %q, want %q\n%s", got["f.txt"], new, w.String())
+		}
+		if a, b := splitLines(old), splitLines(new); len(a)*len(b) <= 1e6 {
+			added, removed := c.counts()
+			if want := len(a) + len(b) - 2*lcsLen(a, b); added+removed != want {
+				t.Fatalf("%d lines changed, a shortest edit script changes %d", added+removed, want)
+			}
+		}
+	})
+}

@@ -1,0 +1,46 @@
+package repoconfig
+
+import "time"
+
+// Where the configuration lives, relative to the repository root. Both names
+// are accepted; a repository may have only one of them.
+const (
+	Path    = ".github/capsule.yml"
+	AltPath = ".github/capsule.yaml"
+)
+
+// MaxSize is the largest configuration file accepted, in bytes.
+const MaxSize = 64 << 10
+
+// What the bot does with an issue when no attempt passes the tests.
+const (
+	OnFailureDraft   = "draft"   // open a draft pull request
+	OnFailureComment = "comment" // only comment on the issue
+)
+
+// Config is a repository's Capsule configuration.
+type Config struct {
+	Label       string        // the label that triggers Capsule on an issue
+	Test        string        // the test command; "" means detect it
+	Setup       string        // run before the tests; "" means none
+	Network     bool          // whether Setup may use the network (tests never may)
+	Image       string        // sandbox image; "" means Capsule's default image
+	Timeout     time.Duration // limit on one test run
+	MaxAttempts int           // fix attempts after the first generation
+	History     int           // earlier attempts shown to the model
+	Protected   []string      // globs of paths the model may not modify
+	OnFailure   string        // OnFailureDraft or OnFailureComment
+	Source      string        // the file the configuration came from; "" for defaults
+}
+
+// Default returns the configuration used when a repository has none.
+func Default() Config {
+	return Config{
+		Label:       "capsule",
+		Timeout:     5 * time.Minute,
+		MaxAttempts: 5,
+		History:     1,
+		Protected:   []string{"tests/**", "test/**", "**/test_*.py", "**/*_test.py", ".github/**"},
+		OnFailure:   OnFailureDraft,
+	}
+}

@@ -1,0 +1,193 @@
+package repoconfig
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+)
+
+// ErrNoTestCommand is returned when detection finds no test command.
+var ErrNoTestCommand = errors.New("no test command detected (looked for pytest, unittest, go test and npm test): set test: in " + Path)
+
+// The commands detection chooses from.
+const (
+	pytestCommand   = "python3 -m pytest -q"
+	unittestCommand = "python3 -m unittest discover -v"
+	goCommand       = "go test ./..."
+	npmCommand      = "npm test"
+)
+
+const (
+	// maxEntries bounds the walk over a repository's files.
+	maxEntries = 20_000
+	// maxReadSize bounds what detection reads of one file.
+	maxReadSize = 1 << 20
+)
+
+// Detection is a test command chosen by looking at a repository's files.
+type Detection struct {
+	Command string // run in the repository root
+	Reason  string // why it was chosen, for the log
+}
+
+// DetectTest chooses the command that runs the tests of the repository
+// checked out at repoDir. In order of priority: pytest when anything points
+// to it, unittest when every Python test file is a unittest module that
+// unittest's discovery finds, pytest for other Python test files (it runs
+// unittest tests too), go test for a go.mod, and npm test for a package.json
+// with a real test script. It returns ErrNoTestCommand when none applies.
+//
+// The walk skips hidden directories, .git, node_modules, vendor, venv and
+// .venv, does not follow symbolic links, and stops after 20,000 entries.
+func DetectTest(repoDir string) (Detection, error) {
+	root, err := os.OpenRoot(repoDir)
+	if err != nil {
+		return Detection{}, fmt.Errorf("detect test command: %w", err)
+	}
+	defer root.Close()
+	return detect(root.FS(), maxEntries)
+}
+
+// detector reports the command it finds in a repository, if any.
+type detector func(fsys fs.FS, t *tree) (Detection, bool, error)
+
+// detect is DetectTest on a file system, walking at most limit entries.
+func detect(fsys fs.FS, limit int) (Detection, error) {
+	t, err := walk(fsys, limit)
+	if err != nil {
+		return Detection{}, fmt.Errorf("detect test command: %w", err)
+	}
+	partial := ""
+	if t.truncated {
+		partial = fmt.Sprintf(" (looked at the first %d files only)", limit)
+	}
+	for _, find := range []detector{detectPython, detectGo, detectNode} {
+		d, ok, err := find(fsys, t)
+		if err != nil {
+			return Detection{}, fmt.Errorf("detect test command: %w", err)
+		}
+		if ok {
+			d.Reason += partial
+			return d, nil
+		}
+	}
+	if partial != "" {
+		return Detection{}, fmt.Errorf("%w%s", ErrNoTestCommand, partial)
+	}
+	return Detection{}, ErrNoTestCommand
+}
+
+// TestCommand returns the command that runs the repository's tests: the
+// configured one when set, else the detected one, and why it was chosen.
+func (c Config) TestCommand(repoDir string) (cmd, reason string, err error) {
+	if c.Test != "" {
+		src := c.Source
+		if src == "" {
+			src = "the configuration"
+		}
+		return c.Test, "from " + src, nil
+	}
+	d, err := DetectTest(repoDir)
+	if err != nil {
+		return "", "", err
+	}
+	return d.Command, d.Reason, nil
+}
+
+// tree is what detection knows of a repository's files.
+type tree struct {
+	top       map[string]bool // regular files in the root directory
+	conftests []string        // conftest.py files
+	tests     []string        // Python test files, in lexical order
+	packages  map[string]bool // directories holding an __init__.py
+	truncated bool            // the walk stopped at its limit
+}
+
+// walk gathers a tree from fsys, looking at no more than limit entries.
+// Directories that cannot be read are skipped.
+func walk(fsys fs.FS, limit int) (*tree, error) {
+	t := &tree{top: make(map[string]bool), packages: make(map[string]bool)}
+	entries := 0
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == "." {
+				return err
+			}
+			return nil
+		}
+		if p == "." {
+			return nil
+		}
+		if entries++; entries > limit {
+			t.truncated = true
+			return fs.SkipAll
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if skipDir(name) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		dir := path.Dir(p)
+		switch {
+		case name == "__init__.py":
+			t.packages[dir] = true
+		case name == "conftest.py":
+			t.conftests = append(t.conftests, p)
+		case isPythonTest(name):
+			t.tests = append(t.tests, p)
+		}
+		if dir == "." {
+			t.top[name] = true
+		}
+		return nil
+	})
+	return t, err
+}
+
+// skipDir reports whether the walk leaves out directories called name.
+func skipDir(name string) bool {
+	switch name {
+	case "node_modules", "vendor", "venv", "__pycache__":
+		return true
+	}
+	return strings.HasPrefix(name, ".") // .git, .venv, .tox, ...
+}
+
+func detectGo(_ fs.FS, t *tree) (Detection, bool, error) {
+	if !t.top["go.mod"] {
+		return Detection{}, false, nil
+	}
+	return Detection{goCommand, "go: found go.mod"}, true, nil
+}
+
+// detectNode finds a package.json whose test script is not the placeholder
+// "npm init" writes.
+func detectNode(fsys fs.FS, t *tree) (Detection, bool, error) {
+	if !t.top["package.json"] {
+		return Detection{}, false, nil
+	}
+	data, err := readFile(fsys, "package.json", maxReadSize)
+	if err != nil {
+		return Detection{}, false, fmt.Errorf("read package.json: %w", err)
+	}
+	var pkg struct {
+		Scripts map[string]any `json:"scripts"`
+	}
+	if err := json.Unmarshal(data, &pkg); err != nil {
+		return Detection{}, false, fmt.Errorf("parse package.json: %w", err)
+	}
+	test, _ := pkg.Scripts["test"].(string)
+	if strings.TrimSpace(test) == "" || strings.Contains(test, "no test specified") {
+		return Detection{}, false, nil
+	}
+	return Detection{npmCommand, fmt.Sprintf("npm: package.json has scripts.test %q", shorten(test, 60))}, true, nil
+}

@@ -1,0 +1,21 @@
+// Package repoconfig reads a repository's Capsule configuration,
+// .github/capsule.yml, and works out the command that runs the repository's
+// tests when the configuration does not name one.
+//
+// Every key is optional; a missing file means the defaults:
+//
+//	label: capsule                 # the issue label that triggers Capsule
+//	test: python3 -m pytest -q     # detected when absent
+//	setup: pip install -e .        # run before the tests; none by default
+//	network: false                 # network for setup only; tests never have it
+//	image: capsule-python          # sandbox image; Capsule's own when absent
+//	timeout: 5m                    # one test run: Go syntax, or whole seconds
+//	max_attempts: 5                # fix attempts after the first generation
+//	history: 1                     # earlier attempts shown to the model
+//	protected: ["tests/**", "test/**", "**/test_*.py", "**/*_test.py", ".github/**"]
+//	on_failure: draft              # draft (a draft pull request) or comment
+//
+// Parsing is strict: unknown keys, wrong types and bad values are errors that
+// name the file, the line and the key, so that they can be shown to the user
+// as they are.
+package repoconfig
