@@ -1,0 +1,229 @@
+package repocontext
+
+import (
+	"path"
+	"strings"
+)
+
+const (
+	// maxNames caps the symbols looked up in the repository; names not
+	// written as code on purpose stop at maxWeakNames, so that a long code
+	// block cannot crowd out the names that matter.
+	maxNames     = 48
+	maxWeakNames = 32
+	// maxPathMatches is how many equally shallow files a base name such
+	// as "ops.py" may match before it counts as ambiguous and matches none.
+	maxPathMatches = 3
+)
+
+// symbol is a name the issue mentions.
+type symbol struct {
+	name string
+	// spelled is how the issue states it: a signature, a qualified name,
+	// or the name.
+	spelled string
+	// sig marks a spelling taken from a signature.
+	sig bool
+	// strong marks a name written as code on purpose.
+	strong bool
+	// listed marks a name to report in Context.Symbols, not only to rank
+	// by (the class part of Calculator.divide is not).
+	listed bool
+}
+
+// pick is a ranked file, why it was picked, and its tier.
+type pick struct {
+	file int
+	why  string
+	tier int
+}
+
+// Tiers of picks, best first.
+const (
+	// tierSeed: named in the issue, defining a named symbol, or (when
+	// there are none) named like a word of the issue.
+	tierSeed = iota + 1
+	// tierNeighbour: imported by a seed or importing one.
+	tierNeighbour
+	// tierTest: a test mentioning a named symbol or importing a seed.
+	tierTest
+	// tierProject: the README and setup files.
+	tierProject
+)
+
+// analysis is what the issue names, resolved against the repository.
+type analysis struct {
+	// named are the files the issue names, in the order it names them.
+	named []pick
+	// symbols are the names it mentions, in order of first mention.
+	symbols []*symbol
+	byName  map[string]*symbol
+	words   []string
+}
+
+// analyze resolves the mentions of an issue against the repository.
+func (r *repo) analyze(iss issueText) *analysis {
+	a := &analysis{byName: make(map[string]*symbol), words: iss.words}
+	for _, m := range iss.mentions {
+		r.resolveMention(a, m)
+	}
+	return a
+}
+
+// resolveMention resolves one mention to named files or symbols.
+func (r *repo) resolveMention(a *analysis, m mention) {
+	if m.name != "" {
+		a.addSymbol(m.name, m.text, true, true, true)
+		return
+	}
+	if strings.ContainsAny(m.text, "./") {
+		if files := r.matchPath(m.text); files != nil {
+			for _, f := range files {
+				a.addNamed(f, "named in the issue")
+			}
+			return
+		}
+	}
+	t := m.text
+	for _, recv := range []string{"self.", "cls.", "this."} {
+		t = strings.TrimPrefix(t, recv)
+	}
+	switch {
+	case !isDottedName(t) || langTags[path.Ext(t)] != "":
+		// Not a name; a file name such as power.py that is not (yet) in
+		// the repository.
+	case strings.Contains(t, "."):
+		parts := strings.Split(t, ".")
+		if files, n := r.matchModule(parts); files != nil {
+			mod := strings.Join(parts[:n], ".")
+			for _, f := range files {
+				a.addNamed(f, "module "+mod+" named in the issue")
+			}
+			a.addQualified(parts, n, true)
+		} else if m.code || m.call || m.strong {
+			a.addQualified(parts, len(parts)-1, m.strong)
+			if isUpperFirst(parts[0]) {
+				a.addSymbol(parts[0], parts[0], false, m.strong, false)
+			}
+		}
+	default:
+		if f := r.pyModuleAtRoot(t); m.code && f >= 0 {
+			a.addNamed(f, "module "+t+" named in the issue")
+			return
+		}
+		a.addSymbol(t, t, false, m.strong, true)
+	}
+}
+
+// addQualified adds the names of a dotted name after its first n parts:
+// the last is listed as the whole dotted name, the others (a class) are
+// ranked by only.
+func (a *analysis) addQualified(parts []string, n int, strong bool) {
+	for k := n; k < len(parts); k++ {
+		last := k == len(parts)-1
+		a.addSymbol(parts[k], strings.Join(parts[:k+1], "."), false, strong, last)
+	}
+}
+
+// addSymbol records a mention of name, keeping the best spelling: a
+// signature, else the first strong one, else the first.
+func (a *analysis) addSymbol(name, spelled string, sig, strong, listed bool) {
+	if stopNames[name] {
+		return
+	}
+	s := a.byName[name]
+	if s == nil {
+		if len(a.symbols) >= maxNames || !strong && len(a.symbols) >= maxWeakNames {
+			return
+		}
+		s = &symbol{name: name, spelled: spelled, sig: sig}
+		a.byName[name] = s
+		a.symbols = append(a.symbols, s)
+	} else if sig && !s.sig || strong && !s.strong && !s.sig {
+		s.spelled, s.sig = spelled, sig
+	}
+	s.strong = s.strong || strong
+	s.listed = s.listed || listed
+}
+
+// addNamed records a file the issue names, once.
+func (a *analysis) addNamed(file int, why string) {
+	for _, p := range a.named {
+		if p.file == file {
+			return
+		}
+	}
+	a.named = append(a.named, pick{file: file, why: why, tier: tierSeed})
+}
+
+// matchPath finds the files a path-like token names: the file at that
+// path; else the deepest file the token ends with (an absolute path in a
+// traceback, a URL); else the shallowest files that end with the token
+// ("ops.py", "calc/ops.py" for src/calc/ops.py).
+func (r *repo) matchPath(tok string) []int {
+	tok = strings.TrimPrefix(tok, "./")
+	cands := r.byBase[path.Base(tok)]
+	if len(cands) == 0 {
+		return nil
+	}
+	if i, ok := r.index[tok]; ok {
+		return []int{i}
+	}
+	best := -1
+	for _, c := range cands {
+		if strings.HasSuffix(tok, "/"+r.files[c]) && (best < 0 || len(r.files[c]) > len(r.files[best])) {
+			best = c
+		}
+	}
+	if best >= 0 {
+		return []int{best}
+	}
+	var out []int
+	minDepth := -1
+	for _, c := range cands {
+		f := r.files[c]
+		if !strings.HasSuffix(f, "/"+tok) {
+			continue
+		}
+		switch depth := strings.Count(f, "/"); {
+		case minDepth < 0 || depth < minDepth:
+			out, minDepth = []int{c}, depth
+		case depth == minDepth:
+			out = append(out, c)
+		}
+	}
+	if len(out) > maxPathMatches {
+		return nil
+	}
+	return out
+}
+
+// moduleRoots are where a single-part module name is looked for: an issue
+// saying json.loads names a repository module only if json.py is at the
+// top or in a conventional source directory.
+var moduleRoots = []string{"", "src/", "lib/"}
+
+// matchModule finds the longest prefix of a dotted name that names Python
+// modules of the repository; it returns their files and the prefix length.
+func (r *repo) matchModule(parts []string) ([]int, int) {
+	for n := len(parts); n >= 2; n-- {
+		if files := r.modules.resolve(strings.Join(parts[:n], "."), "", maxDepthAny); files != nil {
+			return files, n
+		}
+	}
+	if f := r.pyModuleAtRoot(parts[0]); f >= 0 {
+		return []int{f}, 1
+	}
+	return nil, 0
+}
+
+// pyModuleAtRoot returns the file of the top-level module name in one of
+// the moduleRoots, or -1.
+func (r *repo) pyModuleAtRoot(name string) int {
+	for _, root := range moduleRoots {
+		if f, ok := r.pyFile(root + name); ok {
+			return f
+		}
+	}
+	return -1
+}

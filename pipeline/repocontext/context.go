@@ -1,0 +1,95 @@
+package repocontext
+
+import (
+	"errors"
+	"fmt"
+)
+
+// DefaultBudget is the token budget when [Options.Budget] is zero.
+const DefaultBudget = 24000
+
+// Issue is the issue the context is built for.
+type Issue struct {
+	Title, Body string
+}
+
+// Options tune [Build]; the zero value is ready to use.
+type Options struct {
+	// Budget is the most tokens, as counted by EstimateTokens, that the
+	// issue (title and body) and Context.Text may take together; zero means
+	// DefaultBudget.
+	Budget int
+	// Protected reports whether the model may not edit a file, given its
+	// slash-separated path relative to the repository; such files are
+	// marked "(read-only)" in the text. Nil protects nothing.
+	Protected func(path string) bool
+	// Exclude names further directories to skip: a bare name ("docs")
+	// skips every directory so named, a path ("docs/api") only that one.
+	Exclude []string
+}
+
+// Context is the repository context for one issue.
+type Context struct {
+	// Text is the rendered context for the prompt: the file tree, then the
+	// included files in rank order, each in a fenced block. It does not
+	// repeat the issue.
+	Text string
+	// Tree is the file listing in Text, collapsed to fit about a tenth of
+	// the budget.
+	Tree string
+	// Included are the files shown in Text, in rank order.
+	Included []Included
+	// Omitted are the ranked files that could not be shown, and why.
+	Omitted []Omitted
+	// Tokens is the estimate counted against the budget: the issue plus
+	// Text. It exceeds the budget only when the issue alone does.
+	Tokens int
+	// Symbols are the functions, classes and names the issue names, as it
+	// writes them: a signature when it gives one ("def divide(a, b)"), else
+	// the name ("divide", "calc.ops.divide"). Names seen only in code
+	// blocks or in prose without code markup are listed only when the
+	// repository defines them.
+	Symbols []string
+}
+
+// Included is a file shown in the context.
+type Included struct {
+	// Path is slash-separated and relative to the repository.
+	Path string
+	// Tokens is the estimate of the file's section in Text.
+	Tokens int
+	// Why says why the file was picked, e.g. "defines divide".
+	Why string
+	// ReadOnly reports that Options.Protected protects the file.
+	ReadOnly bool
+}
+
+// Omitted is a ranked file left out of the context.
+type Omitted struct {
+	// Path is slash-separated and relative to the repository.
+	Path string
+	// Why gives the reason, then why the file was picked, e.g.
+	// "over budget: needs 5321 tokens, 1200 left (imports calc/ops.py)".
+	Why string
+}
+
+// ErrBudget reports a negative budget.
+var ErrBudget = errors.New("repocontext: negative budget")
+
+// Build builds the context for issue from the repository checked out at
+// repoDir. It fails only when the repository cannot be read at all; files
+// it cannot show are listed in Context.Omitted.
+func Build(repoDir string, issue Issue, opts Options) (Context, error) {
+	if opts.Budget < 0 {
+		return Context{}, fmt.Errorf("%w: %d", ErrBudget, opts.Budget)
+	}
+	if opts.Budget == 0 {
+		opts.Budget = DefaultBudget
+	}
+	r, err := openRepo(repoDir, opts.Exclude)
+	if err != nil {
+		return Context{}, err
+	}
+	defer r.close()
+	return newBuilder(r, issue, opts).build(), nil
+}

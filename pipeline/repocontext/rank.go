@@ -1,0 +1,228 @@
+package repocontext
+
+import (
+	"cmp"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+)
+
+const (
+	// maxDefiners is how many files may define a name before it counts as
+	// too common to rank by (__init__, run, ...).
+	maxDefiners = 4
+	// maxImporters caps the files picked for importing one seed.
+	maxImporters = 3
+	// maxTests caps the tests picked.
+	maxTests = 8
+	// maxStemPicks caps the files picked by file name alone.
+	maxStemPicks = 3
+)
+
+// projectFiles are the root files shown last, while budget remains, in
+// this order; READMEs of any extension come first.
+var projectFiles = []string{
+	"pyproject.toml", "setup.cfg", "setup.py", "requirements.txt",
+	"requirements-dev.txt", "tox.ini", "pytest.ini", "package.json", "go.mod",
+}
+
+// ranking orders the files of a repository for an issue.
+type ranking struct {
+	r     *repo
+	a     *analysis
+	scans []fileScan
+	picks []pick
+	seen  map[int]bool
+}
+
+// rank returns the files to show, best first, in the tiers the package
+// documentation describes.
+func rank(r *repo, a *analysis, scans []fileScan) []pick {
+	k := &ranking{r: r, a: a, scans: scans, seen: make(map[int]bool)}
+	for _, p := range a.named {
+		k.add(p.file, tierSeed, p.why)
+	}
+	k.definers()
+	if len(k.picks) == 0 {
+		k.stems()
+	}
+	seeds := slices.Clone(k.picks)
+	k.neighbours(seeds)
+	k.tests(seeds)
+	k.project()
+	return k.picks
+}
+
+// add picks file unless it is already picked.
+func (k *ranking) add(file, tier int, why string) {
+	if !k.seen[file] {
+		k.seen[file] = true
+		k.picks = append(k.picks, pick{file: file, why: why, tier: tier})
+	}
+}
+
+// definers picks the files that define the named symbols, by the order
+// of the names; a name defined in too many files is skipped.
+func (k *ranking) definers() {
+	byName := make([][]int, len(k.a.symbols))
+	for f, s := range k.scans {
+		for _, n := range s.defines {
+			byName[n] = append(byName[n], f)
+		}
+	}
+	for _, files := range byName {
+		if len(files) > maxDefiners {
+			continue
+		}
+		for _, f := range files {
+			var names []string
+			for _, d := range k.scans[f].defines {
+				if len(byName[d]) <= maxDefiners {
+					names = append(names, k.a.symbols[d].name)
+				}
+			}
+			k.add(f, tierSeed, "defines "+strings.Join(names, ", "))
+		}
+	}
+}
+
+// stems picks source files whose name, without extension, is a word of the
+// issue: the fallback when the issue names no file and no defined symbol.
+func (k *ranking) stems() {
+	words := make(map[string]bool)
+	for _, w := range k.a.words {
+		if len(w) >= 4 && !stopStems[w] {
+			words[w] = true
+		}
+	}
+	byStem := make(map[string][]int)
+	for i, f := range k.r.files {
+		if langOf(f) == langNone || isTestFile(f) {
+			continue
+		}
+		stem := strings.ToLower(strings.TrimSuffix(path.Base(f), path.Ext(f)))
+		if words[stem] {
+			byStem[stem] = append(byStem[stem], i)
+		}
+	}
+	for _, w := range k.a.words {
+		if files := byStem[w]; len(files) <= maxStemPicks {
+			for _, f := range files {
+				if len(k.picks) < maxStemPicks {
+					k.add(f, tierSeed, fmt.Sprintf("file name matches %q in the issue", w))
+				}
+			}
+		}
+	}
+}
+
+// stopStems are file names too common to match an issue's words.
+var stopStems = makeSet("test tests main init setup index conftest utils util helpers common")
+
+// neighbours picks, for each seed, the files it imports and up to
+// maxImporters files that import it; tests are left to the test tier.
+func (k *ranking) neighbours(seeds []pick) {
+	importers := k.importers(seeds, false)
+	for _, s := range seeds {
+		for _, f := range k.scans[s.file].imports {
+			if !isTestFile(k.r.files[f]) {
+				k.add(int(f), tierNeighbour, "imported by "+k.r.files[s.file])
+			}
+		}
+		for _, f := range importers[s.file][:min(len(importers[s.file]), maxImporters)] {
+			k.add(f, tierNeighbour, "imports "+k.r.files[s.file])
+		}
+	}
+}
+
+// importers maps each seed to the files that import it, in path order:
+// tests only, or only files that are not tests.
+func (k *ranking) importers(seeds []pick, tests bool) map[int][]int {
+	isSeed := make(map[int32]bool, len(seeds))
+	for _, s := range seeds {
+		isSeed[int32(s.file)] = true
+	}
+	out := make(map[int][]int)
+	for f, s := range k.scans {
+		if isTestFile(k.r.files[f]) != tests {
+			continue
+		}
+		for _, imp := range s.imports {
+			if isSeed[imp] {
+				out[int(imp)] = append(out[int(imp)], f)
+			}
+		}
+	}
+	return out
+}
+
+// tests picks up to maxTests tests that mention a named symbol or import a
+// seed: those doing both first, then by how many symbols they mention.
+func (k *ranking) tests(seeds []pick) {
+	type test struct {
+		file     int
+		imports  string // the first seed it imports
+		mentions []string
+	}
+	both := func(t *test) int {
+		if t.imports != "" && len(t.mentions) > 0 {
+			return 1
+		}
+		return 0
+	}
+	byFile := make(map[int]*test)
+	get := func(f int) *test {
+		if byFile[f] == nil {
+			byFile[f] = &test{file: f}
+		}
+		return byFile[f]
+	}
+	importers := k.importers(seeds, true)
+	for _, s := range seeds {
+		for _, f := range importers[s.file] {
+			if t := get(f); t.imports == "" {
+				t.imports = k.r.files[s.file]
+			}
+		}
+	}
+	for f, s := range k.scans {
+		for _, n := range s.mentions {
+			get(f).mentions = append(get(f).mentions, k.a.symbols[n].name)
+		}
+	}
+	tests := make([]*test, 0, len(byFile))
+	for _, t := range byFile {
+		tests = append(tests, t)
+	}
+	slices.SortFunc(tests, func(a, b *test) int {
+		return cmp.Or(
+			cmp.Compare(both(b), both(a)),
+			cmp.Compare(len(b.mentions), len(a.mentions)),
+			cmp.Compare(a.file, b.file))
+	})
+	for _, t := range tests[:min(len(tests), maxTests)] {
+		var why []string
+		if t.imports != "" {
+			why = append(why, "imports "+t.imports)
+		}
+		if len(t.mentions) > 0 {
+			why = append(why, "mentions "+strings.Join(t.mentions, ", "))
+		}
+		k.add(t.file, tierTest, "test that "+strings.Join(why, " and "))
+	}
+}
+
+// project picks the README and setup files at the repository root.
+func (k *ranking) project() {
+	for i, f := range k.r.files {
+		if !strings.Contains(f, "/") && strings.HasPrefix(strings.ToLower(f), "readme") {
+			k.add(i, tierProject, "project README")
+		}
+	}
+	for _, f := range projectFiles {
+		if i, ok := k.r.index[f]; ok {
+			k.add(i, tierProject, "project setup")
+		}
+	}
+}

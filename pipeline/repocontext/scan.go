@@ -1,0 +1,109 @@
+package repocontext
+
+import (
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// fileScan is what scanning one source file found.
+type fileScan struct {
+	// defines are the symbols (indexes into analysis.symbols) the file
+	// defines.
+	defines []int32
+	// mentions are the symbols a test file mentions.
+	mentions []int32
+	// imports are the repository files a Python file imports.
+	imports []int32
+}
+
+// scanner scans source files for definitions of the wanted names, for
+// Python imports, and in tests for mentions of the names.
+type scanner struct {
+	r      *repo
+	names  []string
+	wanted map[string]int32
+}
+
+// scan reads the head of every source file once, in parallel, and returns
+// what it found by file index. With no names only Python files are read,
+// for their imports.
+func (r *repo) scan(names []string) []fileScan {
+	s := &scanner{r: r, names: names, wanted: make(map[string]int32, len(names))}
+	for k, n := range names {
+		s.wanted[n] = int32(k)
+	}
+	var targets []int
+	for i, f := range r.files {
+		lang := langOf(f)
+		if !r.symlink[i] && (lang == langPython || lang != langNone && len(names) > 0) {
+			targets = append(targets, i)
+		}
+	}
+	out := make([]fileScan, len(r.files))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(targets)) {
+		wg.Go(func() {
+			buf := make([]byte, scanSize)
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= len(targets) {
+					return
+				}
+				out[targets[k]] = s.file(targets[k], buf)
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// file scans file i, reading its head into buf.
+func (s *scanner) file(i int, buf []byte) fileScan {
+	var res fileScan
+	data := s.r.readHead(i, buf)
+	if data == nil {
+		return res
+	}
+	py := langOf(s.r.files[i]) == langPython
+	for off := 0; off < len(data); {
+		start := off
+		var line []byte
+		line, off = nextLine(data, off)
+		if len(s.wanted) > 0 {
+			if name := definedName(line); name != nil {
+				if k, ok := s.wanted[string(name)]; ok && !slices.Contains(res.defines, k) {
+					res.defines = append(res.defines, k)
+				}
+			}
+		}
+		if py && isImportStart(trimIndent(line)) {
+			var stmt string
+			stmt, off = logicalLine(data, start, true)
+			res.imports = s.imports(i, stmt, res.imports)
+		}
+	}
+	if isTestFile(s.r.files[i]) {
+		for k, name := range s.names {
+			if containsWord(data, name) {
+				res.mentions = append(res.mentions, int32(k))
+			}
+		}
+	}
+	return res
+}
+
+// imports appends to dst the repository files an import statement in
+// file i refers to.
+func (s *scanner) imports(i int, stmt string, dst []int32) []int32 {
+	for _, imp := range parseImports(stmt) {
+		for _, f := range s.r.resolveImport(i, imp) {
+			if f != i && !slices.Contains(dst, int32(f)) {
+				dst = append(dst, int32(f))
+			}
+		}
+	}
+	return dst
+}

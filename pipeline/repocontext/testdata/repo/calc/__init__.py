@@ -1,0 +1,5 @@
+"""A tiny calculator."""
+
+from .ops import add, divide
+
+__all__ = ["add", "divide"]

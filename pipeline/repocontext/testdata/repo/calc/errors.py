@@ -1,0 +1,2 @@
+class CalcError(Exception):
+    """An operation has no result."""

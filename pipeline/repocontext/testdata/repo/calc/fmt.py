@@ -1,0 +1,2 @@
+def fmt_number(x: float) -> str:
+    return f"{x:g}"
