@@ -76,17 +76,22 @@ func (r Result) Passed() bool { return r.ExitCode == 0 && !r.TimedOut && !r.OOMK
 
 // Reason explains in a few words why a run did not pass, or "" when it did.
 func (r Result) Reason() string {
+	if r.Passed() {
+		return ""
+	}
+	var reason string
 	switch {
 	case r.TimedOut:
-		return fmt.Sprintf("timed out after %s", r.Timeout)
+		reason = fmt.Sprintf("timed out after %s", r.Timeout)
 	case r.OOMKilled:
-		return fmt.Sprintf("killed for using more than %s of memory", FormatBytes(r.Memory))
-	case r.PidsLimited && r.ExitCode != 0:
-		return fmt.Sprintf("exit status %d; the process limit was reached (fork bomb?)", r.ExitCode)
-	case r.ExitCode != 0:
-		return fmt.Sprintf("exit status %d", r.ExitCode)
+		reason = fmt.Sprintf("killed for using more than %s of memory", FormatBytes(r.Memory))
+	default:
+		reason = fmt.Sprintf("exit status %d", r.ExitCode)
 	}
-	return ""
+	if r.PidsLimited {
+		reason += "; the process limit was reached (fork bomb?)"
+	}
+	return reason
 }
 
 // Session is a warm sandbox container that runs many commands, each from

@@ -118,7 +118,7 @@ func runSandboxRun(ctx context.Context, env *environment, args []string) int {
 	case res.OOMKilled:
 		fmt.Fprintf(env.stderr, "capsule sandbox: %s\n", res.Reason())
 		return 137
-	case res.PidsLimited && res.ExitCode != 0:
+	case res.PidsLimited && !res.Passed():
 		fmt.Fprintf(env.stderr, "capsule sandbox: %s\n", res.Reason())
 	}
 	return res.ExitCode
