@@ -1,0 +1,202 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/pipeline/edits"
+	"github.com/capsulehq/capsule/pipeline/repoconfig"
+	"github.com/capsulehq/capsule/sandbox"
+	"github.com/capsulehq/capsule/sandbox/image"
+)
+
+// Files written into solve's --out directory.
+const (
+	patchFile        = "patch.diff"
+	attemptsJSONFile = "attempts.json"
+	attemptsMDFile   = "attempts.md"
+)
+
+func runSolve(ctx context.Context, env *environment, args []string) int {
+	fs := flag.NewFlagSet("solve", flag.ContinueOnError)
+	var mf modelFlags
+	mf.register(fs)
+	repo := fs.String("repo", "", "the repository's directory (required)")
+	issuePath := fs.String("issue", "", "Markdown file with the issue, or - for standard input: a first `# ` heading is the title (required)")
+	out := fs.String("out", "", "directory for patch.diff, attempts.json and attempts.md")
+	apply := fs.Bool("apply", false, "write the final files into the repository when the tests pass")
+	testCmd := fs.String("test-cmd", "", "test command (overrides .github/capsule.yml and detection)")
+	img := fs.String("image", "", "sandbox image (overrides .github/capsule.yml; default "+image.Default()+")")
+	maxAttempts := fs.Int("max-attempts", -1, "fix attempts after the first generation (default: the repository's config, else 5)")
+	history := fs.Int("history", -1, "earlier (code, feedback) pairs kept in fix calls (default: the repository's config, else 1)")
+	feedbackMode := fs.String("feedback", string(pipeline.FeedbackRefined), "feedback to the model: refined or raw")
+	budget := fs.Int("context-budget", 0, "token budget of the repository context (default 24000)")
+	fs.Usage = func() {
+		fmt.Fprintln(env.stderr, "Usage: capsule solve --repo DIR --issue FILE|- [--out DIR] [--apply] [flags]\n\nRuns the self-debugging loop on an issue against the repository's own\ntests in the sandbox. Exits 0 when the tests pass, 1 when no attempt\npassed, 2 on a usage or configuration error, 3 when the engine or the\nmodel cannot be reached.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if code := parseFlags(fs, env, args); code >= 0 {
+		return code
+	}
+	if *repo == "" || *issuePath == "" || fs.NArg() > 0 {
+		fmt.Fprintln(env.stderr, "capsule solve: need --repo DIR and --issue FILE (or -), and no other arguments")
+		return exitUsage
+	}
+	if info, err := os.Stat(*repo); err != nil || !info.IsDir() {
+		return fail(env, fmt.Errorf("%w: repository %s is not a directory", errUsage, *repo))
+	}
+	title, body, err := readIssue(*issuePath, os.Stdin)
+	if err != nil {
+		return fail(env, fmt.Errorf("%w: %w", errUsage, err))
+	}
+	cfg, err := repoconfig.Load(*repo)
+	if err != nil {
+		return fail(env, fmt.Errorf("%w: %w", errUsage, err))
+	}
+	task := pipeline.RepoTask{
+		ID: "issue", Title: title, Body: body, Repo: *repo,
+		Setup: cfg.Setup, SetupNetwork: cfg.Network, TestTimeout: cfg.Timeout,
+		ContextBudget: *budget,
+		Protected:     func(p string) (string, bool) { return repoconfig.Protected(p, cfg.Protected) },
+	}
+	task.TestCommand, task.TestReason = *testCmd, "from --test-cmd"
+	if task.TestCommand == "" {
+		if task.TestCommand, task.TestReason, err = cfg.TestCommand(*repo); err != nil {
+			return fail(env, fmt.Errorf("%w: %w", errUsage, err))
+		}
+	}
+	settings := pipeline.DefaultSettings()
+	settings.MaxAttempts, settings.History = pick(*maxAttempts, cfg.MaxAttempts), pick(*history, cfg.History)
+	if settings.Feedback, err = pipeline.ParseFeedbackMode(*feedbackMode); err != nil {
+		return fail(env, fmt.Errorf("%w: --feedback: %w", errUsage, err))
+	}
+	ref := firstNonEmpty(*img, cfg.Image, image.Default())
+
+	client, err := mf.client(ctx)
+	if err != nil {
+		return fail(env, err)
+	}
+	eng, err := sandbox.Connect(ctx, sandbox.Options{Logger: env.log})
+	if err != nil {
+		return fail(env, err)
+	}
+	defer eng.Close()
+	if err := eng.EnsureImage(ctx, ref, ref != image.Default()); err != nil {
+		return fail(env, err)
+	}
+	limits := sandbox.DefaultLimits()
+	limits.Timeout = cfg.Timeout
+	limits.Network = cfg.Network && cfg.Setup != ""
+	box, err := eng.NewSession(ctx, sandbox.Spec{Image: ref, Workspace: *repo, Exclude: []string{".git"}, Limits: limits})
+	if err != nil {
+		return fail(env, err)
+	}
+	defer box.Close()
+
+	settings.Model, settings.Image = client.Config().Model, ref
+	settings.Progress = func(e pipeline.Event) {
+		fmt.Fprintf(env.stderr, "attempt %d of %d: %s\n", e.Attempt, e.Of, e.Summary)
+	}
+	fmt.Fprintf(env.stderr, "capsule solve: %q with %s; tests: %s (%s)\n", title, settings.Model, task.TestCommand, task.TestReason)
+	outcome, err := pipeline.SolveRepo(ctx, client, box, task, settings)
+	if outcome != nil && *out != "" {
+		if werr := writeSolveOutput(*out, outcome); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	if err != nil {
+		return fail(env, err)
+	}
+	log := outcome.Log
+	if !log.Solved {
+		fmt.Fprintf(env.stderr, "capsule solve: not solved: %s\n", log.Stopped)
+		return exitFailure
+	}
+	fmt.Fprintf(env.stderr, "capsule solve: tests pass at attempt %d (%d model calls)\n", log.AttemptIndex, log.ModelCalls())
+	if *apply {
+		if err := edits.Apply(*repo, outcome.Edits); err != nil {
+			return fail(env, fmt.Errorf("apply the change: %w", err))
+		}
+		fmt.Fprintf(env.stderr, "capsule solve: change applied to %s\n", *repo)
+	}
+	if *out == "" {
+		fmt.Fprint(env.stdout, outcome.Patch)
+	}
+	return exitOK
+}
+
+// writeSolveOutput writes the patch and the attempt log.
+func writeSolveOutput(dir string, o *pipeline.RepoOutcome) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	data, err := json.MarshalIndent(o.Log, "", "  ")
+	if err != nil {
+		return err
+	}
+	var md strings.Builder
+	if err := o.Log.WriteMarkdown(&md); err != nil {
+		return err
+	}
+	for name, content := range map[string][]byte{
+		patchFile:        []byte(o.Patch),
+		attemptsJSONFile: append(data, '\n'),
+		attemptsMDFile:   []byte(md.String()),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), content, 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// readIssue reads an issue in Markdown: the first `# ` heading is the
+// title, the rest the body. Without a heading the first line is the title.
+func readIssue(path string, stdin io.Reader) (title, body string, err error) {
+	var data []byte
+	if path == "-" {
+		data, err = io.ReadAll(stdin)
+	} else {
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("read the issue: %w", err)
+	}
+	text := strings.TrimSpace(strings.ReplaceAll(string(data), "\r\n", "\n"))
+	if text == "" {
+		return "", "", errors.New("the issue is empty")
+	}
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		if t, ok := strings.CutPrefix(line, "# "); ok {
+			rest := append(append([]string{}, lines[:i]...), lines[i+1:]...)
+			return strings.TrimSpace(t), strings.TrimSpace(strings.Join(rest, "\n")), nil
+		}
+	}
+	return strings.TrimSpace(lines[0]), strings.TrimSpace(strings.Join(lines[1:], "\n")), nil
+}
+
+// pick returns flag when it was set (non-negative), else fallback.
+func pick(flag, fallback int) int {
+	if flag >= 0 {
+		return flag
+	}
+	return fallback
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

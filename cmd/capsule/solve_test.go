@@ -1,0 +1,307 @@
+package main
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/capsulehq/capsule/internal/fakeopenai"
+	"github.com/capsulehq/capsule/internal/sandboxtest"
+	"github.com/capsulehq/capsule/sandbox"
+	"github.com/capsulehq/capsule/sandbox/image"
+)
+
+const rightStats = `"""Statistics over lists of numbers."""
+
+from calc.ops import divide
+
+
+def mean(values):
+    """Return the arithmetic mean of values, 0.0 for no values."""
+    if not values:
+        return 0.0
+    return divide(sum(values), len(values))
+
+
+def median(values):
+    """Return the middle value of values (the mean of the two middle ones
+    when there is an even number of them), 0.0 for no values."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return mean(ordered[middle - 1 : middle + 1])
+`
+
+// wrongStats returns None for an empty list instead of 0.0.
+var wrongStats = strings.Replace(rightStats, "return 0.0\n    return divide", "return None\n    return divide", 1)
+
+// files answers in the repo-mode format.
+func files(pairs ...string) string {
+	var b strings.Builder
+	b.WriteString("The empty list must be handled before dividing.\n\n")
+	for i := 0; i+1 < len(pairs); i += 2 {
+		b.WriteString("### File: " + pairs[i] + "\n```python\n" + pairs[i+1] + "```\n\n")
+	}
+	return b.String()
+}
+
+// exampleRepo copies examples/calculator into a temp dir, with the config
+// replaced when config is not empty.
+func exampleRepo(t *testing.T, config string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "calculator")
+	src := filepath.Join("..", "..", "examples", "calculator")
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if config != "" {
+		if err := os.WriteFile(filepath.Join(dir, ".github", "capsule.yml"), []byte(config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+type solveRun struct {
+	code           int
+	stdout, stderr string
+	server         *fakeopenai.Server
+	out            string
+}
+
+func solveWith(t *testing.T, repo string, answers []string, extra ...string) solveRun {
+	t.Helper()
+	var replies []fakeopenai.Response
+	for _, a := range answers {
+		replies = append(replies, fakeopenai.Reply(a))
+	}
+	srv := fakeopenai.New(t, fakeopenai.Sequence(replies...))
+	out := t.TempDir()
+	args := append([]string{"solve", "--repo", repo, "--issue", filepath.Join("..", "..", "examples", "calculator-issue.md"),
+		"--base-url", srv.URL(), "--model", "fake", "--out", out}, extra...)
+	code, stdout, stderr := capsule(t, args...)
+	return solveRun{code: code, stdout: stdout, stderr: stderr, server: srv, out: out}
+}
+
+func readOut(t *testing.T, dir, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func TestSolve(t *testing.T) {
+	eng := sandboxtest.Engine(t)
+	outside := func(repo string) []string {
+		return []string{filepath.Join(filepath.Dir(repo), "x.py"), "/tmp/capsule-evil.py", filepath.Join(filepath.Dir(repo), "evil.py")}
+	}
+	tests := []struct {
+		name     string
+		answers  []string
+		prepare  func(t *testing.T, repo string)
+		code     int
+		calls    int
+		feedback string // in the feedback of the first attempt
+	}{
+		{name: "right first time", answers: []string{files("calc/stats.py", rightStats)}, code: exitOK, calls: 1},
+		{name: "wrong then right", answers: []string{files("calc/stats.py", wrongStats), files("calc/stats.py", rightStats)}, code: exitOK, calls: 2,
+			feedback: "test_mean_of_nothing_is_zero"},
+		{name: "protected test refused then right",
+			answers: []string{files("tests/test_stats.py", "def test_nothing():\n    pass\n"), files("calc/stats.py", rightStats)},
+			code:    exitOK, calls: 2, feedback: "you may not modify tests/test_stats.py"},
+		{name: "escapes refused",
+			prepare: func(t *testing.T, repo string) {
+				outside := filepath.Join(filepath.Dir(repo), "outside")
+				if err := os.Mkdir(outside, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(filepath.Join("..", "outside"), filepath.Join(repo, "link")); err != nil {
+					t.Fatal(err)
+				}
+			},
+			answers: []string{files("../x.py", "x = 1\n", "/tmp/capsule-evil.py", "x = 1\n", "link/evil.py", "x = 1\n"), files("calc/stats.py", rightStats)},
+			code:    exitOK, calls: 2, feedback: "../x.py"},
+		{name: "no code then right", answers: []string{"I would add a check for the empty list.", files("calc/stats.py", rightStats)}, code: exitOK, calls: 2,
+			feedback: "### File:"},
+		{name: "never right", answers: []string{files("calc/stats.py", wrongStats)}, code: exitFailure, calls: 6},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			repo := exampleRepo(t, "")
+			if tt.prepare != nil {
+				tt.prepare(t, repo)
+			}
+			r := solveWith(t, repo, tt.answers)
+			if r.code != tt.code || len(r.server.Requests()) != tt.calls {
+				t.Fatalf("exit %d after %d model calls, want %d after %d\nstderr:\n%s", r.code, len(r.server.Requests()), tt.code, tt.calls, r.stderr)
+			}
+			for _, p := range outside(repo) {
+				if _, err := os.Lstat(p); err == nil {
+					t.Errorf("%s was written outside the repository", p)
+				}
+			}
+			if tt.feedback != "" {
+				req := r.server.Requests()[1]
+				if fb := req.Messages[len(req.Messages)-1].Content; !strings.Contains(fb, tt.feedback) {
+					t.Errorf("feedback lacks %q:\n%s", tt.feedback, fb)
+				}
+			}
+			md := readOut(t, r.out, attemptsMDFile)
+			if tt.code == exitOK && !strings.Contains(md, "**Tests pass**") || tt.code != exitOK && !strings.Contains(md, "**Tests do not pass.**") {
+				t.Errorf("attempts.md does not say the outcome plainly:\n%s", md)
+			}
+			if data, _ := os.ReadFile(filepath.Join(repo, "calc", "stats.py")); strings.Contains(string(data), "if not values") {
+				t.Error("the repository was changed without --apply")
+			}
+			ids, _ := eng.Owned(context.Background())
+			if len(ids) > 0 {
+				t.Errorf("containers left: %v", ids)
+			}
+		})
+	}
+}
+
+// TestPatchApplies applies patch.diff with git apply to a fresh copy of the
+// repository and runs its tests there.
+func TestPatchApplies(t *testing.T) {
+	eng := sandboxtest.Engine(t)
+	r := solveWith(t, exampleRepo(t, ""), []string{files("calc/stats.py", rightStats)})
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	fresh := exampleRepo(t, "")
+	cmd := exec.Command("git", "apply", "--verbose", filepath.Join(r.out, patchFile))
+	cmd.Dir = fresh
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git apply: %v\n%s", err, out)
+	}
+	spec := sandbox.Spec{Image: image.Default(), Workspace: fresh, Limits: sandbox.DefaultLimits()}
+	res, err := eng.Run(context.Background(), spec, sandbox.Run{Cmd: []string{"python3", "-m", "pytest", "-q", "-p", "no:cacheprovider"}})
+	if err != nil || !res.Passed() {
+		t.Fatalf("tests after git apply: %v\n%s%s", err, res.Stdout, res.Stderr)
+	}
+}
+
+func TestSolveApply(t *testing.T) {
+	sandboxtest.Engine(t)
+	repo := exampleRepo(t, "")
+	r := solveWith(t, repo, []string{files("calc/stats.py", rightStats)}, "--apply")
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if got, _ := os.ReadFile(filepath.Join(repo, "calc", "stats.py")); string(got) != rightStats {
+		t.Errorf("--apply did not write the change:\n%s", got)
+	}
+}
+
+// TestSolveHostileTests checks that suites that hang, flood output or fork
+// without end each end with exit 1 and a clear reason within the timeout.
+func TestSolveHostileTests(t *testing.T) {
+	eng := sandboxtest.Engine(t)
+	// -s lets output through pytest's capture (a file in /tmp, which a
+	// flood fills at once) to the sandbox's capped streams.
+	config := "test: python3 -m pytest -q -x -s\ntimeout: 4s\nmax_attempts: 0\n"
+	hanging := strings.Replace(rightStats, "    if not values:\n        return 0.0\n    return divide(sum(values), len(values))", "    while True:\n        pass", 1)
+	tests := []struct {
+		name, stats, reason string
+	}{
+		{"hangs", hanging, "timed out after 4s"},
+		{"prints without end", rightStats + "\nwhile True:\n    print('x' * 1000)\n", "output capped"},
+		{"forks without end", rightStats + "\nimport os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n", "process limit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			r := solveWith(t, exampleRepo(t, config), []string{files("calc/stats.py", tt.stats)})
+			took := time.Since(start)
+			if r.code != exitFailure {
+				t.Fatalf("exit %d, want 1\n%s", r.code, r.stderr)
+			}
+			md := readOut(t, r.out, attemptsMDFile)
+			if !strings.Contains(md, tt.reason) && !strings.Contains(r.stderr, tt.reason) {
+				t.Errorf("no clear reason %q:\nstderr: %s\n%s", tt.reason, r.stderr, md[:min(len(md), 2000)])
+			}
+			if took > 4*time.Second+30*time.Second {
+				t.Errorf("took %s with a 4s timeout", took)
+			}
+			if ids, _ := eng.Owned(context.Background()); len(ids) > 0 {
+				t.Errorf("containers left: %v", ids)
+			}
+		})
+	}
+}
+
+func TestSolveUsageErrors(t *testing.T) {
+	broken := exampleRepo(t, "label: capsule\ntset: python3 -m pytest\ntimeout: soon\n")
+	noTests := t.TempDir()
+	os.WriteFile(filepath.Join(noTests, "README.md"), []byte("nothing to test\n"), 0o644)
+	issue := filepath.Join("..", "..", "examples", "calculator-issue.md")
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"broken config", []string{"solve", "--repo", broken, "--issue", issue, "--model", "m", "--base-url", "http://127.0.0.1:1/v1"},
+			[]string{".github/capsule.yml:2", `"tset"`, ".github/capsule.yml:3"}},
+		{"no test command", []string{"solve", "--repo", noTests, "--issue", issue, "--model", "m", "--base-url", "http://127.0.0.1:1/v1"},
+			[]string{"test:"}},
+		{"missing repo", []string{"solve", "--repo", "/no/such/repo", "--issue", issue}, []string{"/no/such/repo"}},
+		{"missing issue", []string{"solve", "--repo", broken, "--issue", "/no/such/issue.md"}, []string{"/no/such/issue.md"}},
+		{"no flags", []string{"solve"}, []string{"need --repo DIR and --issue"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := capsule(t, tt.args...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d\n%s", code, exitUsage, stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+		})
+	}
+}
+
+func TestReadIssue(t *testing.T) {
+	tests := []struct{ in, title, body string }{
+		{"# Title\n\nBody text\n", "Title", "Body text"},
+		{"Intro\n# Title\nBody", "Title", "Intro\nBody"},
+		{"No heading\nsecond line", "No heading", "second line"},
+		{"\r\n# T\r\nB\r\n", "T", "B"},
+	}
+	for _, tt := range tests {
+		title, body, err := readIssue("-", strings.NewReader(tt.in))
+		if err != nil || title != tt.title || body != tt.body {
+			t.Errorf("readIssue(%q) = %q, %q, %v; want %q, %q", tt.in, title, body, err, tt.title, tt.body)
+		}
+	}
+	if _, _, err := readIssue("-", strings.NewReader("  \n")); err == nil {
+		t.Error("an empty issue was accepted")
+	}
+}

@@ -1,0 +1,331 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/capsulehq/capsule/pipeline/attemptlog"
+	"github.com/capsulehq/capsule/pipeline/edits"
+	"github.com/capsulehq/capsule/pipeline/feedback"
+	"github.com/capsulehq/capsule/pipeline/programmer"
+	"github.com/capsulehq/capsule/pipeline/repocontext"
+	"github.com/capsulehq/capsule/pipeline/response"
+	"github.com/capsulehq/capsule/sandbox"
+	"github.com/capsulehq/capsule/sandbox/agent"
+)
+
+// RepoSandbox is a warm sandbox over the repository's tree; *sandbox.Session
+// implements it.
+type RepoSandbox interface {
+	Sandbox
+	CutNetwork(ctx context.Context) error
+}
+
+// RepoTask is an issue to fix in a repository.
+type RepoTask struct {
+	ID          string // names the task in the log, e.g. "issue-12"
+	Title, Body string
+	// Repo is the repository's directory on the host: the original tree,
+	// which the loop never writes.
+	Repo string
+	// TestCommand is run by sh in the workspace root; TestReason says how
+	// it was chosen.
+	TestCommand, TestReason string
+	// Setup, when set, runs once before the tests, with the network when
+	// SetupNetwork is set; the tests never have it.
+	Setup        string
+	SetupNetwork bool
+	// TestTimeout bounds one run of the tests and of the set-up.
+	TestTimeout time.Duration
+	// Protected reports the pattern that protects an existing file from
+	// edits; nil protects nothing.
+	Protected func(path string) (pattern string, ok bool)
+	// ContextBudget is the token budget of the repository context; zero
+	// means repocontext.DefaultBudget.
+	ContextBudget int
+}
+
+// RepoOutcome is the result of the loop on an issue.
+type RepoOutcome struct {
+	Log *attemptlog.Log
+	// Edits is the change of the passing attempt, or of the last attempt
+	// that ran when none passed; Patch is it as a unified diff against the
+	// original tree.
+	Edits []edits.Edit
+	Patch string
+}
+
+// Solved reports whether the last test run passed.
+func (o *RepoOutcome) Solved() bool { return o.Log.Solved }
+
+// SolveRepo runs the loop on an issue: the programmer agent answers with
+// whole files, which are checked and laid over the pristine tree in the
+// sandbox before every test run. The error is non-nil only when the model
+// or the sandbox failed (or ctx ended).
+func SolveRepo(ctx context.Context, model Model, box RepoSandbox, task RepoTask, s Settings) (*RepoOutcome, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	log := &attemptlog.Log{TaskID: task.ID, Model: s.Model, AttemptIndex: -1, TestCommand: task.TestCommand, TestReason: task.TestReason}
+	out := &RepoOutcome{Log: log}
+	defer func() { log.Duration = time.Since(start) }()
+
+	rc, err := repocontext.Build(task.Repo, repocontext.Issue{Title: task.Title, Body: task.Body}, repocontext.Options{
+		Budget:    task.ContextBudget,
+		Protected: func(p string) bool { _, ok := protectedBy(task.Protected, p); return ok },
+	})
+	if err != nil {
+		return out, fmt.Errorf("build the repository context: %w", err)
+	}
+	log.Context = contextRecord(rc, task.ContextBudget)
+
+	if task.Setup != "" {
+		ok, err := setup(ctx, box, task, s, log)
+		if err != nil || !ok {
+			return out, err
+		}
+	}
+
+	prompt := programmer.RepoTask{Title: task.Title, Body: task.Body, Context: rc.Text, Signatures: rc.Symbols}.Render()
+	conv := programmer.NewConversation(programmer.KindRepo, prompt, s.History)
+	msgs := conv.GenerationMessages()
+	for k := 0; k <= s.MaxAttempts; k++ {
+		mode := attemptlog.Generate
+		if k > 0 {
+			mode = attemptlog.Fix
+			prev := &log.Attempts[k-1]
+			msgs = conv.FixMessages(prev.Feedback, previousCode(prev))
+		}
+		a, accepted, err := repoAttempt(ctx, model, box, task, s, msgs)
+		a.Index, a.Mode = k, mode
+		if err != nil {
+			return out, err
+		}
+		log.Attempts = append(log.Attempts, a)
+		if a.Run != nil {
+			out.Edits, out.Patch = accepted, a.Patch
+		}
+		passed := a.Run != nil && a.Run.Passed
+		if s.Progress != nil {
+			s.Progress(Event{TaskID: task.ID, Attempt: k, Of: s.MaxAttempts, Passed: passed, Summary: attemptSummary(a)})
+		}
+		if passed {
+			log.Solved, log.AttemptIndex = true, k
+			return out, nil
+		}
+	}
+	log.Stopped = fmt.Sprintf("No attempt passed within %d fix attempts.", s.MaxAttempts)
+	return out, nil
+}
+
+// setup runs the set-up command once, committing what it leaves as the
+// starting state of every test run, then cuts the network.
+func setup(ctx context.Context, box RepoSandbox, task RepoTask, s Settings, log *attemptlog.Log) (bool, error) {
+	cmd := []string{"sh", "-c", task.Setup}
+	res, err := box.Run(ctx, sandbox.Run{Cmd: cmd, Commit: true, Timeout: task.TestTimeout})
+	if err != nil {
+		return false, fmt.Errorf("set-up: %w", err)
+	}
+	log.Setup = runRecord(cmd, s.Image, res)
+	if task.SetupNetwork {
+		if err := box.CutNetwork(ctx); err != nil {
+			return false, fmt.Errorf("cut the network after set-up: %w", err)
+		}
+	}
+	if !log.Setup.Passed {
+		log.Stopped = fmt.Sprintf("The set-up command `%s` failed (%s); no attempt was made.", task.Setup, log.Setup.Reason)
+		return false, nil
+	}
+	return true, nil
+}
+
+// repoAttempt makes one model call, checks the files it answered and runs
+// the tests with them.
+func repoAttempt(ctx context.Context, model Model, box RepoSandbox, task RepoTask, s Settings, msgs []programmer.Message) (attemptlog.Attempt, []edits.Edit, error) {
+	a := attemptlog.Attempt{Messages: msgs}
+	reply, err := model.Complete(ctx, msgs)
+	if err != nil {
+		return a, nil, fmt.Errorf("model call: %w", err)
+	}
+	a.Answer = reply.Content
+	a.PromptTokens, a.CompletionTokens, a.ModelDuration = reply.PromptTokens, reply.CompletionTokens, reply.Duration
+
+	parsed, _ := response.Parse(reply.Content)
+	if len(parsed.Files) == 0 {
+		a.Feedback, a.FeedbackKind = response.FormatReminder, "format"
+		if reply.Truncated {
+			a.Feedback = "Your answer was cut off at the token limit before the files were complete. " + response.FormatReminder
+		}
+		return a, nil, nil
+	}
+	proposed := make([]edits.Edit, len(parsed.Files))
+	shown := make([]programmer.File, len(parsed.Files))
+	for i, f := range parsed.Files {
+		proposed[i] = edits.Edit{Path: f.Path, Content: f.Content}
+		shown[i] = programmer.File{Path: f.Path, Content: f.Content}
+	}
+	a.Code = programmer.FormatFiles(shown)
+
+	proposed, refused := refuseSettings(proposed)
+	accepted, more := edits.Check(task.Repo, proposed, task.Protected)
+	refused = append(refused, more...)
+	for _, r := range refused {
+		a.Refused = append(a.Refused, r.Reason)
+	}
+	if len(refused) > 0 {
+		a.Feedback, a.FeedbackKind = refusalFeedback(refused), "refused"
+		return a, nil, nil
+	}
+	for _, c := range edits.Summary(accepted, task.Repo) {
+		a.Changes = append(a.Changes, attemptlog.Change{Path: c.Path, Status: c.Status, Added: c.Added, Removed: c.Removed})
+	}
+	a.Patch, err = edits.Diff(task.Repo, accepted)
+	if err != nil {
+		return a, nil, fmt.Errorf("diff the answer: %w", err)
+	}
+
+	files, deleted := overlay(accepted)
+	cmd := []string{"sh", "-c", task.TestCommand}
+	res, err := box.Run(ctx, sandbox.Run{Cmd: cmd, Files: files, Delete: deleted, Timeout: task.TestTimeout})
+	if err != nil {
+		return a, nil, fmt.Errorf("run tests: %w", err)
+	}
+	a.Run = runRecord(cmd, s.Image, res)
+	if a.Run.Passed {
+		return a, accepted, nil
+	}
+	in := feedback.Input{
+		Stdout: string(res.Stdout), Stderr: oomNote(res),
+		ExitCode: res.ExitCode, TimedOut: res.TimedOut, Timeout: res.Timeout,
+		Style: styleOf(task.TestCommand), Workspace: agent.Workspace,
+	}
+	fb := feedback.Refine(in)
+	if s.Feedback == FeedbackRaw {
+		fb = feedback.Raw(in)
+	}
+	a.Feedback, a.FeedbackKind = fb.Message, fb.Kind
+	return a, accepted, nil
+}
+
+// refuseSettings refuses every edit below .github/, new files included:
+// a workflow added there would run with the repository's secrets.
+func refuseSettings(proposed []edits.Edit) (kept []edits.Edit, refused []edits.Refusal) {
+	for _, e := range proposed {
+		clean := path.Clean(strings.TrimPrefix(e.Path, "./"))
+		if clean == ".github" || strings.HasPrefix(strings.ToLower(clean), ".github/") {
+			refused = append(refused, edits.Refusal{Path: e.Path, Reason: fmt.Sprintf("you may not change %s: files under .github/ (workflows, settings) are off limits", e.Path)})
+			continue
+		}
+		kept = append(kept, e)
+	}
+	return kept, refused
+}
+
+// refusalFeedback tells the model which edits were refused and why.
+func refusalFeedback(refused []edits.Refusal) string {
+	var b strings.Builder
+	b.WriteString("Nothing was tested: some of your edits were refused.\n")
+	for _, r := range refused {
+		b.WriteString("- " + r.Reason + "\n")
+	}
+	b.WriteString("Answer again with every file you change, leaving these alone.")
+	return b.String()
+}
+
+// overlay turns accepted edits into the files and deletions of a run.
+func overlay(accepted []edits.Edit) (map[string][]byte, []string) {
+	files := make(map[string][]byte, len(accepted))
+	var deleted []string
+	for _, e := range accepted {
+		if strings.TrimSpace(e.Content) == edits.DeleteMarker {
+			deleted = append(deleted, e.Path)
+			continue
+		}
+		files[e.Path] = []byte(e.Content)
+	}
+	return files, deleted
+}
+
+// runRecord renders a sandbox result for the attempt log.
+func runRecord(cmd []string, image string, res sandbox.Result) *attemptlog.Run {
+	r := &attemptlog.Run{
+		Command: cmd, Image: image, ExitCode: res.ExitCode, Passed: res.Passed(),
+		TimedOut: res.TimedOut, OOMKilled: res.OOMKilled, Reason: res.Reason(),
+		Output: joinOutput(string(res.Stdout), string(res.Stderr)), Truncated: res.Truncated(), Duration: res.Duration,
+	}
+	if res.Truncated() {
+		r.Reason = strings.TrimSpace(r.Reason + fmt.Sprintf("; output capped (%d bytes written)", res.StdoutBytes+res.StderrBytes))
+	}
+	return r
+}
+
+// oomNote is stderr with a line saying the run was killed for memory.
+func oomNote(res sandbox.Result) string {
+	if !res.OOMKilled {
+		return string(res.Stderr)
+	}
+	return string(res.Stderr) + fmt.Sprintf("\nMemoryError: the tests were killed for using more than %s of memory\n", sandbox.FormatBytes(res.Memory))
+}
+
+// styleOf guesses which test runner a command starts.
+func styleOf(cmd string) feedback.Style {
+	switch {
+	case strings.Contains(cmd, "pytest"):
+		return feedback.Pytest
+	case strings.Contains(cmd, "unittest"):
+		return feedback.Unittest
+	}
+	return feedback.Generic
+}
+
+// testCounts finds a test runner's summary counts, e.g. "2 failed, 6 passed".
+var testCounts = regexp.MustCompile(`\b(\d+) (passed|failed|errors?)\b`)
+
+// attemptSummary describes an attempt in a few words for progress lines.
+func attemptSummary(a attemptlog.Attempt) string {
+	switch {
+	case a.Run == nil && len(a.Refused) > 0:
+		return fmt.Sprintf("%d edits refused", len(a.Refused))
+	case a.Run == nil:
+		return "no code"
+	}
+	var counts []string
+	for _, m := range testCounts.FindAllStringSubmatch(a.Run.Output, -1) {
+		counts = append(counts, m[1]+" "+m[2])
+	}
+	verdict := "tests pass"
+	if !a.Run.Passed {
+		verdict = "tests fail: " + a.Run.Reason
+	}
+	if len(counts) > 0 {
+		verdict += " (" + strings.Join(counts, ", ") + ")"
+	}
+	return verdict
+}
+
+func protectedBy(protected func(string) (string, bool), path string) (string, bool) {
+	if protected == nil {
+		return "", false
+	}
+	return protected(path)
+}
+
+// contextRecord notes what the repository context held.
+func contextRecord(rc repocontext.Context, budget int) *attemptlog.Context {
+	c := &attemptlog.Context{Tokens: rc.Tokens, Budget: budget}
+	if c.Budget == 0 {
+		c.Budget = repocontext.DefaultBudget
+	}
+	for _, f := range rc.Included {
+		c.Included = append(c.Included, fmt.Sprintf("%s (%s)", f.Path, f.Why))
+	}
+	for _, f := range rc.Omitted {
+		c.Omitted = append(c.Omitted, fmt.Sprintf("%s: %s", f.Path, f.Why))
+	}
+	return c
+}
