@@ -37,6 +37,11 @@ var baseEnv = []string{
 	"LANG=C.UTF-8",
 	"PYTHONUNBUFFERED=1",
 	"PYTHONDONTWRITEBYTECODE=1",
+	// `pip install --user` in a set-up phase lands in the workspace, so a
+	// committed set-up keeps it; Debian's pip needs leave to install there.
+	"PYTHONUSERBASE=" + agent.Workspace + "/.local",
+	"PIP_BREAK_SYSTEM_PACKAGES=1",
+	"PIP_NO_WARN_SCRIPT_LOCATION=1",
 }
 
 // Spec describes a sandbox container.

@@ -305,3 +305,40 @@ func TestReadIssue(t *testing.T) {
 		t.Error("an empty issue was accepted")
 	}
 }
+
+// TestSolveSetup runs a set-up command that installs a local package with
+// pip; the tests import it in every later run.
+func TestSolveSetup(t *testing.T) {
+	sandboxtest.Engine(t)
+	tests := []struct {
+		name, setup string
+		code        int
+		want        string
+	}{
+		{"installs for every run", "pip install --user --no-index --no-build-isolation ./vendor/greet", exitOK, "Set-up: `sh -c 'pip install"},
+		{"failing set-up", "exit 3", exitFailure, "The set-up command `exit 3` failed (exit status 3)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			repo := exampleRepo(t, "test: python3 -m pytest -q\nsetup: "+tt.setup+"\n")
+			for name, body := range map[string]string{
+				"vendor/greet/pyproject.toml":    "[build-system]\nrequires = [\"setuptools\"]\nbuild-backend = \"setuptools.build_meta\"\n\n[project]\nname = \"greet\"\nversion = \"1.0\"\n",
+				"vendor/greet/greet/__init__.py": "def hello():\n    return \"hi\"\n",
+				"tests/test_greet.py":            "import greet\n\n\ndef test_hello():\n    assert greet.hello() == \"hi\"\n",
+			} {
+				p := filepath.Join(repo, filepath.FromSlash(name))
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := solveWith(t, repo, []string{files("calc/stats.py", wrongStats), files("calc/stats.py", rightStats)})
+			if r.code != tt.code {
+				t.Fatalf("exit %d, want %d\n%s", r.code, tt.code, r.stderr)
+			}
+			if md := readOut(t, r.out, attemptsMDFile); !strings.Contains(md, tt.want) {
+				t.Errorf("attempts.md lacks %q:\n%s", tt.want, md)
+			}
+		})
+	}
+}
