@@ -55,7 +55,7 @@ func files(pairs ...string) string {
 
 // exampleRepo copies examples/calculator into a temp dir, with the config
 // replaced when config is not empty.
-func exampleRepo(t *testing.T, config string) string {
+func exampleRepo(t testing.TB, config string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "calculator")
 	src := filepath.Join("..", "..", "examples", "calculator")

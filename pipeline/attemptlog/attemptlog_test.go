@@ -39,7 +39,8 @@ func repoLog() *Log {
 		TaskID: "issue-7", Model: "gpt", AttemptIndex: -1, Duration: 3 * time.Second,
 		Stopped:     "No attempt passed within 1 fix attempts.",
 		TestCommand: "python3 -m pytest -q", TestReason: "pytest: found tests/test_ops.py",
-		Setup: &Run{Command: []string{"sh", "-c", "pip install -e ."}, Image: "capsule-python:1", Passed: true},
+		Context: &Context{Tokens: 900, Budget: 24000, Included: []string{"calc/ops.py (named in the issue)"}, Omitted: []string{"big.py: over budget"}},
+		Setup:   &Run{Command: []string{"sh", "-c", "pip install -e ."}, Image: "capsule-python:1", Passed: true},
 		Attempts: []Attempt{
 			{Index: 0, Mode: Generate, Answer: "no code here", Feedback: "Your answer contained no code.", FeedbackKind: "format", PromptTokens: 500, CompletionTokens: 10},
 			{

@@ -26,6 +26,23 @@ func (l *Log) WriteMarkdown(w io.Writer) error {
 	if l.TestCommand != "" {
 		fmt.Fprintf(&b, "Tests: `%s` (%s).\n\n", l.TestCommand, nonEmpty(l.TestReason, "configured"))
 	}
+	if c := l.Context; c != nil {
+		fmt.Fprintf(&b, "Context: %d of %d tokens, %d files shown", c.Tokens, c.Budget, len(c.Included))
+		if len(c.Omitted) > 0 {
+			fmt.Fprintf(&b, ", %d left out", len(c.Omitted))
+		}
+		b.WriteString(".\n\n")
+		if len(c.Included)+len(c.Omitted) > 0 {
+			b.WriteString("<details><summary>Files in the context</summary>\n\n")
+			for _, f := range c.Included {
+				fmt.Fprintf(&b, "- %s\n", f)
+			}
+			for _, f := range c.Omitted {
+				fmt.Fprintf(&b, "- left out: %s\n", f)
+			}
+			b.WriteString("\n</details>\n\n")
+		}
+	}
 	if l.Setup != nil {
 		fmt.Fprintf(&b, "Set-up: `%s` in `%s`: %s.\n\n", shellJoin(l.Setup.Command), l.Setup.Image, runVerdict(l.Setup))
 	}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"testing"
+
+	"github.com/capsulehq/capsule/internal/fakeopenai"
+	"github.com/capsulehq/capsule/internal/sandboxtest"
+	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/pipeline/programmer"
+	"github.com/capsulehq/capsule/pipeline/repoconfig"
+	"github.com/capsulehq/capsule/sandbox"
+)
+
+// BenchmarkSolveOverhead compares, side by side, one whole solve of the
+// example issue with an instant model that is right first time (context
+// building, sandbox set-up, checking and laying the edits, running the
+// tests, the patch) against running the same test command once in a fresh
+// container of the same image:
+//
+//	go test -run '^$' -bench SolveOverhead -benchtime 10x ./cmd/capsule/
+func BenchmarkSolveOverhead(b *testing.B) {
+	eng := sandboxtest.Engine(b)
+	repo := exampleRepo(b, "")
+	cmd := []string{"sh", "-c", "python3 -m pytest -q"}
+	spec := sandboxtest.Spec(repo)
+	spec.Exclude = []string{".git"}
+
+	b.Run("tests-once", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := eng.Run(context.Background(), spec, sandbox.Run{Cmd: cmd}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("solve", func(b *testing.B) {
+		srv := fakeopenai.New(b, fakeopenai.Sequence(fakeopenai.Reply(files("calc/stats.py", rightStats))))
+		client, err := programmer.New(programmer.Config{BaseURL: srv.URL(), Model: "instant", MaxRetries: -1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cfg, err := repoconfig.Load(repo)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			box, err := eng.NewSession(context.Background(), spec)
+			if err != nil {
+				b.Fatal(err)
+			}
+			task := pipeline.RepoTask{ID: "bench", Title: "mean() and median() crash on an empty list", Body: "Both should return 0.0.",
+				Repo: repo, TestCommand: cmd[2], TestTimeout: cfg.Timeout,
+				Protected: func(p string) (string, bool) { return repoconfig.Protected(p, cfg.Protected) }}
+			out, err := pipeline.SolveRepo(context.Background(), client, box, task, pipeline.DefaultSettings())
+			box.Close()
+			if err != nil || !out.Solved() {
+				b.Fatalf("solve: %v", err)
+			}
+		}
+	})
+}
