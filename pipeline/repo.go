@@ -12,6 +12,7 @@ import (
 	"github.com/capsulehq/capsule/pipeline/edits"
 	"github.com/capsulehq/capsule/pipeline/feedback"
 	"github.com/capsulehq/capsule/pipeline/programmer"
+	"github.com/capsulehq/capsule/pipeline/pystrip"
 	"github.com/capsulehq/capsule/pipeline/repocontext"
 	"github.com/capsulehq/capsule/pipeline/response"
 	"github.com/capsulehq/capsule/sandbox"
@@ -181,6 +182,9 @@ func repoAttempt(ctx context.Context, model Model, box RepoSandbox, task RepoTas
 		a.Feedback, a.FeedbackKind = refusalFeedback(refused), "refused"
 		return a, nil, nil
 	}
+	// The change that runs, and that the patch carries, is without the
+	// example calls.
+	accepted, a.Cleaned = stripExampleCalls(accepted)
 	for _, c := range edits.Summary(accepted, task.Repo) {
 		a.Changes = append(a.Changes, attemptlog.Change{Path: c.Path, Status: c.Status, Added: c.Added, Removed: c.Removed})
 	}
@@ -210,6 +214,33 @@ func repoAttempt(ctx context.Context, model Model, box RepoSandbox, task RepoTas
 	}
 	a.Feedback, a.FeedbackKind = fb.Message, fb.Kind
 	return a, accepted, nil
+}
+
+// stripExampleCalls removes top-level example calls from the Python
+// modules an answer changed, leaving test files, conftest.py, setup.py
+// and __main__.py as written, and notes what it removed.
+func stripExampleCalls(changed []edits.Edit) ([]edits.Edit, []string) {
+	var notes []string
+	out := make([]edits.Edit, len(changed))
+	for i, e := range changed {
+		out[i] = e
+		base := path.Base(e.Path)
+		if path.Ext(base) != ".py" || e.Deletes() || strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") ||
+			base == "conftest.py" || base == "setup.py" || base == "__main__.py" {
+			continue
+		}
+		stripped, removed := pystrip.Strip(e.Content)
+		if len(removed) == 0 {
+			continue
+		}
+		out[i].Content = stripped
+		var spans []string
+		for _, r := range removed {
+			spans = append(spans, fmt.Sprintf("%d-%d", r[0], r[1]))
+		}
+		notes = append(notes, fmt.Sprintf("%s: removed top-level example calls at lines %s", e.Path, strings.Join(spans, ", ")))
+	}
+	return out, notes
 }
 
 // refuseSettings refuses every edit below .github/, new files included:

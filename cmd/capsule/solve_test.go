@@ -147,6 +147,8 @@ func TestSolve(t *testing.T) {
 			code:    exitOK, calls: 2, feedback: "../x.py"},
 		{name: "no code then right", answers: []string{"I would add a check for the empty list.", files("calc/stats.py", rightStats)}, code: exitOK, calls: 2,
 			feedback: "### File:"},
+		{name: "example calls removed", answers: []string{files("calc/stats.py", rightStats+"\nprint(mean([1, 2]))\nanswer = input()\ninput('press enter')\nif __name__ == '__main__':\n    print(median([3]))\n")},
+			code: exitOK, calls: 1},
 		{name: "never right", answers: []string{files("calc/stats.py", wrongStats)}, code: exitFailure, calls: 6},
 	}
 	for _, tt := range tests {

@@ -76,6 +76,8 @@ type Attempt struct {
 	Changes []Change `json:"changes,omitempty"`
 	Refused []string `json:"refused,omitempty"`
 	Patch   string   `json:"patch,omitempty"`
+	// Cleaned notes example calls removed from changed modules.
+	Cleaned []string `json:"cleaned,omitempty"`
 	// Run is how the test run ended; nil when the answer had no code and
 	// nothing ran.
 	Run          *Run   `json:"run,omitempty"`

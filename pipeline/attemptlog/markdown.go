@@ -77,6 +77,9 @@ func (l *Log) WriteMarkdown(w io.Writer) error {
 		for _, r := range a.Refused {
 			fmt.Fprintf(&b, "Refused: %s\n\n", r)
 		}
+		for _, c := range a.Cleaned {
+			fmt.Fprintf(&b, "Cleaned: %s.\n\n", c)
+		}
 		if len(a.Removed) > 0 {
 			fmt.Fprintf(&b, "Removed top-level example calls at lines %s.\n\n", ranges(a.Removed))
 		}
