@@ -51,31 +51,10 @@ func SolveFunction(ctx context.Context, model Model, box Sandbox, task FunctionT
 	prompt := programmer.FunctionTask{Problem: task.Prompt, Signature: sig}.Render()
 	conv := programmer.NewConversation(programmer.KindFunction, prompt, s.History)
 
-	msgs := conv.GenerationMessages()
-	for k := 0; k <= s.MaxAttempts; k++ {
-		mode := attemptlog.Generate
-		if k > 0 {
-			mode = attemptlog.Fix
-			prev := &log.Attempts[k-1]
-			msgs = conv.FixMessages(prev.Feedback, previousCode(prev))
-		}
-		a, err := attempt(ctx, model, box, task, s, msgs)
-		a.Index, a.Mode = k, mode
-		if err != nil {
-			return log, err
-		}
-		log.Attempts = append(log.Attempts, a)
-		passed := a.Run != nil && a.Run.Passed
-		if s.Progress != nil {
-			s.Progress(Event{TaskID: task.ID, Attempt: k, Of: s.MaxAttempts, Passed: passed, Summary: nonEmpty(a.FeedbackKind, "pass")})
-		}
-		if passed {
-			log.Solved, log.AttemptIndex = true, k
-			return log, nil
-		}
-	}
-	log.Stopped = fmt.Sprintf("No attempt passed within %d fix attempts.", s.MaxAttempts)
-	return log, nil
+	err := iterate(log, conv, s, func(msgs []programmer.Message) (attemptlog.Attempt, error) {
+		return attempt(ctx, model, box, task, s, msgs)
+	}, func(a attemptlog.Attempt) string { return nonEmpty(a.FeedbackKind, "pass") })
+	return log, err
 }
 
 // attempt makes one model call and runs the code it answered.
@@ -113,15 +92,6 @@ func attempt(ctx context.Context, model Model, box Sandbox, task FunctionTask, s
 	}
 	a.Feedback, a.FeedbackKind = fb.Message, fb.Kind
 	return a, nil
-}
-
-// previousCode is what a fix call shows as the last attempt's answer: the
-// code that ran, or the raw answer when it held no code.
-func previousCode(a *attemptlog.Attempt) string {
-	if a.Code != "" {
-		return a.Code
-	}
-	return a.Answer
 }
 
 // Outcome is one run of the harness in the sandbox.

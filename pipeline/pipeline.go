@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/programmer"
 	"github.com/capsulehq/capsule/sandbox"
 )
@@ -98,4 +99,48 @@ type Event struct {
 	Of      int // the last possible index
 	Passed  bool
 	Summary string // e.g. "assertion" or "no code"
+}
+
+// attemptFunc makes one attempt with the messages of its call.
+type attemptFunc func(msgs []programmer.Message) (attemptlog.Attempt, error)
+
+// iterate drives the loop shared by both task kinds: the generation call,
+// then fix calls carrying the last attempt's feedback and code, until an
+// attempt passes or the fix attempts run out. Each attempt is recorded in
+// log and reported to s.Progress, described by summary.
+func iterate(log *attemptlog.Log, conv *programmer.Conversation, s Settings, try attemptFunc, summary func(attemptlog.Attempt) string) error {
+	msgs := conv.GenerationMessages()
+	for k := 0; k <= s.MaxAttempts; k++ {
+		mode := attemptlog.Generate
+		if k > 0 {
+			mode = attemptlog.Fix
+			prev := &log.Attempts[k-1]
+			msgs = conv.FixMessages(prev.Feedback, previousCode(prev))
+		}
+		a, err := try(msgs)
+		if err != nil {
+			return err
+		}
+		a.Index, a.Mode = k, mode
+		log.Attempts = append(log.Attempts, a)
+		passed := a.Run != nil && a.Run.Passed
+		if s.Progress != nil {
+			s.Progress(Event{TaskID: log.TaskID, Attempt: k, Of: s.MaxAttempts, Passed: passed, Summary: summary(a)})
+		}
+		if passed {
+			log.Solved, log.AttemptIndex = true, k
+			return nil
+		}
+	}
+	log.Stopped = fmt.Sprintf("No attempt passed within %d fix attempts.", s.MaxAttempts)
+	return nil
+}
+
+// previousCode is what a fix call shows as the last attempt's answer: the
+// code that ran, or the raw answer when it held no code.
+func previousCode(a *attemptlog.Attempt) string {
+	if a.Code != "" {
+		return a.Code
+	}
+	return a.Answer
 }

@@ -94,34 +94,14 @@ func SolveRepo(ctx context.Context, model Model, box RepoSandbox, task RepoTask,
 
 	prompt := programmer.RepoTask{Title: task.Title, Body: task.Body, Context: rc.Text, Signatures: rc.Symbols}.Render()
 	conv := programmer.NewConversation(programmer.KindRepo, prompt, s.History)
-	msgs := conv.GenerationMessages()
-	for k := 0; k <= s.MaxAttempts; k++ {
-		mode := attemptlog.Generate
-		if k > 0 {
-			mode = attemptlog.Fix
-			prev := &log.Attempts[k-1]
-			msgs = conv.FixMessages(prev.Feedback, previousCode(prev))
-		}
+	err = iterate(log, conv, s, func(msgs []programmer.Message) (attemptlog.Attempt, error) {
 		a, accepted, err := repoAttempt(ctx, model, box, task, s, msgs)
-		a.Index, a.Mode = k, mode
-		if err != nil {
-			return out, err
-		}
-		log.Attempts = append(log.Attempts, a)
-		if a.Run != nil {
+		if err == nil && a.Run != nil {
 			out.Edits, out.Patch = accepted, a.Patch
 		}
-		passed := a.Run != nil && a.Run.Passed
-		if s.Progress != nil {
-			s.Progress(Event{TaskID: task.ID, Attempt: k, Of: s.MaxAttempts, Passed: passed, Summary: attemptSummary(a)})
-		}
-		if passed {
-			log.Solved, log.AttemptIndex = true, k
-			return out, nil
-		}
-	}
-	log.Stopped = fmt.Sprintf("No attempt passed within %d fix attempts.", s.MaxAttempts)
-	return out, nil
+		return a, err
+	}, attemptSummary)
+	return out, err
 }
 
 // setup runs the set-up command once, committing what it leaves as the

@@ -66,14 +66,11 @@ func runBench(ctx context.Context, env *environment, args []string) int {
 	if err != nil {
 		return fail(env, err)
 	}
-	eng, err := sandbox.Connect(ctx, sandbox.Options{Logger: env.log})
+	eng, err := openEngine(ctx, env, *img)
 	if err != nil {
 		return fail(env, err)
 	}
 	defer eng.Close()
-	if err := eng.EnsureImage(ctx, *img, *img != image.Default()); err != nil {
-		return fail(env, err)
-	}
 	cfg.Model = client.Config().Model
 	cfg.Loop.Model, cfg.Loop.Image = cfg.Model, *img
 	cfg.Sandbox = sandbox.Spec{Image: *img, Limits: sandbox.DefaultLimits()}

@@ -87,18 +87,11 @@ func runSandboxRun(ctx context.Context, env *environment, args []string) int {
 		return fail(env, err)
 	}
 
-	eng, err := sandbox.Connect(ctx, sandbox.Options{Logger: env.log})
+	eng, err := openEngine(ctx, env, *img)
 	if err != nil {
 		return fail(env, err)
 	}
 	defer eng.Close()
-	ours := *img == image.Default()
-	if err := eng.EnsureImage(ctx, *img, !ours); err != nil {
-		if ours {
-			err = fmt.Errorf("%w; build it with `capsule sandbox image`", err)
-		}
-		return fail(env, err)
-	}
 	for _, change := range limits.Changes() {
 		fmt.Fprintf(env.stderr, "capsule sandbox: %s\n", change)
 	}

@@ -84,14 +84,11 @@ func runSolve(ctx context.Context, env *environment, args []string) int {
 	if err != nil {
 		return fail(env, err)
 	}
-	eng, err := sandbox.Connect(ctx, sandbox.Options{Logger: env.log})
+	eng, err := openEngine(ctx, env, ref)
 	if err != nil {
 		return fail(env, err)
 	}
 	defer eng.Close()
-	if err := eng.EnsureImage(ctx, ref, ref != image.Default()); err != nil {
-		return fail(env, err)
-	}
 	limits := sandbox.DefaultLimits()
 	limits.Timeout = cfg.Timeout
 	limits.Network = cfg.Network && cfg.Setup != ""
