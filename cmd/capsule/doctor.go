@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/capsulehq/capsule/pipeline/programmer"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/image"
 )
@@ -13,6 +14,7 @@ import (
 type check struct {
 	name string
 	ok   bool
+	skip bool   // not configured: said, but not a failure
 	info string // what was found
 	fix  string // what to do when not ok
 }
@@ -25,11 +27,14 @@ func runDoctor(ctx context.Context, env *environment, args []string) int {
 	if code := parseFlags(fs, env, args); code >= 0 {
 		return code
 	}
-	checks := doctorChecks(ctx, env)
+	checks := append(doctorChecks(ctx, env), modelCheck(ctx))
 	failed := 0
 	for _, c := range checks {
 		status := "ok  "
-		if !c.ok {
+		switch {
+		case c.skip:
+			status = "-   "
+		case !c.ok:
 			status = "FAIL"
 			failed++
 		}
@@ -77,4 +82,21 @@ func doctorChecks(ctx context.Context, env *environment) []check {
 		checks = append(checks, check{name: "sandbox image", ok: true, info: ref})
 	}
 	return checks
+}
+
+// modelCheck asks the configured model endpoint whether it answers.
+func modelCheck(ctx context.Context) check {
+	cfg := programmer.ConfigFromEnv()
+	if cfg.BaseURL == "" || cfg.Model == "" {
+		return check{name: "model endpoint", skip: true, info: "not configured (set OPENAI_BASE_URL and CAPSULE_MODEL for solve and bench)"}
+	}
+	cfg.MaxRetries = -1
+	client, err := programmer.New(cfg)
+	if err == nil {
+		err = client.Ping(ctx)
+	}
+	if err != nil {
+		return check{name: "model endpoint", info: err.Error(), fix: "check OPENAI_BASE_URL, OPENAI_API_KEY and CAPSULE_MODEL"}
+	}
+	return check{name: "model endpoint", ok: true, info: fmt.Sprintf("%s answers (model %s)", client.Config().BaseURL, cfg.Model)}
 }

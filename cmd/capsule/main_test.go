@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/capsulehq/capsule/internal/fakeopenai"
 	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/sandbox"
 )
@@ -75,8 +76,25 @@ func TestUnreachableEngine(t *testing.T) {
 	if code != exitInfra || !strings.Contains(stderr, "docker engine unreachable at unix:///nonexistent/docker.sock") {
 		t.Errorf("exit %d, stderr %q; want %d and the engine named", code, stderr, exitInfra)
 	}
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+	t.Setenv("CAPSULE_MODEL", "m")
 	code, stdout, _ := capsule(t, "doctor")
-	if code != exitFailure || !strings.Contains(stdout, "FAIL docker engine") || !strings.Contains(stdout, "fix: start dockerd") {
-		t.Errorf("doctor: exit %d, output:\n%s", code, stdout)
+	for _, want := range []string{"FAIL docker engine", "fix: start dockerd", "FAIL model endpoint", "127.0.0.1:1"} {
+		if code != exitFailure || !strings.Contains(stdout, want) {
+			t.Errorf("doctor: exit %d, output lacks %q:\n%s", code, want, stdout)
+		}
+	}
+}
+
+func TestDoctorModelEndpoint(t *testing.T) {
+	srv := fakeopenai.New(t, fakeopenai.Sequence(fakeopenai.Reply("x")), fakeopenai.WithModels("m"))
+	t.Setenv("OPENAI_BASE_URL", srv.URL())
+	t.Setenv("CAPSULE_MODEL", "m")
+	if c := modelCheck(context.Background()); !c.ok || !strings.Contains(c.info, srv.URL()) {
+		t.Errorf("modelCheck = %+v, want ok naming %s", c, srv.URL())
+	}
+	t.Setenv("OPENAI_BASE_URL", "")
+	if c := modelCheck(context.Background()); !c.skip {
+		t.Errorf("modelCheck without settings = %+v, want skipped", c)
 	}
 }
