@@ -3,11 +3,12 @@ package attemptlog
 import (
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/capsulehq/capsule/internal/goldenfile"
 
 	"github.com/capsulehq/capsule/pipeline/programmer"
 )
@@ -69,18 +70,7 @@ func TestMarkdownGolden(t *testing.T) {
 
 func golden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (run with -update to accept):\n%s", path, got)
-	}
+	goldenfile.Check(t, path, got, *update)
 }
 
 func TestCounts(t *testing.T) {

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/capsulehq/capsule/internal/goldenfile"
+
 	"github.com/capsulehq/capsule/pipeline/harness"
 	"github.com/capsulehq/capsule/pipeline/harness/harnesstest"
 	"github.com/capsulehq/capsule/sandbox/agent"
@@ -127,19 +129,7 @@ func TestFixtures(t *testing.T) {
 // golden compares got with the file at path, or rewrites it with -update.
 func golden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -run TestFixtures -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (run with -update to accept):\n--- got\n%s--- want\n%s", path, got, want)
-	}
+	goldenfile.Check(t, path, got, *update)
 }
 
 // capture runs a fixture in a fresh workspace and returns its output, with
