@@ -99,6 +99,8 @@ type Event struct {
 	Of      int // the last possible index
 	Passed  bool
 	Summary string // e.g. "assertion" or "no code"
+	// Record is the attempt as logged: feedback, output, tokens.
+	Record attemptlog.Attempt
 }
 
 // attemptFunc makes one attempt with the messages of its call.
@@ -125,7 +127,7 @@ func iterate(log *attemptlog.Log, conv *programmer.Conversation, s Settings, try
 		log.Attempts = append(log.Attempts, a)
 		passed := a.Run != nil && a.Run.Passed
 		if s.Progress != nil {
-			s.Progress(Event{TaskID: log.TaskID, Attempt: k, Of: s.MaxAttempts, Passed: passed, Summary: summary(a)})
+			s.Progress(Event{TaskID: log.TaskID, Attempt: k, Of: s.MaxAttempts, Passed: passed, Summary: summary(a), Record: a})
 		}
 		if passed {
 			log.Solved, log.AttemptIndex = true, k

@@ -5,15 +5,52 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
-// maxOutputInMarkdown caps the run output shown per attempt; the JSON log
-// keeps all that was captured.
-const maxOutputInMarkdown = 4000
+// MarkdownOutputCap caps the run output shown per attempt, in bytes; the
+// JSON log keeps all that was captured.
+const MarkdownOutputCap = 4000
+
+// MarkdownOptions makes WriteMarkdownWith leave parts of a log out, for
+// texts with a size limit such as a pull request body. The zero value
+// leaves nothing out.
+type MarkdownOptions struct {
+	// Attempts, indexed like Log.Attempts, says what to leave out of each
+	// attempt; attempts past its end are shown in full.
+	Attempts []AttemptTrim
+	// NoContextFiles leaves out the list of files in the model's context.
+	NoContextFiles bool
+}
+
+// AttemptTrim says what a rendering leaves out of one attempt. A part
+// left out is replaced by a line saying so; parts the attempt does not
+// have are not mentioned.
+type AttemptTrim struct {
+	// MaxOutput caps the test output shown, in bytes, keeping its head and
+	// tail; 0 means MarkdownOutputCap.
+	MaxOutput int
+	Output    bool // leave out the test output
+	Code      bool // leave out the patch or the code
+	Feedback  bool // leave out the feedback to the model
+	Details   bool // leave out the attempt's folded details
+	Row       bool // leave out its row in the table of attempts, and its details
+}
 
 // WriteMarkdown renders the log for people: a summary, a table of
 // attempts, and the details of each attempt folded away.
 func (l *Log) WriteMarkdown(w io.Writer) error {
+	return l.writeMarkdown(w, MarkdownOptions{}, false)
+}
+
+// WriteMarkdownWith renders the log as WriteMarkdown does, leaving out
+// what opts says. Unlike WriteMarkdown, which shortens outputs at byte
+// offsets, it never splits a UTF-8 sequence.
+func (l *Log) WriteMarkdownWith(w io.Writer, opts MarkdownOptions) error {
+	return l.writeMarkdown(w, opts, true)
+}
+
+func (l *Log) writeMarkdown(w io.Writer, opts MarkdownOptions, runeSafe bool) error {
 	var b strings.Builder
 	prompt, completion := l.Tokens()
 	if l.Solved {
@@ -32,7 +69,9 @@ func (l *Log) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(&b, ", %d left out", len(c.Omitted))
 		}
 		b.WriteString(".\n\n")
-		if len(c.Included)+len(c.Omitted) > 0 {
+		if len(c.Included)+len(c.Omitted) > 0 && opts.NoContextFiles {
+			b.WriteString("The list of files in the context is left out.\n\n")
+		} else if len(c.Included)+len(c.Omitted) > 0 {
 			b.WriteString("<details><summary>Files in the context</summary>\n\n")
 			for _, f := range c.Included {
 				fmt.Fprintf(&b, "- %s\n", f)
@@ -49,7 +88,20 @@ func (l *Log) WriteMarkdown(w io.Writer) error {
 
 	b.WriteString("| attempt | mode | result | feedback | tokens (prompt/completion) | model | tests |\n")
 	b.WriteString("| --- | --- | --- | --- | --- | --- | --- |\n")
-	for _, a := range l.Attempts {
+	trim := func(i int) AttemptTrim {
+		if i < len(opts.Attempts) {
+			return opts.Attempts[i]
+		}
+		return AttemptTrim{}
+	}
+	var noRow, noDetails []int
+	for i, a := range l.Attempts {
+		if t := trim(i); t.Row {
+			noRow = append(noRow, a.Index)
+			continue
+		} else if t.Details {
+			noDetails = append(noDetails, a.Index)
+		}
 		result, testTime := "no code", "-"
 		if a.Run != nil {
 			result = "pass"
@@ -62,7 +114,17 @@ func (l *Log) WriteMarkdown(w io.Writer) error {
 			a.Index, a.Mode, cell(result), cell(nonEmpty(a.FeedbackKind, "-")),
 			a.PromptTokens, a.CompletionTokens, a.ModelDuration.Round(time.Millisecond), testTime)
 	}
-	for _, a := range l.Attempts {
+	if len(noRow) > 0 {
+		fmt.Fprintf(&b, "\n%s left out of the table.\n", capitalize(attemptList(noRow)))
+	}
+	if len(noDetails) > 0 {
+		fmt.Fprintf(&b, "\nDetails of %s left out.\n", attemptList(noDetails))
+	}
+	for i, a := range l.Attempts {
+		t := trim(i)
+		if t.Row || t.Details {
+			continue
+		}
 		fmt.Fprintf(&b, "\n<details><summary>Attempt %d (%s)</summary>\n\n", a.Index, a.Mode)
 		if a.Run != nil {
 			fmt.Fprintf(&b, "Command `%s` in image `%s`: exit status %d.\n\n", shellJoin(a.Run.Command), a.Run.Image, a.Run.ExitCode)
@@ -84,27 +146,94 @@ func (l *Log) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(&b, "Removed top-level example calls at lines %s.\n\n", ranges(a.Removed))
 		}
 		switch {
+		case a.Patch != "" && t.Code:
+			fmt.Fprintf(&b, "Patch left out (%s).\n\n", lineCount(a.Patch))
 		case a.Patch != "":
 			writeFenced(&b, "diff", a.Patch)
+		case a.Code != "" && t.Code:
+			fmt.Fprintf(&b, "Code left out (%s).\n\n", lineCount(a.Code))
 		case a.Code != "":
 			writeFenced(&b, "python", a.Code)
 		}
-		if a.Feedback != "" {
+		if a.Feedback != "" && t.Feedback {
+			fmt.Fprintf(&b, "Feedback to the model left out (%s).\n\n", lineCount(a.Feedback))
+		} else if a.Feedback != "" {
 			b.WriteString("Feedback to the model:\n\n")
 			writeFenced(&b, "text", a.Feedback)
 		}
-		if a.Run != nil && a.Run.Output != "" {
-			out := a.Run.Output
-			if len(out) > maxOutputInMarkdown {
-				out = out[:maxOutputInMarkdown/2] + "\n[... output shortened ...]\n" + out[len(out)-maxOutputInMarkdown/2:]
-			}
+		if a.Run != nil && a.Run.Output != "" && t.Output {
+			fmt.Fprintf(&b, "Test output left out (%s).\n\n", lineCount(a.Run.Output))
+		} else if a.Run != nil && a.Run.Output != "" {
 			b.WriteString("Test output:\n\n")
-			writeFenced(&b, "text", out)
+			writeFenced(&b, "text", shorten(a.Run.Output, t.MaxOutput, runeSafe))
 		}
 		b.WriteString("</details>\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// shorten cuts the middle out of an output longer than max bytes (0 means
+// MarkdownOutputCap), keeping its head and tail; with runeSafe the cuts
+// fall between UTF-8 sequences.
+func shorten(out string, max int, runeSafe bool) string {
+	if max <= 0 {
+		max = MarkdownOutputCap
+	}
+	if len(out) <= max {
+		return out
+	}
+	head, tail := max/2, len(out)-max/2
+	if runeSafe {
+		for head > 0 && !utf8.RuneStart(out[head]) {
+			head--
+		}
+		for tail < len(out) && !utf8.RuneStart(out[tail]) {
+			tail++
+		}
+	}
+	return out[:head] + "\n[... output shortened ...]\n" + out[tail:]
+}
+
+// lineCount says how many lines text has, e.g. "3 lines".
+func lineCount(text string) string {
+	n := strings.Count(strings.TrimRight(text, "\n"), "\n") + 1
+	if n == 1 {
+		return "1 line"
+	}
+	return fmt.Sprintf("%d lines", n)
+}
+
+// attemptList names attempts by index, joining consecutive ones into
+// ranges: "attempt 3", "attempts 0–2, 5".
+func attemptList(idx []int) string {
+	var parts []string
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && idx[j+1] == idx[j]+1 {
+			j++
+		}
+		switch {
+		case j == i:
+			parts = append(parts, fmt.Sprint(idx[i]))
+		case j == i+1:
+			parts = append(parts, fmt.Sprint(idx[i]), fmt.Sprint(idx[j]))
+		default:
+			parts = append(parts, fmt.Sprintf("%d–%d", idx[i], idx[j]))
+		}
+		i = j + 1
+	}
+	if len(idx) == 1 {
+		return "attempt " + parts[0]
+	}
+	return "attempts " + strings.Join(parts, ", ")
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // shellJoin writes argv as a shell would read it back, quoting arguments

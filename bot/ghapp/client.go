@@ -1,0 +1,151 @@
+package ghapp
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+)
+
+// DefaultBaseURL is GitHub.com's API.
+const DefaultBaseURL = "https://api.github.com/"
+
+// Timeouts of the default HTTP client. There is no overall client
+// timeout, because it would also cut short the waits for rate limits;
+// bound a whole call with its context instead.
+const (
+	dialTimeout           = 30 * time.Second
+	tlsHandshakeTimeout   = 10 * time.Second
+	responseHeaderTimeout = 60 * time.Second
+	idleConnTimeout       = 90 * time.Second
+	// attemptTimeout bounds one attempt, from sending the request to
+	// closing the response body, so a stalled body cannot hang forever.
+	attemptTimeout = 5 * time.Minute
+)
+
+// normalizeBaseURL checks and normalises a GitHub API base URL:
+//
+//   - "" means DefaultBaseURL; https://github.com means it too.
+//   - It must be an absolute http or https URL.
+//   - A missing trailing slash is added.
+//   - A URL with no path whose host is neither api.github.com nor
+//     another api.* host (GHE.com's api.SUBDOMAIN.ghe.com) is taken to
+//     be GitHub Enterprise Server, whose API lives under /api/v3/:
+//     https://ghe.example.com becomes https://ghe.example.com/api/v3/.
+//   - Any other path is kept as it is (a proxy, say).
+func normalizeBaseURL(s string) (*url.URL, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		s = DefaultBaseURL
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, fmt.Errorf("ghapp: GitHub API base URL: %w", err)
+	}
+	if (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return nil, fmt.Errorf("ghapp: GitHub API base URL %q is not an absolute http(s) URL such as %s or https://ghe.example.com/api/v3/", u.Redacted(), DefaultBaseURL)
+	}
+	u.RawQuery, u.Fragment, u.RawFragment = "", "", ""
+	host := strings.ToLower(u.Hostname())
+	if host == "github.com" || host == "www.github.com" {
+		return url.Parse(DefaultBaseURL)
+	}
+	if u.Path == "" || u.Path == "/" {
+		u.Path = "/"
+		if !strings.HasPrefix(host, "api.") {
+			u.Path = "/api/v3/"
+		}
+	}
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
+	}
+	u.RawPath = ""
+	return u, nil
+}
+
+// uploadURL derives the uploads URL from a normalised API base URL.
+func uploadURL(base *url.URL) *url.URL {
+	u := *base
+	switch {
+	case strings.HasSuffix(u.Path, "/api/v3/"):
+		u.Path = strings.TrimSuffix(u.Path, "v3/") + "uploads/"
+	case strings.HasPrefix(u.Host, "api."):
+		u.Host = "uploads." + strings.TrimPrefix(u.Host, "api.")
+	}
+	return &u
+}
+
+// newGitHubClient returns a go-github client over hc for the normalised
+// base URL. It sets BaseURL and UploadURL directly (equivalent to
+// WithEnterpriseURLs) because WithEnterpriseURLs would append /api/v3/
+// to a deliberate custom path; normalizeBaseURL has already added it
+// where it belongs.
+func newGitHubClient(hc *http.Client, base *url.URL) *github.Client {
+	c := github.NewClient(hc)
+	if base.String() != DefaultBaseURL {
+		c.BaseURL = base
+		c.UploadURL = uploadURL(base)
+	}
+	return c
+}
+
+// transports returns the client to copy and the transport to wrap for
+// a user's *http.Client, or the defaults for nil.
+func transports(hc *http.Client) (http.Client, http.RoundTripper) {
+	if hc != nil {
+		base := hc.Transport
+		if base == nil {
+			base = http.DefaultTransport
+		}
+		return *hc, base
+	}
+	tr := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          100,
+		MaxIdleConnsPerHost:   16,
+		IdleConnTimeout:       idleConnTimeout,
+		TLSHandshakeTimeout:   tlsHandshakeTimeout,
+		ResponseHeaderTimeout: responseHeaderTimeout,
+		ExpectContinueTimeout: time.Second,
+	}
+	return http.Client{}, &timeoutTransport{base: tr, timeout: attemptTimeout}
+}
+
+// timeoutTransport bounds each round trip, body included, by timeout.
+type timeoutTransport struct {
+	base    http.RoundTripper
+	timeout time.Duration
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *timeoutTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	ctx, cancel := context.WithTimeout(r.Context(), t.timeout)
+	resp, err := t.base.RoundTrip(r.WithContext(ctx))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+// cancelBody releases its attempt's context when closed.
+type cancelBody struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+// Close implements io.Closer.
+func (b *cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}

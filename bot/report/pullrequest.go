@@ -1,0 +1,156 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/capsulehq/capsule/pipeline/attemptlog"
+)
+
+// PullRequest renders the title and body of the pull request for a
+// finished log.
+//
+// The title is the issue's title, prefixed "[not passing] " when the
+// tests do not pass, within MaxTitle characters.
+//
+// The body closes the issue only when the tests pass; a failing draft
+// refers to the issue instead and warns not to merge it. Then come the
+// verdict, a table of the files changed, the model calls, tokens,
+// duration, model and image, the attempt log as attemptlog renders it,
+// and a footer with the Capsule version.
+//
+// The body keeps within limit characters (limit <= 0 means MaxBody) by
+// leaving parts of the attempt log out, oldest attempts first, in a note
+// that says what it left out.
+func PullRequest(issue Issue, log *attemptlog.Log, version string, limit int) (title, body string) {
+	if limit <= 0 {
+		limit = MaxBody
+	}
+	log = orEmpty(log)
+	body = fit(log, runes, limit, func(t trim) string {
+		return pullRequestBody(issue, log, version, t, characterLimit(limit))
+	})
+	return pullRequestTitle(issue, log.Solved), body
+}
+
+// orEmpty stands an empty log in for a missing one.
+func orEmpty(log *attemptlog.Log) *attemptlog.Log {
+	if log == nil {
+		return &attemptlog.Log{AttemptIndex: -1}
+	}
+	return log
+}
+
+func pullRequestTitle(issue Issue, solved bool) string {
+	title := strings.Join(strings.Fields(issue.Title), " ")
+	if title == "" {
+		title = fmt.Sprintf("Fix #%d", issue.Number)
+	}
+	if !solved {
+		title = "[not passing] " + title
+	}
+	return clip(title, MaxTitle)
+}
+
+// characterLimit names a limit on a body.
+func characterLimit(limit int) string {
+	if limit == MaxBody {
+		return "GitHub's 65,536-character limit"
+	}
+	return "the " + commas(limit) + "-character limit"
+}
+
+func pullRequestBody(issue Issue, log *attemptlog.Log, version string, t trim, limit string) string {
+	var b strings.Builder
+	if log.Solved {
+		fmt.Fprintf(&b, "Closes #%d.\n\n", issue.Number)
+		b.WriteString(passVerdict(log) + "\n\n")
+	} else {
+		fmt.Fprintf(&b, "For #%d.\n\n", issue.Number)
+		b.WriteString("> [!WARNING]\n")
+		b.WriteString("> **The tests do not pass.** This draft holds Capsule's best attempt; do not merge it as it is.\n")
+		b.WriteString(quote(text(stopReason(log))) + "\n\n")
+	}
+	writeFiles(&b, log)
+	writeStats(&b, log)
+	b.WriteString("### Attempt log\n\n")
+	writeLog(&b, log, t, limit)
+	b.WriteString("---\n\n")
+	if version == "" {
+		b.WriteString("<sub>Made by Capsule.</sub>\n")
+	} else {
+		fmt.Fprintf(&b, "<sub>Made by Capsule %s.</sub>\n", text(version))
+	}
+	return b.String()
+}
+
+// passVerdict says the tests pass; only for a solved log.
+func passVerdict(log *attemptlog.Log) string {
+	tests := "The tests pass"
+	if log.TestCommand != "" {
+		tests += " (" + code(log.TestCommand) + ")"
+	}
+	return fmt.Sprintf("%s at attempt %d (%s), after %s.", tests, log.AttemptIndex, attemptName(log.AttemptIndex), plural(log.ModelCalls(), "model call"))
+}
+
+// attemptName names attempt k as the attempt log does.
+func attemptName(k int) string {
+	if k == 0 {
+		return "the first generation"
+	}
+	return fmt.Sprintf("fix %d", k)
+}
+
+func stopReason(log *attemptlog.Log) string {
+	if s := strings.TrimSpace(log.Stopped); s != "" {
+		return s
+	}
+	return "No attempt passed."
+}
+
+// writeFiles writes the table of the files the final attempt changed:
+// the change the pull request holds.
+func writeFiles(b *strings.Builder, log *attemptlog.Log) {
+	final := log.Final()
+	if final == nil || len(final.Changes) == 0 {
+		b.WriteString("No files changed.\n\n")
+		return
+	}
+	b.WriteString("| File | Status | Lines |\n| --- | --- | --- |\n")
+	for _, c := range final.Changes {
+		fmt.Fprintf(b, "| %s | %s | +%d -%d |\n", cell(code(c.Path)), cell(c.Status), c.Added, c.Removed)
+	}
+	b.WriteString("\n")
+}
+
+// writeStats writes a one-row table of what the loop spent.
+func writeStats(b *strings.Builder, log *attemptlog.Log) {
+	prompt, completion := log.Tokens()
+	b.WriteString("| Model calls | Tokens (prompt / completion) | Duration | Model | Image |\n")
+	b.WriteString("| ---: | ---: | ---: | --- | --- |\n")
+	fmt.Fprintf(b, "| %s | %s / %s | %s | %s | %s |\n\n", commas(log.ModelCalls()), commas(prompt), commas(completion),
+		duration(log.Duration), cell(code(log.Model)), cell(code(image(log))))
+}
+
+// image is the sandbox image the tests ran in.
+func image(log *attemptlog.Log) string {
+	if f := log.Final(); f != nil && f.Run.Image != "" {
+		return f.Run.Image
+	}
+	if log.Setup != nil {
+		return log.Setup.Image
+	}
+	return ""
+}
+
+// writeLog writes the attempt log under t, after a note on what t leaves
+// out.
+func writeLog(b *strings.Builder, log *attemptlog.Log, t trim, limit string) {
+	if note := t.note(log, limit); note != "" {
+		b.WriteString("> [!NOTE]\n" + quote(note) + "\n\n")
+	}
+	if !t.noLog {
+		b.WriteString(logMarkdown(log, t))
+		b.WriteString("\n")
+	}
+}

@@ -1,0 +1,274 @@
+package webhook
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+)
+
+// statusLabelPrefix starts the names of the labels Capsule sets on issues
+// itself to show progress; adding one must not start work.
+const statusLabelPrefix = "capsule:"
+
+// Parse reads a payload of event event (the X-GitHub-Event header, or
+// GITHUB_EVENT_NAME in the Action) and returns the Request it carries.
+// Delivery is left for the caller to set.
+//
+// It returns an *Ignored error for a delivery that starts no work: an event
+// other than issues and issue_comment, an action other than issues
+// "labeled" and issue_comment "created" (an edited comment does not
+// re-trigger), a sender of type "Bot" (or whose login ends in "[bot]"), an
+// issue that is a pull request, a label named "capsule:..." (the bot's own
+// status labels, compared case-insensitively), or a comment that is not the
+// retry command. Along with an *Ignored error the Request holds the
+// repository, issue, sender and installation when the payload has them all
+// valid, for logging; its Trigger and Label are empty and it must not be
+// acted on.
+//
+// Any label other than a status label gives a TriggerLabel Request: which
+// label names start work is the caller's decision.
+//
+// The retry command is a comment whose first non-empty line is exactly the
+// two words "/capsule retry", compared case-insensitively, with any spaces
+// or tabs around and between them. Text after the two words on that line
+// disqualifies the comment (so that arguments a later version may add are
+// not mistaken for a plain retry); later lines may hold anything, such as
+// the reason for the retry.
+//
+// Any other error wraps ErrMalformed: invalid JSON, a missing action, or,
+// for the actions Parse handles, a missing or invalid required field: the
+// repository's owner login and name (letters, digits, '.', '-' and '_'
+// only, so that no path or URL built from them can escape), the issue and
+// its positive number, the sender's login, the label of "labeled", the
+// comment of issue_comment.
+func Parse(event string, payload []byte) (Request, error) {
+	switch event {
+	case "issues":
+		return parseIssues(payload)
+	case "issue_comment":
+		return parseIssueComment(payload)
+	}
+	return Request{}, ignoredf("event %q is not handled", event)
+}
+
+func parseIssues(payload []byte) (Request, error) {
+	var ev github.IssuesEvent
+	if err := decode("issues", payload, &ev); err != nil {
+		return Request{}, err
+	}
+	r, err := request("issues", ev.Repo, ev.Issue, ev.Sender, ev.Installation)
+	switch a := ev.GetAction(); {
+	case a == "":
+		return Request{}, malformedf("issues", "action missing")
+	case a != "labeled":
+		return r, ignoredf("issues action %q is not handled", a)
+	case err != nil:
+		return Request{}, err
+	}
+	label := ev.GetLabel().GetName()
+	if label == "" {
+		return Request{}, malformedf("issues", "label name missing")
+	}
+	if err := skip(ev.Sender, ev.Issue); err != nil {
+		return r, err
+	}
+	if hasPrefixFold(label, statusLabelPrefix) {
+		return r, ignoredf("label %q is a Capsule status label", label)
+	}
+	r.Trigger, r.Label = TriggerLabel, label
+	return r, nil
+}
+
+func parseIssueComment(payload []byte) (Request, error) {
+	var ev github.IssueCommentEvent
+	if err := decode("issue_comment", payload, &ev); err != nil {
+		return Request{}, err
+	}
+	r, err := request("issue_comment", ev.Repo, ev.Issue, ev.Sender, ev.Installation)
+	switch a := ev.GetAction(); {
+	case a == "":
+		return Request{}, malformedf("issue_comment", "action missing")
+	case a != "created":
+		return r, ignoredf("issue_comment action %q is not handled", a)
+	case err != nil:
+		return Request{}, err
+	}
+	if ev.Comment == nil {
+		return Request{}, malformedf("issue_comment", "comment missing")
+	}
+	if err := skip(ev.Sender, ev.Issue); err != nil {
+		return r, err
+	}
+	if !isRetryCommand(ev.Comment.GetBody()) {
+		return r, &Ignored{Reason: "comment is not a command"}
+	}
+	r.Trigger = TriggerRetry
+	return r, nil
+}
+
+// request checks the fields every Request needs and returns one holding
+// them, without a Trigger, or the zero Request and an error.
+func request(event string, repo *github.Repository, issue *github.Issue, sender *github.User, inst *github.Installation) (Request, error) {
+	owner, name := repo.GetOwner().GetLogin(), repo.GetName()
+	switch {
+	case repo == nil:
+		return Request{}, malformedf(event, "repository missing")
+	case !validName(owner):
+		return Request{}, malformedf(event, "repository owner login %q missing or invalid", owner)
+	case !validName(name):
+		return Request{}, malformedf(event, "repository name %q missing or invalid", name)
+	case issue == nil:
+		return Request{}, malformedf(event, "issue missing")
+	case issue.GetNumber() <= 0:
+		return Request{}, malformedf(event, "issue number %d missing or invalid", issue.GetNumber())
+	case sender.GetLogin() == "":
+		return Request{}, malformedf(event, "sender login missing")
+	}
+	return Request{
+		Event:        event,
+		Installation: inst.GetID(),
+		Owner:        owner,
+		Repo:         name,
+		Issue:        issue.GetNumber(),
+		Title:        issue.GetTitle(),
+		Body:         issue.GetBody(),
+		Sender:       sender.GetLogin(),
+	}, nil
+}
+
+// skip returns an *Ignored error for the senders and issues that never
+// start work whatever the action.
+func skip(sender *github.User, issue *github.Issue) error {
+	if strings.EqualFold(sender.GetType(), "Bot") || strings.HasSuffix(sender.GetLogin(), "[bot]") {
+		return &Ignored{Reason: "sender is a bot"}
+	}
+	if issue.IsPullRequest() {
+		return &Ignored{Reason: "issue is a pull request"}
+	}
+	return nil
+}
+
+// isRetryCommand reports whether a comment body is the retry command: its
+// first non-empty line is the words "/capsule retry" and nothing else,
+// compared case-insensitively, spaces and tabs around and between them
+// allowed.
+func isRetryCommand(body string) bool {
+	for line := range strings.Lines(body) {
+		words := strings.Fields(line)
+		if len(words) == 0 {
+			continue
+		}
+		return len(words) == 2 && strings.EqualFold(words[0], "/capsule") && strings.EqualFold(words[1], "retry")
+	}
+	return false
+}
+
+// ParseInstallation reads an installation or installation_repositories
+// payload. Delivery is left for the caller to set.
+//
+// For installation "created" ReposAdded lists the repositories granted, and
+// for "deleted" ReposRemoved lists the ones lost; other installation
+// actions ("suspend", "unsuspend", "new_permissions_accepted") list none.
+// For installation_repositories they are the payload's repositories_added
+// and repositories_removed.
+//
+// Another event gives an *Ignored error; invalid JSON or a missing action or
+// installation id an error wrapping ErrMalformed.
+func ParseInstallation(event string, payload []byte) (InstallationEvent, error) {
+	var (
+		action         string
+		inst           *github.Installation
+		added, removed []*github.Repository
+	)
+	switch event {
+	case "installation":
+		var ev github.InstallationEvent
+		if err := decode(event, payload, &ev); err != nil {
+			return InstallationEvent{}, err
+		}
+		action, inst = ev.GetAction(), ev.Installation
+		switch action {
+		case "created":
+			added = ev.Repositories
+		case "deleted":
+			removed = ev.Repositories
+		}
+	case "installation_repositories":
+		var ev github.InstallationRepositoriesEvent
+		if err := decode(event, payload, &ev); err != nil {
+			return InstallationEvent{}, err
+		}
+		action, inst = ev.GetAction(), ev.Installation
+		added, removed = ev.RepositoriesAdded, ev.RepositoriesRemoved
+	default:
+		return InstallationEvent{}, ignoredf("event %q is not an installation event", event)
+	}
+	if action == "" {
+		return InstallationEvent{}, malformedf(event, "action missing")
+	}
+	if inst.GetID() == 0 {
+		return InstallationEvent{}, malformedf(event, "installation id missing")
+	}
+	account := inst.GetAccount().GetLogin()
+	return InstallationEvent{
+		Event:        event,
+		Action:       action,
+		Installation: inst.GetID(),
+		Account:      account,
+		ReposAdded:   fullNames(account, added),
+		ReposRemoved: fullNames(account, removed),
+	}, nil
+}
+
+// fullNames returns the "owner/name" of each repository, made from the
+// account login when the payload gives only the name.
+func fullNames(account string, repos []*github.Repository) []string {
+	var names []string
+	for _, r := range repos {
+		switch {
+		case r.GetFullName() != "":
+			names = append(names, r.GetFullName())
+		case r.GetName() != "" && account != "":
+			names = append(names, account+"/"+r.GetName())
+		}
+	}
+	return names
+}
+
+func decode(event string, payload []byte, v any) error {
+	if err := json.Unmarshal(payload, v); err != nil {
+		return fmt.Errorf("%w: decode %s payload: %w", ErrMalformed, event, err)
+	}
+	return nil
+}
+
+func malformedf(event, format string, args ...any) error {
+	return fmt.Errorf("%w: %s payload: %s", ErrMalformed, event, fmt.Sprintf(format, args...))
+}
+
+func ignoredf(format string, args ...any) *Ignored {
+	return &Ignored{Reason: fmt.Sprintf(format, args...)}
+}
+
+// validName reports whether s can be a GitHub account login or repository
+// name: 1 to 100 letters, digits, '.', '-' and '_', and not "." or "..".
+// It keeps path separators and the like out of the names other code
+// builds paths and URLs from.
+func validName(s string) bool {
+	if s == "" || len(s) > 100 || s == "." || s == ".." {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
