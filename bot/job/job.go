@@ -1,0 +1,177 @@
+// Package job takes one issue to a pull request: it checks who asked,
+// fetches the default branch, runs repo mode, and reports on GitHub with a
+// status comment, labels, a branch, a commit and a pull request. The App
+// server and the GitHub Action run the same Runner.
+package job
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/capsulehq/capsule/bot/report"
+	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/pipeline/attemptlog"
+	"github.com/capsulehq/capsule/pipeline/repoconfig"
+)
+
+// Labels the job puts on the issue.
+const (
+	LabelInProgress = "capsule:in-progress"
+	LabelDone       = "capsule:done"
+	LabelFailed     = "capsule:failed"
+)
+
+// Trigger says what started a job.
+type Trigger string
+
+// The triggers.
+const (
+	TriggerLabel Trigger = "label" // the trigger label was added
+	TriggerRetry Trigger = "retry" // a /capsule retry comment
+)
+
+// Target is the issue a job works on and who asked.
+type Target struct {
+	Owner, Repo string
+	Issue       int
+	Sender      string
+	Trigger     Trigger
+	Label       string // the label added, for TriggerLabel
+}
+
+// Name is owner/repo#issue.
+func (t Target) Name() string { return fmt.Sprintf("%s/%s#%d", t.Owner, t.Repo, t.Issue) }
+
+// Result is how a job ended.
+type Result struct {
+	Phase  report.Phase // Done, Failed or Skipped
+	Reason string       // why it failed or was skipped
+	// PullRequest is the number and URL of the pull request opened or
+	// updated; zero when none.
+	PullRequest    int
+	PullRequestURL string
+	Draft          bool
+	StatusComment  int64
+	Outcome        *pipeline.RepoOutcome // nil when the loop did not run
+}
+
+// Log returns the attempt log, or nil when the loop did not run.
+func (r Result) Log() *attemptlog.Log {
+	if r.Outcome == nil {
+		return nil
+	}
+	return r.Outcome.Log
+}
+
+// Hooks are told about a job as it moves; every field is optional.
+type Hooks struct {
+	// Attempt is called when an attempt ends.
+	Attempt func(pipeline.Event)
+	// Phase is called when the job enters a phase.
+	Phase func(report.Phase, string)
+	// StatusComment is called with the status comment's id once known.
+	StatusComment func(id int64)
+	// Busy reports whether another trigger arrived for the issue while
+	// the job ran, which the status comment then says.
+	Busy func() bool
+}
+
+// Runner runs jobs.
+type Runner struct {
+	// Solver runs the loop on the fetched tree.
+	Solver Solver
+	// MinPermission is the least permission a sender needs: read, triage,
+	// write, maintain or admin. Empty means write.
+	MinPermission string
+	// ConfigPath, when set, is the repository config's path instead of
+	// .github/capsule.yml.
+	ConfigPath string
+	// Label, when set, is the trigger label instead of the configuration's.
+	Label string
+	// Workspace, when set, is a checkout of the default branch at commit
+	// WorkspaceCommit, used instead of fetching the tree (the Action's
+	// checkout). It is read, never written.
+	Workspace, WorkspaceCommit string
+	// Version goes in the pull request's footer.
+	Version string
+	// RunURL, when set, is linked from the status comment (the Action's
+	// workflow run).
+	RunURL string
+	// Download fetches the archive; nil means a client with a timeout.
+	Download *http.Client
+	// WorkDir holds the fetched trees; empty means the system's temporary
+	// directory.
+	WorkDir string
+	Logger  *slog.Logger
+}
+
+// ErrNotFound is returned when the issue or repository does not exist
+// (or the installation cannot see it).
+var ErrNotFound = errors.New("not found")
+
+// Run takes t to a pull request. The error is non-nil when the job could
+// not be carried out (GitHub, the model or the engine failed for good, or
+// ctx ended); the status comment then says why when GitHub still answers.
+// A cancelled ctx leaves GitHub as it is, so that a later run resumes.
+func (r *Runner) Run(ctx context.Context, gh *github.Client, t Target, hooks Hooks) (Result, error) {
+	log := r.logger().With("repo", t.Owner+"/"+t.Repo, "issue", t.Issue)
+	s := &session{runner: r, gh: gh, t: t, hooks: hooks, log: log}
+
+	repo, err := s.repository(ctx)
+	if err != nil {
+		return Result{Phase: report.Failed, Reason: err.Error()}, err
+	}
+	cfg, cfgErr := s.config(ctx, repo.GetDefaultBranch())
+	if skip, why := s.wrongLabel(cfg); skip {
+		log.Info("job skipped", "reason", why)
+		return Result{Phase: report.Skipped, Reason: why}, nil
+	}
+	if res, done, err := s.admit(ctx); done {
+		return res, err
+	}
+	if err := s.begin(ctx); err != nil {
+		return Result{Phase: report.Failed, Reason: err.Error()}, err
+	}
+	if cfgErr != nil {
+		return s.fail(ctx, nil, fmt.Sprintf("The configuration is not valid, so nothing ran:\n\n```\n%v\n```", cfgErr), nil)
+	}
+	res, err := s.work(ctx, repo, cfg)
+	if err != nil && ctx.Err() != nil {
+		return res, err
+	}
+	return res, err
+}
+
+func (r *Runner) logger() *slog.Logger {
+	if r.Logger != nil {
+		return r.Logger
+	}
+	return slog.Default()
+}
+
+func (r *Runner) minPermission() string {
+	if r.MinPermission == "" {
+		return "write"
+	}
+	return r.MinPermission
+}
+
+func (r *Runner) configPaths() []string {
+	if r.ConfigPath != "" {
+		return []string{r.ConfigPath}
+	}
+	return []string{repoconfig.Path, repoconfig.AltPath}
+}
+
+func (r *Runner) workDir() string {
+	if r.WorkDir != "" {
+		return r.WorkDir
+	}
+	return os.TempDir()
+}

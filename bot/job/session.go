@@ -1,0 +1,257 @@
+package job
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+	"gopkg.in/yaml.v3"
+
+	"github.com/capsulehq/capsule/bot/report"
+	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/pipeline/repoconfig"
+)
+
+// session is one run of a job.
+type session struct {
+	runner *Runner
+	gh     *github.Client
+	t      Target
+	hooks  Hooks
+	log    *slog.Logger
+
+	base          string // the default branch's head commit
+	comment       int64  // the status comment's id; 0 until known
+	treeDir       string // the fetched tree
+	lastResult    string
+	configPresent bool
+}
+
+// repository reads the repository and pins its default branch's head.
+func (s *session) repository(ctx context.Context) (*github.Repository, error) {
+	repo, _, err := s.gh.Repositories.Get(ctx, s.t.Owner, s.t.Repo)
+	if err != nil {
+		return nil, githubError("read the repository", err)
+	}
+	if s.runner.Workspace != "" && s.runner.WorkspaceCommit != "" {
+		s.base = s.runner.WorkspaceCommit
+		return repo, nil
+	}
+	ref, _, err := s.gh.Git.GetRef(ctx, s.t.Owner, s.t.Repo, "heads/"+repo.GetDefaultBranch())
+	if err != nil {
+		return nil, githubError("read the default branch "+repo.GetDefaultBranch(), err)
+	}
+	s.base = ref.GetObject().GetSHA()
+	return repo, nil
+}
+
+// config reads the repository's configuration at the pinned commit. The
+// defaults hold when there is none; a broken file is an error for the
+// user, and its label (when readable) still decides whether the job is
+// Capsule's to report on.
+func (s *session) config(ctx context.Context, branch string) (repoconfig.Config, error) {
+	for _, p := range s.runner.configPaths() {
+		file, _, resp, err := s.gh.Repositories.GetContents(ctx, s.t.Owner, s.t.Repo, p, &github.RepositoryContentGetOptions{Ref: s.base})
+		if resp != nil && resp.StatusCode == http.StatusNotFound {
+			continue
+		}
+		if err != nil {
+			return repoconfig.Default(), githubError("read "+p, err)
+		}
+		text, err := file.GetContent()
+		if err != nil {
+			return repoconfig.Default(), fmt.Errorf("decode %s: %w", p, err)
+		}
+		s.configPresent = true
+		cfg, err := repoconfig.Parse(p, []byte(text))
+		if err != nil {
+			cfg = repoconfig.Default()
+			if l := labelOf(text); l != "" {
+				cfg.Label = l
+			}
+			return cfg, err
+		}
+		return cfg, nil
+	}
+	return repoconfig.Default(), nil
+}
+
+// labelOf reads the label of a configuration that does not parse as a
+// whole, so that its errors reach the people who use that label.
+func labelOf(text string) string {
+	var loose struct {
+		Label string `yaml:"label"`
+	}
+	if yaml.Unmarshal([]byte(text), &loose) != nil {
+		return ""
+	}
+	return loose.Label
+}
+
+// wrongLabel reports a label trigger for another label than the
+// repository's.
+func (s *session) wrongLabel(cfg repoconfig.Config) (bool, string) {
+	if s.runner.Label != "" {
+		cfg.Label = s.runner.Label
+	}
+	if s.t.Trigger != TriggerLabel || strings.EqualFold(s.t.Label, cfg.Label) {
+		return false, ""
+	}
+	return true, fmt.Sprintf("label %q is not the trigger label %q", s.t.Label, cfg.Label)
+}
+
+// admit checks the sender's permission; done is true when the job ends
+// here.
+func (s *session) admit(ctx context.Context) (res Result, done bool, err error) {
+	need := s.runner.minPermission()
+	have, err := permissionOf(ctx, s.gh, s.t)
+	if err != nil {
+		return Result{Phase: report.Failed, Reason: err.Error()}, true, err
+	}
+	if rank(have) >= rank(need) {
+		return Result{}, false, nil
+	}
+	why := fmt.Sprintf("%s has %s permission; %s is needed", s.t.Sender, have, need)
+	s.log.Info("job skipped", "reason", why)
+	body := report.PermissionDenied(s.t.Sender, have, need, s.t.Label)
+	if _, _, err := s.gh.Issues.CreateComment(ctx, s.t.Owner, s.t.Repo, s.t.Issue, &github.IssueComment{Body: &body}); err != nil {
+		return Result{Phase: report.Failed, Reason: why}, true, githubError("comment on the issue", err)
+	}
+	return Result{Phase: report.Skipped, Reason: why}, true, nil
+}
+
+// begin shows the job as running: the status comment and the labels.
+func (s *session) begin(ctx context.Context) error {
+	id, err := findStatusComment(ctx, s.gh, s.t)
+	if err != nil {
+		return err
+	}
+	s.comment = id
+	if err := s.status(ctx, report.Status{Phase: report.Running, Attempt: -1}); err != nil {
+		return err
+	}
+	return s.setLabels(ctx, LabelInProgress, LabelDone, LabelFailed)
+}
+
+// work fetches the tree, runs the loop and publishes what it made.
+func (s *session) work(ctx context.Context, repo *github.Repository, cfg repoconfig.Config) (Result, error) {
+	issue, _, err := s.gh.Issues.Get(ctx, s.t.Owner, s.t.Repo, s.t.Issue)
+	if err != nil {
+		return s.fail(ctx, nil, "", githubError("read the issue", err))
+	}
+	dir := s.runner.Workspace
+	if dir == "" {
+		if dir, err = s.fetch(ctx); err != nil {
+			return s.fail(ctx, nil, "", err)
+		}
+		defer os.RemoveAll(dir)
+	}
+	s.treeDir = dir
+
+	outcome, err := s.runner.Solver.Solve(ctx, Task{
+		ID: fmt.Sprintf("issue-%d", s.t.Issue), Dir: dir, Config: cfg,
+		Title: issue.GetTitle(), Body: issue.GetBody(),
+		Progress: func(e pipeline.Event) { s.progress(ctx, e) },
+	})
+	if err != nil {
+		return s.fail(ctx, outcome, "", err)
+	}
+	res := Result{Outcome: outcome, StatusComment: s.comment}
+	if outcome.Solved() || cfg.OnFailure == repoconfig.OnFailureDraft {
+		pr, err := s.publish(ctx, repo.GetDefaultBranch(), issue.GetTitle(), outcome)
+		if err != nil {
+			return s.fail(ctx, outcome, "", err)
+		}
+		if pr != nil {
+			res.PullRequest, res.PullRequestURL, res.Draft = pr.GetNumber(), pr.GetHTMLURL(), pr.GetDraft()
+		}
+	}
+	if !outcome.Solved() {
+		res.Phase, res.Reason = report.Failed, outcome.Log.Stopped
+		if err := s.finish(ctx, res, LabelFailed); err != nil {
+			return res, err
+		}
+		return res, nil
+	}
+	res.Phase = report.Done
+	return res, s.finish(ctx, res, LabelDone)
+}
+
+// progress shows an attempt's end in the status comment.
+func (s *session) progress(ctx context.Context, e pipeline.Event) {
+	s.lastResult = e.Summary
+	if s.hooks.Attempt != nil {
+		s.hooks.Attempt(e)
+	}
+	if e.Passed {
+		return // the final status follows at once
+	}
+	if err := s.status(ctx, report.Status{Phase: report.Running, Attempt: e.Attempt, Of: e.Of, LastResult: e.Summary}); err != nil {
+		s.log.Warn("update the status comment", "err", err)
+	}
+}
+
+// finish writes the final status and labels.
+func (s *session) finish(ctx context.Context, res Result, label string) error {
+	st := report.Status{
+		Phase: res.Phase, Reason: res.Reason, Log: res.Log(), LastResult: s.lastResult,
+		PullRequestURL: res.PullRequestURL, DraftPullRequest: res.Draft,
+	}
+	if err := s.status(ctx, st); err != nil {
+		return err
+	}
+	return s.setLabels(ctx, label, LabelInProgress)
+}
+
+// fail ends the job as failed: the reason goes in the status comment, with
+// the log so far. Without ctx (it ended) GitHub is left as it is so that a
+// later run picks the job up again.
+func (s *session) fail(ctx context.Context, outcome *pipeline.RepoOutcome, reason string, cause error) (Result, error) {
+	if reason == "" && cause != nil {
+		reason = cause.Error()
+	}
+	res := Result{Phase: report.Failed, Reason: reason, Outcome: outcome, StatusComment: s.comment}
+	if ctx.Err() != nil {
+		return res, errors.Join(cause, ctx.Err())
+	}
+	s.log.Warn("job failed", "reason", reason)
+	if err := s.finish(ctx, res, LabelFailed); err != nil {
+		return res, errors.Join(cause, err)
+	}
+	return res, cause
+}
+
+// status writes the status comment, creating it the first time.
+func (s *session) status(ctx context.Context, st report.Status) error {
+	st.RunURL = s.runner.RunURL
+	if s.hooks.Phase != nil {
+		s.hooks.Phase(st.Phase, st.Reason)
+	}
+	if s.hooks.Busy != nil && s.hooks.Busy() {
+		st.Busy = true
+	}
+	body := report.StatusComment(st)
+	c := &github.IssueComment{Body: &body}
+	if s.comment != 0 {
+		if _, _, err := s.gh.Issues.EditComment(ctx, s.t.Owner, s.t.Repo, s.comment, c); err == nil {
+			return nil
+		} else if !isNotFound(err) {
+			return githubError("edit the status comment", err)
+		}
+		// Someone deleted it: write a new one.
+	}
+	made, _, err := s.gh.Issues.CreateComment(ctx, s.t.Owner, s.t.Repo, s.t.Issue, c)
+	if err != nil {
+		return githubError("write the status comment", err)
+	}
+	s.comment = made.GetID()
+	if s.hooks.StatusComment != nil {
+		s.hooks.StatusComment(s.comment)
+	}
+	return nil
+}

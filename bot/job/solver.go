@@ -1,0 +1,126 @@
+package job
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/pipeline/repoconfig"
+	"github.com/capsulehq/capsule/sandbox"
+	"github.com/capsulehq/capsule/sandbox/image"
+)
+
+// Task is an issue to solve in a fetched tree.
+type Task struct {
+	ID          string
+	Dir         string // the tree; the solver never writes it
+	Config      repoconfig.Config
+	Title, Body string
+	Progress    func(pipeline.Event)
+}
+
+// Solver runs repo mode on a task.
+type Solver interface {
+	// Solve returns the outcome (possibly partial) and an error when the
+	// model or the sandbox failed.
+	Solve(ctx context.Context, t Task) (*pipeline.RepoOutcome, error)
+}
+
+// Overrides are settings that win over the repository's configuration;
+// negative counts and empty strings leave the configuration's.
+type Overrides struct {
+	TestCommand   string
+	Image         string
+	MaxAttempts   int
+	History       int
+	Feedback      pipeline.FeedbackMode
+	ContextBudget int
+}
+
+// NoOverrides leaves every setting to the repository's configuration.
+func NoOverrides() Overrides { return Overrides{MaxAttempts: -1, History: -1} }
+
+// Sandboxed solves in the Docker sandbox with a model.
+type Sandboxed struct {
+	Engine    *sandbox.Engine
+	Model     pipeline.Model
+	ModelName string
+	Overrides Overrides
+}
+
+// Plan is a task's settings resolved from the configuration and the
+// overrides: what the loop will run.
+type Plan struct {
+	Task     pipeline.RepoTask
+	Settings pipeline.Settings
+	Image    string
+	Limits   sandbox.Limits
+}
+
+// NewPlan resolves a task's settings.
+func NewPlan(t Task, o Overrides) (Plan, error) {
+	cfg := t.Config
+	task := pipeline.RepoTask{
+		ID: t.ID, Title: t.Title, Body: t.Body, Repo: t.Dir,
+		Setup: cfg.Setup, SetupNetwork: cfg.Network, TestTimeout: cfg.Timeout,
+		ContextBudget: o.ContextBudget,
+		Protected:     func(p string) (string, bool) { return repoconfig.Protected(p, cfg.Protected) },
+	}
+	task.TestCommand, task.TestReason = o.TestCommand, "from --test-cmd"
+	if task.TestCommand == "" {
+		var err error
+		if task.TestCommand, task.TestReason, err = cfg.TestCommand(t.Dir); err != nil {
+			return Plan{}, err
+		}
+	}
+	s := pipeline.DefaultSettings()
+	s.MaxAttempts, s.History = pick(o.MaxAttempts, cfg.MaxAttempts), pick(o.History, cfg.History)
+	if o.Feedback != "" {
+		s.Feedback = o.Feedback
+	}
+	s.Progress = t.Progress
+	limits := sandbox.DefaultLimits()
+	limits.Timeout = cfg.Timeout
+	limits.Network = cfg.Network && cfg.Setup != ""
+	img := firstNonEmpty(o.Image, cfg.Image, image.Default())
+	s.Image = img
+	return Plan{Task: task, Settings: s, Image: img, Limits: limits}, nil
+}
+
+// Solve runs the loop in a new sandbox session.
+func (x *Sandboxed) Solve(ctx context.Context, t Task) (*pipeline.RepoOutcome, error) {
+	plan, err := NewPlan(t, x.Overrides)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	plan.Settings.Model = x.ModelName
+	if err := x.Engine.EnsureImage(ctx, plan.Image, plan.Image != image.Default()); err != nil {
+		return nil, err
+	}
+	box, err := x.Engine.NewSession(ctx, sandbox.Spec{Image: plan.Image, Workspace: t.Dir, Exclude: []string{".git"}, Limits: plan.Limits})
+	if err != nil {
+		return nil, err
+	}
+	defer box.Close()
+	return pipeline.SolveRepo(ctx, x.Model, box, plan.Task, plan.Settings)
+}
+
+// ErrConfig marks a task the repository's configuration makes impossible,
+// such as no test command found.
+var ErrConfig = fmt.Errorf("configuration")
+
+func pick(v, fallback int) int {
+	if v >= 0 {
+		return v
+	}
+	return fallback
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,137 @@
+// Package metrics holds the bot's Prometheus metrics, all named capsule_*.
+package metrics
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/capsulehq/capsule/pipeline"
+)
+
+// JobCounter counts the stored jobs by state, read at each scrape.
+type JobCounter func(ctx context.Context) (map[string]int, error)
+
+// Metrics is the set of the bot's metrics on its own registry.
+type Metrics struct {
+	registry *prometheus.Registry
+
+	deliveries   *prometheus.CounterVec
+	ackSeconds   prometheus.Histogram
+	jobsFinished *prometheus.CounterVec
+	attempts     *prometheus.CounterVec
+	modelCalls   prometheus.Counter
+	tokens       *prometheus.CounterVec
+	sandboxRuns  prometheus.Histogram
+}
+
+// New registers the metrics; jobs, when set, is read at each scrape for
+// capsule_jobs.
+func New(jobs JobCounter, logger *slog.Logger) *Metrics {
+	m := &Metrics{
+		registry: prometheus.NewRegistry(),
+		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "capsule_webhook_deliveries_total",
+			Help: "Webhook deliveries received, by event and outcome.",
+		}, []string{"event", "outcome"}),
+		ackSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "capsule_webhook_ack_seconds",
+			Help:    "Time from receiving a webhook delivery to answering it.",
+			Buckets: []float64{.001, .002, .005, .01, .02, .05, .1, .25, 1},
+		}),
+		jobsFinished: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "capsule_jobs_finished_total",
+			Help: "Jobs that ended, by final state.",
+		}, []string{"state"}),
+		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "capsule_attempts_total",
+			Help: "Attempts of the debugging loop, by result.",
+		}, []string{"result"}),
+		modelCalls: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "capsule_model_calls_total",
+			Help: "Calls to the model.",
+		}),
+		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "capsule_model_tokens_total",
+			Help: "Tokens the model endpoint reported, by kind (prompt or completion).",
+		}, []string{"kind"}),
+		sandboxRuns: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "capsule_sandbox_run_seconds",
+			Help:    "Duration of test runs in the sandbox.",
+			Buckets: prometheus.ExponentialBuckets(0.05, 2, 14),
+		}),
+	}
+	m.registry.MustRegister(m.deliveries, m.ackSeconds, m.jobsFinished, m.attempts, m.modelCalls, m.tokens, m.sandboxRuns,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if jobs != nil {
+		m.registry.MustRegister(&jobCollector{count: jobs, logger: logger})
+	}
+	return m
+}
+
+// Handler serves the metrics in Prometheus' text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
+}
+
+// Delivery counts a webhook delivery.
+func (m *Metrics) Delivery(event, outcome string) {
+	m.deliveries.WithLabelValues(event, outcome).Inc()
+}
+
+// Acknowledged records how long answering a delivery took.
+func (m *Metrics) Acknowledged(d time.Duration) { m.ackSeconds.Observe(d.Seconds()) }
+
+// JobFinished counts a job that ended in state.
+func (m *Metrics) JobFinished(state string) { m.jobsFinished.WithLabelValues(state).Inc() }
+
+// Attempt records an attempt of the loop: the model call, its tokens and
+// its test run.
+func (m *Metrics) Attempt(e pipeline.Event) {
+	a := e.Record
+	result := "fail"
+	switch {
+	case a.Run == nil:
+		result = "no_code"
+	case a.Run.Passed:
+		result = "pass"
+	}
+	m.attempts.WithLabelValues(result).Inc()
+	m.modelCalls.Inc()
+	m.tokens.WithLabelValues("prompt").Add(float64(a.PromptTokens))
+	m.tokens.WithLabelValues("completion").Add(float64(a.CompletionTokens))
+	if a.Run != nil {
+		m.sandboxRuns.Observe(a.Run.Duration.Seconds())
+	}
+}
+
+// jobCollector reads the job counts from the store at scrape time, so
+// they are right after a restart.
+type jobCollector struct {
+	count  JobCounter
+	logger *slog.Logger
+}
+
+var jobsDesc = prometheus.NewDesc("capsule_jobs", "Stored jobs, by state.", []string{"state"}, nil)
+
+func (c *jobCollector) Describe(ch chan<- *prometheus.Desc) { ch <- jobsDesc }
+
+func (c *jobCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	counts, err := c.count(ctx)
+	if err != nil {
+		if c.logger != nil {
+			c.logger.Warn("count jobs for metrics", "err", err)
+		}
+		return
+	}
+	for state, n := range counts {
+		ch <- prometheus.MustNewConstMetric(jobsDesc, prometheus.GaugeValue, float64(n), state)
+	}
+}

@@ -1,0 +1,176 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/capsulehq/capsule/bot/job"
+	"github.com/capsulehq/capsule/bot/report"
+	"github.com/capsulehq/capsule/bot/store"
+	"github.com/capsulehq/capsule/pipeline"
+)
+
+// Why a job's context ends before the job does.
+var (
+	errShutdown  = errors.New("the server is shutting down")
+	errLeaseLost = errors.New("the job's lease was lost")
+)
+
+// Run puts the jobs of a previous process back in the queue, then runs
+// jobs with the workers until ctx ends. Jobs still running then get the
+// grace period to finish; those that do not are stopped and put back in
+// the queue for the next start. Run returns when every worker is done.
+func (s *Server) Run(ctx context.Context) error {
+	n, err := s.cfg.Store.RecoverAbandoned(ctx)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		s.log.Info("requeued the jobs a previous run left running", "jobs", n)
+	}
+	var wg sync.WaitGroup
+	for i := range s.cfg.Workers {
+		wg.Go(func() { s.worker(ctx, i) })
+	}
+	wg.Wait()
+	return nil
+}
+
+// worker claims and runs jobs until ctx ends.
+func (s *Server) worker(ctx context.Context, n int) {
+	for ctx.Err() == nil {
+		j, ok, err := s.cfg.Store.Claim(ctx, s.cfg.WorkerID, s.cfg.Lease)
+		if err != nil {
+			if ctx.Err() == nil {
+				s.log.Error("claim a job", "worker", n, "err", err)
+				sleep(ctx, time.Second)
+			}
+			continue
+		}
+		if !ok {
+			select {
+			case <-ctx.Done():
+			case <-s.wake:
+			case <-time.After(pollEvery):
+			}
+			continue
+		}
+		s.signal() // there may be more: let an idle worker look
+		s.runJob(ctx, j)
+	}
+}
+
+// runJob runs one claimed job, renewing its lease, and records how it
+// ended.
+func (s *Server) runJob(shutdown context.Context, j store.Job) {
+	log := s.log.With("job", j.ID, "delivery", j.Delivery, "repo", j.Owner+"/"+j.Repo, "issue", j.Issue)
+	log.Info("job started", "claim", j.Claims)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	done := make(chan struct{})
+	defer close(done)
+	go s.guard(shutdown, j, cancel, done)
+
+	res, err := s.execute(ctx, j)
+	background, stop := context.WithTimeout(context.Background(), 30*time.Second)
+	defer stop()
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, errShutdown):
+		if err := s.cfg.Store.Release(background, j.ID, s.cfg.WorkerID); err != nil {
+			log.Error("put the job back in the queue", "err", err)
+			return
+		}
+		log.Info("job put back in the queue for the next start")
+		return
+	case errors.Is(cause, errLeaseLost):
+		log.Warn("job abandoned: another worker holds it now")
+		return
+	}
+	s.clearBusy(j)
+	state, reason := store.Done, res.Reason
+	switch {
+	case err != nil:
+		state = store.Failed
+		if reason == "" {
+			reason = err.Error()
+		}
+	case res.Phase == report.Failed:
+		state = store.Failed
+	case res.Phase == report.Skipped:
+		state = store.Skipped
+	case res.PullRequestURL != "":
+		reason = "pull request " + res.PullRequestURL
+	}
+	if res.StatusComment != 0 || res.PullRequest != 0 {
+		if err := s.cfg.Store.Note(background, j.ID, res.StatusComment, res.PullRequest); err != nil {
+			log.Warn("remember the job's comment and pull request", "err", err)
+		}
+	}
+	if err := s.cfg.Store.Finish(background, j.ID, s.cfg.WorkerID, state, reason); err != nil {
+		log.Error("record the job's end", "err", err)
+		return
+	}
+	s.cfg.Metrics.JobFinished(string(state))
+	log.Info("job ended", "state", state, "reason", reason)
+}
+
+// execute runs the job with its installation's client.
+func (s *Server) execute(ctx context.Context, j store.Job) (job.Result, error) {
+	if j.Installation == 0 {
+		err := errors.New("the delivery names no installation, so there is no token to act with")
+		return job.Result{Phase: report.Failed, Reason: err.Error()}, err
+	}
+	gh, err := s.cfg.Clients.Installation(j.Installation)
+	if err != nil {
+		return job.Result{Phase: report.Failed, Reason: err.Error()}, err
+	}
+	return s.cfg.Runner.Run(ctx, gh, targetOf(j), job.Hooks{
+		Attempt: func(e pipeline.Event) { s.cfg.Metrics.Attempt(e) },
+		Busy:    func() bool { return s.isBusy(j) },
+	})
+}
+
+// guard renews the job's lease while it runs and stops it when the lease
+// is lost or when the server shuts down and the grace period ends.
+func (s *Server) guard(shutdown context.Context, j store.Job, cancel context.CancelCauseFunc, done <-chan struct{}) {
+	renew := time.NewTicker(s.cfg.Lease / 3)
+	defer renew.Stop()
+	var grace <-chan time.Time
+	for {
+		select {
+		case <-done:
+			return
+		case <-shutdown.Done():
+			if grace == nil {
+				s.log.Info("shutting down: waiting for the running job", "job", j.ID, "grace", s.cfg.Grace)
+				grace = time.After(s.cfg.Grace)
+			}
+			shutdown = context.Background() // seen; wait for the grace or the end
+		case <-grace:
+			cancel(errShutdown)
+			return
+		case <-renew.C:
+			ctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+			err := s.cfg.Store.Renew(ctx, j.ID, s.cfg.WorkerID, s.cfg.Lease)
+			stop()
+			if errors.Is(err, store.ErrLeaseLost) {
+				cancel(errLeaseLost)
+				return
+			}
+			if err != nil {
+				s.log.Warn("renew the job's lease", "job", j.ID, "err", err)
+			}
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

@@ -1,0 +1,222 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/capsulehq/capsule/bot/ghapp"
+	"github.com/capsulehq/capsule/bot/job"
+	"github.com/capsulehq/capsule/bot/metrics"
+	"github.com/capsulehq/capsule/bot/store"
+	"github.com/capsulehq/capsule/internal/calculatortest"
+	"github.com/capsulehq/capsule/internal/fakegithub"
+	"github.com/capsulehq/capsule/internal/fakeopenai"
+	"github.com/capsulehq/capsule/internal/sandboxtest"
+	"github.com/capsulehq/capsule/internal/webhooktest"
+	"github.com/capsulehq/capsule/pipeline/programmer"
+)
+
+// The test world: one App installation on one repository.
+const (
+	appID        = 4242
+	installation = 77
+	owner, name  = "octo-org", "calculator"
+	issueNumber  = 12
+	maintainer   = "alice"
+)
+
+var secret = []byte("a webhook secret")
+
+// world is a server wired to a fake GitHub, a scripted model and the real
+// Docker engine.
+type world struct {
+	t      *testing.T
+	gh     *fakegithub.Server
+	repo   *fakegithub.Repo
+	model  *fakeopenai.Server
+	store  *store.Store
+	server *Server
+	http   *httptest.Server
+	stop   context.CancelFunc
+	done   chan struct{}
+	next   atomic.Int64 // delivery counter
+}
+
+type worldOptions struct {
+	config  string                   // replaces .github/capsule.yml when set
+	prepare func(*fakegithub.Server) // runs before the server starts
+}
+
+func newWorld(t *testing.T, script fakeopenai.Script, o worldOptions) *world {
+	t.Helper()
+	eng := sandboxtest.Engine(t)
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &world{t: t}
+	w.gh = fakegithub.New(t, fakegithub.WithApp(appID, &key.PublicKey), fakegithub.WithPrefix("/api/v3"))
+	files := calculatortest.Files(t)
+	if o.config != "" {
+		files[".github/capsule.yml"] = o.config
+	}
+	w.repo = w.gh.AddRepo(owner, name, files)
+	w.repo.AddIssue(issueNumber, maintainer, calculatortest.IssueTitle, calculatortest.IssueBody)
+	w.gh.AddInstallation(installation, owner+"/"+name)
+	w.gh.SetPermission(owner, name, maintainer, "maintain")
+	w.gh.SetPermission(owner, name, "reader", "triage")
+	if o.prepare != nil {
+		o.prepare(w.gh)
+	}
+
+	w.model = fakeopenai.New(t, script)
+	client, err := programmer.New(programmer.Config{BaseURL: w.model.URL(), Model: "test-model", APIKey: "k", RequestTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
+	apps, err := ghapp.New(ghapp.Config{AppID: appID, PrivateKey: keyPEM, BaseURL: w.gh.URL(), Retry: ghapp.RetryPolicy{BaseDelay: 10 * time.Millisecond}, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.store, err = store.Open(filepath.Join(t.TempDir(), "capsule.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.store.Close() })
+	logger := quietLogger()
+	w.server, err = New(Config{
+		Store: w.store, Clients: apps, Secret: secret, Workers: 1, Logger: logger,
+		Metrics: metrics.New(func(ctx context.Context) (map[string]int, error) {
+			counts, err := w.store.Counts(ctx)
+			out := map[string]int{}
+			for s, n := range counts {
+				out[string(s)] = n
+			}
+			return out, err
+		}, logger),
+		Runner: &job.Runner{
+			Solver:  &job.Sandboxed{Engine: eng, Model: client, ModelName: "test-model", Overrides: job.NoOverrides()},
+			Version: "test", Logger: logger,
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.http = httptest.NewServer(w.server.Handler())
+	t.Cleanup(w.http.Close)
+	return w
+}
+
+// start runs the workers until the test ends.
+func (w *world) start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	w.stop, w.done = cancel, make(chan struct{})
+	go func() {
+		defer close(w.done)
+		if err := w.server.Run(ctx); err != nil {
+			w.t.Errorf("run: %v", err)
+		}
+	}()
+	w.t.Cleanup(w.shutdown)
+}
+
+func (w *world) shutdown() {
+	if w.stop != nil {
+		w.stop()
+		<-w.done
+		w.stop = nil
+	}
+}
+
+// labelled is a signed issues.labeled delivery for the test issue.
+func (w *world) labelled(sender, label string) []byte {
+	return webhooktest.Payload(w.t, "issues__labeled.payload.json", func(m map[string]any) {
+		webhooktest.Retarget(m, owner, name, issueNumber, sender, installation)
+		webhooktest.Object(m, "label")["name"] = label
+	})
+}
+
+// retry is a signed /capsule retry comment.
+func (w *world) retry(sender string) []byte {
+	return webhooktest.Payload(w.t, "issue_comment__created.payload.json", func(m map[string]any) {
+		webhooktest.Retarget(m, owner, name, issueNumber, sender, installation)
+		delete(webhooktest.Object(m, "issue"), "pull_request")
+		webhooktest.Object(m, "comment")["body"] = "/capsule retry"
+	})
+}
+
+// send posts a delivery and returns the status and the answer.
+func (w *world) send(event, delivery string, body []byte, sign []byte) (int, string) {
+	w.t.Helper()
+	if delivery == "" {
+		delivery = fmt.Sprintf("delivery-%d", w.next.Add(1))
+	}
+	resp, err := http.DefaultClient.Do(webhooktest.Request(w.t, w.http.URL+"/webhook", event, delivery, body, sign))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(out)
+}
+
+// wait polls until every job has ended, failing after a minute.
+func (w *world) wait() []store.Job {
+	w.t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		jobs, err := w.store.List(context.Background(), 100)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		active := false
+		for _, j := range jobs {
+			active = active || j.State == store.Queued || j.State == store.Running
+		}
+		if !active {
+			return jobs
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	w.t.Fatal("jobs still active after two minutes")
+	return nil
+}
+
+// comments returns the bodies of the issue's comments.
+func (w *world) comments() []string {
+	var out []string
+	for _, c := range w.repo.Comments(issueNumber) {
+		out = append(out, c.Body)
+	}
+	return out
+}
+
+// metric returns the /metrics line that starts with prefix.
+func (w *world) metric(prefix string) string {
+	w.t.Helper()
+	resp, err := http.Get(w.http.URL + "/metrics")
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, prefix) {
+			return line
+		}
+	}
+	return ""
+}

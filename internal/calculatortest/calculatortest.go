@@ -1,0 +1,93 @@
+// Package calculatortest holds the example repository examples/calculator
+// and scripted model answers for it, for tests of repo mode and the bot.
+// Its issue: the statistics functions fail on an empty list.
+package calculatortest
+
+import (
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// RightStats is a calc/stats.py that passes the example's tests.
+const RightStats = `"""Statistics over lists of numbers."""
+
+from calc.ops import divide
+
+
+def mean(values):
+    """Return the arithmetic mean of values, 0.0 for no values."""
+    if not values:
+        return 0.0
+    return divide(sum(values), len(values))
+
+
+def median(values):
+    """Return the middle value of values (the mean of the two middle ones
+    when there is an even number of them), 0.0 for no values."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return mean(ordered[middle - 1 : middle + 1])
+`
+
+// WrongStats returns None for an empty list instead of 0.0, which the
+// tests catch.
+var WrongStats = strings.Replace(RightStats, "return 0.0\n    return divide", "return None\n    return divide", 1)
+
+// Answer is a model answer in the repo-mode format, with files given as
+// path, content pairs.
+func Answer(pairs ...string) string {
+	var b strings.Builder
+	b.WriteString("The empty list must be handled before dividing.\n\n")
+	for i := 0; i+1 < len(pairs); i += 2 {
+		b.WriteString("### File: " + pairs[i] + "\n```python\n" + pairs[i+1] + "```\n\n")
+	}
+	return b.String()
+}
+
+// Issue is the example's issue.
+const (
+	IssueTitle = "mean() and median() fail on an empty list"
+	IssueBody  = "Calling `mean([])` raises ZeroDivisionError; it should return 0.0, and so should `median([])`."
+)
+
+// Files returns the example repository's files by slash-separated path,
+// leaving out caches.
+func Files(t testing.TB) map[string]string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		t.Fatalf("find the module root: %v", err)
+	}
+	src := filepath.Join(filepath.Dir(strings.TrimSpace(string(out))), "examples", "calculator")
+	files := map[string]string{}
+	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == "__pycache__" {
+			return filepath.SkipDir
+		}
+		if d.IsDir() {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		files[filepath.ToSlash(rel)] = string(data)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
