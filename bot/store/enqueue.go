@@ -1,0 +1,130 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// activeQuery finds the active job of issue (?, ?, ?). The state term
+// matches jobs_active_issue's WHERE clause word for word, which is what lets
+// SQLite use that partial index; the columns' NOCASE collation makes the
+// comparison case-insensitive.
+const activeQuery = `SELECT ` + jobColumns + ` FROM jobs
+	WHERE owner = ? AND repo = ? AND issue = ? AND state IN ('queued', 'running')`
+
+// Enqueue queues j, atomically with the checks that keep the queue sane:
+//
+//   - a delivery ID seen before changes nothing (Duplicate), so GitHub's
+//     redeliveries are harmless;
+//   - an issue has at most one active (queued or running) job: a delivery
+//     for an issue that has one is recorded against it and answered Busy.
+//     Owner and repo compare case-insensitively, as on GitHub.
+//
+// Only j's identifying fields are used (Delivery through Label); the store
+// sets the rest. Once Enqueue has returned without error the outcome is on
+// disk, and the delivery may be acknowledged.
+//
+// Concurrent calls are committed together, in one transaction and one
+// fsync (group commit), each in a savepoint of its own, so that a failure
+// of one does not fail the others. If ctx ends before the call's turn, it
+// is not carried out; if it ends while the call's batch commits, Enqueue
+// returns ctx's error without knowing whether the job was stored, and a
+// redelivery will tell.
+func (s *Store) Enqueue(ctx context.Context, j Job) (Job, Outcome, error) {
+	if err := validate(j); err != nil {
+		return Job{}, 0, fmt.Errorf("store: enqueue: %w", err)
+	}
+	c := &enqueueCall{ctx: ctx, job: j, done: make(chan enqueueResult, 1)}
+	var err error
+	select {
+	case s.calls <- c:
+		select {
+		case r := <-c.done:
+			if r.err == nil {
+				return r.job, r.outcome, nil
+			}
+			err = r.err
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+	case <-ctx.Done():
+		err = ctx.Err()
+	case <-s.closing:
+		err = ErrClosed
+	}
+	return Job{}, 0, fmt.Errorf("store: enqueue delivery %s: %w", j.Delivery, err)
+}
+
+// validate rejects a job the queue could not deduplicate or route.
+func validate(j Job) error {
+	switch {
+	case j.Delivery == "":
+		return fmt.Errorf("job without a delivery ID: %w", ErrInvalid)
+	case j.Owner == "" || j.Repo == "":
+		return fmt.Errorf("delivery %s: job without owner or repository: %w", j.Delivery, ErrInvalid)
+	case j.Issue <= 0:
+		return fmt.Errorf("delivery %s: issue number %d: %w", j.Delivery, j.Issue, ErrInvalid)
+	}
+	return nil
+}
+
+// enqueue does Enqueue's work inside tx.
+func (s *Store) enqueue(ctx context.Context, tx *sql.Tx, j Job) (Job, Outcome, error) {
+	var id int64
+	err := tx.QueryRowContext(ctx, `SELECT job_id FROM deliveries WHERE delivery = ?`, j.Delivery).Scan(&id)
+	switch {
+	case err == nil:
+		got, err := getJob(ctx, tx, id)
+		return got, Duplicate, err
+	case !errors.Is(err, sql.ErrNoRows):
+		return Job{}, 0, err
+	}
+
+	active, err := scanJob(tx.QueryRowContext(ctx, activeQuery, j.Owner, j.Repo, j.Issue))
+	switch {
+	case err == nil:
+		if err := recordDelivery(ctx, tx, j.Delivery, active.ID); err != nil {
+			return Job{}, 0, err
+		}
+		return active, Busy, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return Job{}, 0, err
+	}
+
+	now := s.clock()
+	j = Job{
+		Delivery:     j.Delivery,
+		Event:        j.Event,
+		Trigger:      j.Trigger,
+		Installation: j.Installation,
+		Owner:        j.Owner,
+		Repo:         j.Repo,
+		Issue:        j.Issue,
+		Sender:       j.Sender,
+		Label:        j.Label,
+		State:        Queued,
+		CreatedAt:    now,
+		UpdatedAt:    now,
+	}
+	err = tx.QueryRowContext(ctx, `INSERT INTO jobs
+		(delivery, event, trigger, installation, owner, repo, issue, sender, label, state, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		j.Delivery, j.Event, j.Trigger, j.Installation, j.Owner, j.Repo, j.Issue,
+		j.Sender, j.Label, string(j.State), toNanos(now), toNanos(now)).Scan(&j.ID)
+	if err != nil {
+		return Job{}, 0, err
+	}
+	if err := recordDelivery(ctx, tx, j.Delivery, j.ID); err != nil {
+		return Job{}, 0, err
+	}
+	return j, Created, nil
+}
+
+// recordDelivery remembers which job a delivery created or was answered
+// Busy with.
+func recordDelivery(ctx context.Context, tx *sql.Tx, delivery string, id int64) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO deliveries (delivery, job_id) VALUES (?, ?)`, delivery, id)
+	return err
+}

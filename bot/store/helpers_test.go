@@ -1,0 +1,137 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// openTest opens a store in a fresh file under t.TempDir and closes it
+// when the test ends. It returns the file's path too, for reopening.
+func openTest(t testing.TB) (*Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "capsule.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return s, path
+}
+
+// clock is a time source that moves only when told to.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// fakeClock makes s tell the time by a clock that starts at a fixed
+// instant, and returns it.
+func fakeClock(s *Store) *clock {
+	c := &clock{now: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)}
+	s.now = c.Now
+	return c
+}
+
+// Now returns the clock's time.
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Advance moves the clock on by d.
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// newJob is a job for issue n of acme/widgets, created by delivery.
+func newJob(delivery string, n int) Job {
+	return Job{
+		Delivery:     delivery,
+		Event:        "issues",
+		Trigger:      "label",
+		Installation: 42,
+		Owner:        "acme",
+		Repo:         "widgets",
+		Issue:        n,
+		Sender:       "octocat",
+		Label:        "capsule",
+	}
+}
+
+// enqueue enqueues j and fails the test unless the outcome is want.
+func enqueue(t testing.TB, s *Store, j Job, want Outcome) Job {
+	t.Helper()
+	got, outcome, err := s.Enqueue(context.Background(), j)
+	if err != nil {
+		t.Fatalf("Enqueue(%s): %v", j.Delivery, err)
+	}
+	if outcome != want {
+		t.Fatalf("Enqueue(%s) = %v, want %v", j.Delivery, outcome, want)
+	}
+	return got
+}
+
+// claim claims a job for worker and fails the test if there is none.
+func claim(t testing.TB, s *Store, worker string, lease time.Duration) Job {
+	t.Helper()
+	j, ok, err := s.Claim(context.Background(), worker, lease)
+	if err != nil {
+		t.Fatalf("Claim(%s): %v", worker, err)
+	}
+	if !ok {
+		t.Fatalf("Claim(%s): nothing to claim", worker)
+	}
+	return j
+}
+
+// claimNone fails the test unless worker finds nothing to claim.
+func claimNone(t testing.TB, s *Store, worker string) {
+	t.Helper()
+	j, ok, err := s.Claim(context.Background(), worker, time.Minute)
+	if err != nil {
+		t.Fatalf("Claim(%s): %v", worker, err)
+	}
+	if ok {
+		t.Fatalf("Claim(%s) = job %d (%s), want nothing to claim", worker, j.ID, j.Delivery)
+	}
+}
+
+// wantCounts fails the test unless s holds exactly the jobs per state in
+// want, states missing from want meaning zero.
+func wantCounts(t testing.TB, s *Store, want map[State]int) {
+	t.Helper()
+	got, err := s.Counts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := map[State]int{Queued: 0, Running: 0, Done: 0, Failed: 0, Skipped: 0}
+	maps.Copy(full, want)
+	if !maps.Equal(got, full) {
+		t.Fatalf("Counts() = %v, want %v", got, full)
+	}
+}
+
+// get reads job id and fails the test if it can't.
+func get(t testing.TB, s *Store, id int64) Job {
+	t.Helper()
+	j, err := s.Get(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+// delivery names the i-th delivery of a test.
+func delivery(i int) string { return fmt.Sprintf("delivery-%04d", i) }

@@ -1,0 +1,95 @@
+package store
+
+import (
+	"strconv"
+	"time"
+)
+
+// State is where a job is in its life: Queued, then Running, then one of
+// the terminal states Done, Failed or Skipped.
+type State string
+
+// The states of a job.
+const (
+	// Queued jobs wait for a worker to claim them.
+	Queued State = "queued"
+	// Running jobs are held by a worker under a lease.
+	Running State = "running"
+	// Done jobs ran to completion.
+	Done State = "done"
+	// Failed jobs ran, or were abandoned, without completing.
+	Failed State = "failed"
+	// Skipped jobs were admitted by the webhook but a worker decided not to
+	// run them (wrong label, sender without permission).
+	Skipped State = "skipped"
+)
+
+// allStates lists every State, in the order a job moves through them.
+var allStates = []State{Queued, Running, Done, Failed, Skipped}
+
+// Active reports whether a job in state s still has work ahead of it, that
+// is, whether it is Queued or Running.
+func (s State) Active() bool { return s == Queued || s == Running }
+
+// Terminal reports whether s is one of the states a job ends in.
+func (s State) Terminal() bool { return s == Done || s == Failed || s == Skipped }
+
+// MaxClaims is how many times a job may be claimed. A job that has been
+// claimed MaxClaims times and comes round again was abandoned by a server
+// that stopped each time it ran it, so Claim fails it instead of risking
+// another crash.
+const MaxClaims = 3
+
+// Job is one unit of work: an issue to take to a pull request.
+type Job struct {
+	ID           int64
+	Delivery     string // X-GitHub-Delivery of the delivery that created it (unique)
+	Event        string // "issues" or "issue_comment"
+	Trigger      string // "label" or "retry"
+	Installation int64
+	Owner, Repo  string
+	Issue        int
+	Sender       string
+	Label        string // the label that was added, for Trigger "label"
+	State        State
+	Reason       string // why it failed or was skipped, or a one-line result for done
+	// Claims counts the claims that count towards MaxClaims: how many times
+	// a worker claimed the job, less the claims it gave back with Release.
+	Claims        int
+	Worker        string    // the worker that holds the lease, or last held it
+	LeaseUntil    time.Time // when the lease runs out; zero unless Running
+	StatusComment int64     // id of the issue's status comment once known (0 = unknown)
+	PullRequest   int       // number of the pull request once opened (0 = none)
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+// Outcome says what Enqueue did with a job.
+type Outcome int
+
+// The outcomes of Enqueue.
+const (
+	// Created means a new job was queued.
+	Created Outcome = iota
+	// Duplicate means the delivery ID was seen before and nothing changed.
+	// The returned job is the one the delivery created or, for a delivery
+	// that was answered Busy, the job that was active then.
+	Duplicate
+	// Busy means the issue already has an active (queued or running) job,
+	// which is the one returned. The delivery ID is recorded so that a
+	// redelivery of it answers Duplicate.
+	Busy
+)
+
+// String returns "created", "duplicate" or "busy".
+func (o Outcome) String() string {
+	switch o {
+	case Created:
+		return "created"
+	case Duplicate:
+		return "duplicate"
+	case Busy:
+		return "busy"
+	}
+	return "Outcome(" + strconv.Itoa(int(o)) + ")"
+}

@@ -1,0 +1,197 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// abandonedReason is the Reason of a job Claim fails for having been
+// claimed MaxClaims times already.
+var abandonedReason = fmt.Sprintf("abandoned after %d attempts to run it: the server stopped each time", MaxClaims)
+
+// claimableQuery finds the oldest claimable job at time ?. The state term
+// matches jobs_claimable's WHERE clause word for word, which is what lets
+// SQLite use that partial index.
+const claimableQuery = `SELECT ` + jobColumns + ` FROM jobs
+	WHERE state IN ('queued', 'running') AND (state = 'queued' OR lease_until <= ?)
+	ORDER BY id LIMIT 1`
+
+// Claim hands worker the oldest claimable job: one that is queued, or one
+// that is running under a lease that has run out (its worker is gone).
+// The job becomes Running under worker until now+lease, and its Claims
+// goes up by one. Claim reports false when there is nothing to claim.
+//
+// A job already claimed MaxClaims times is not handed out again but
+// marked Failed, and Claim moves on to the next.
+func (s *Store) Claim(ctx context.Context, worker string, lease time.Duration) (Job, bool, error) {
+	if err := checkLease(worker, lease); err != nil {
+		return Job{}, false, fmt.Errorf("store: claim: %w", err)
+	}
+	var (
+		j  Job
+		ok bool
+	)
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		j, ok, err = s.claim(ctx, tx, worker, lease)
+		return err
+	})
+	if err != nil {
+		return Job{}, false, fmt.Errorf("store: claim for %s: %w", worker, err)
+	}
+	return j, ok, nil
+}
+
+// claim does Claim's work inside tx.
+func (s *Store) claim(ctx context.Context, tx *sql.Tx, worker string, lease time.Duration) (Job, bool, error) {
+	now := s.clock()
+	for {
+		j, err := scanJob(tx.QueryRowContext(ctx, claimableQuery, toNanos(now)))
+		if errors.Is(err, sql.ErrNoRows) {
+			return Job{}, false, nil
+		}
+		if err != nil {
+			return Job{}, false, err
+		}
+		if j.Claims >= MaxClaims {
+			_, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'failed', reason = ?,
+				lease_until = 0, updated_at = ? WHERE id = ?`,
+				abandonedReason, toNanos(now), j.ID)
+			if err != nil {
+				return Job{}, false, err
+			}
+			continue
+		}
+		j.State = Running
+		j.Worker = worker
+		j.LeaseUntil = now.Add(lease)
+		j.Claims++
+		j.UpdatedAt = now
+		_, err = tx.ExecContext(ctx, `UPDATE jobs SET state = 'running', worker = ?,
+			lease_until = ?, claims = ?, updated_at = ? WHERE id = ?`,
+			j.Worker, toNanos(j.LeaseUntil), j.Claims, toNanos(now), j.ID)
+		if err != nil {
+			return Job{}, false, err
+		}
+		return j, true, nil
+	}
+}
+
+// Renew extends worker's lease on job id to now+lease. It fails with
+// ErrLeaseLost when the job is no longer running under worker.
+func (s *Store) Renew(ctx context.Context, id int64, worker string, lease time.Duration) error {
+	if err := checkLease(worker, lease); err != nil {
+		return fmt.Errorf("store: renew job %d: %w", id, err)
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		now := s.clock()
+		return s.leased(ctx, tx, id, worker, `UPDATE jobs SET lease_until = ?, updated_at = ?
+			WHERE id = ? AND state = 'running' AND worker = ?`,
+			toNanos(now.Add(lease)), toNanos(now), id, worker)
+	})
+	if err != nil {
+		return fmt.Errorf("store: renew job %d: %w", id, err)
+	}
+	return nil
+}
+
+// Finish ends job id, which must be running under worker, in state (Done,
+// Failed or Skipped) for reason. It fails with ErrLeaseLost when the job is
+// no longer running under worker.
+func (s *Store) Finish(ctx context.Context, id int64, worker string, state State, reason string) error {
+	if !state.Terminal() {
+		return fmt.Errorf("store: finish job %d: state %q is not done, failed or skipped: %w", id, state, ErrInvalid)
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		return s.leased(ctx, tx, id, worker, `UPDATE jobs SET state = ?, reason = ?,
+			lease_until = 0, updated_at = ?
+			WHERE id = ? AND state = 'running' AND worker = ?`,
+			string(state), reason, toNanos(s.clock()), id, worker)
+	})
+	if err != nil {
+		return fmt.Errorf("store: finish job %d as %s: %w", id, state, err)
+	}
+	return nil
+}
+
+// Release puts job id, which must be running under worker, back in the
+// queue, for a worker that is shutting down. The claim does not count
+// towards MaxClaims: the worker gave the job back in good order, so the
+// job is not suspected of bringing the server down. Release fails with
+// ErrLeaseLost when the job is no longer running under worker.
+func (s *Store) Release(ctx context.Context, id int64, worker string) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		return s.leased(ctx, tx, id, worker, `UPDATE jobs SET state = 'queued',
+			claims = max(claims - 1, 0), lease_until = 0, updated_at = ?
+			WHERE id = ? AND state = 'running' AND worker = ?`,
+			toNanos(s.clock()), id, worker)
+	})
+	if err != nil {
+		return fmt.Errorf("store: release job %d: %w", id, err)
+	}
+	return nil
+}
+
+// leased runs update, which must change job id only if it is running under
+// worker, and turns "no row changed" into an ErrLeaseLost that says where
+// the job is now.
+func (s *Store) leased(ctx context.Context, tx *sql.Tx, id int64, worker, update string, args ...any) error {
+	res, err := tx.ExecContext(ctx, update, args...)
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 1 {
+		return nil
+	}
+	j, err := getJob(ctx, tx, id)
+	if errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("no such job: %w", ErrLeaseLost)
+	}
+	if err != nil {
+		return err
+	}
+	if j.State == Running {
+		return fmt.Errorf("running under %s, not %s: %w", j.Worker, worker, ErrLeaseLost)
+	}
+	return fmt.Errorf("%s, not running under %s: %w", j.State, worker, ErrLeaseLost)
+}
+
+// RecoverAbandoned puts every running job back in the queue and says how
+// many there were. Call it once at start-up: the store's lock guarantees
+// that the process that was running them is gone. Their claims still count
+// towards MaxClaims.
+func (s *Store) RecoverAbandoned(ctx context.Context) (int, error) {
+	var n int64
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'queued', lease_until = 0,
+			updated_at = ? WHERE state = 'running'`, toNanos(s.clock()))
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: recover abandoned jobs: %w", err)
+	}
+	return int(n), nil
+}
+
+// checkLease rejects a claim or renewal without a worker name or with a
+// lease that is not positive.
+func checkLease(worker string, lease time.Duration) error {
+	if worker == "" {
+		return fmt.Errorf("no worker name: %w", ErrInvalid)
+	}
+	if lease <= 0 {
+		return fmt.Errorf("lease %v is not positive: %w", lease, ErrInvalid)
+	}
+	return nil
+}

@@ -1,0 +1,70 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// jobColumns is the column list scanJob expects, in its order.
+const jobColumns = `id, delivery, event, trigger, installation, owner, repo, issue,
+	sender, label, state, reason, claims, worker, lease_until, status_comment,
+	pull_request, created_at, updated_at`
+
+// scanner is what *sql.Row and *sql.Rows have in common.
+type scanner interface {
+	Scan(dest ...any) error
+}
+
+// scanJob reads one row of jobColumns.
+func scanJob(row scanner) (Job, error) {
+	var (
+		j                       Job
+		state                   string
+		lease, created, updated int64
+	)
+	err := row.Scan(&j.ID, &j.Delivery, &j.Event, &j.Trigger, &j.Installation,
+		&j.Owner, &j.Repo, &j.Issue, &j.Sender, &j.Label, &state, &j.Reason,
+		&j.Claims, &j.Worker, &lease, &j.StatusComment, &j.PullRequest,
+		&created, &updated)
+	if err != nil {
+		return Job{}, err
+	}
+	j.State = State(state)
+	j.LeaseUntil = fromNanos(lease)
+	j.CreatedAt = fromNanos(created)
+	j.UpdatedAt = fromNanos(updated)
+	return j, nil
+}
+
+// querier is what *sql.DB and *sql.Tx have in common.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// getJob reads job id through q, which may be a transaction.
+func getJob(ctx context.Context, q querier, id int64) (Job, error) {
+	j, err := scanJob(q.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Job{}, fmt.Errorf("job %d: %w", id, ErrNotFound)
+	}
+	return j, err
+}
+
+// toNanos stores t as Unix nanoseconds, the zero time as 0.
+func toNanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// fromNanos is the inverse of toNanos; times come back in UTC.
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}

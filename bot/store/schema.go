@@ -1,0 +1,93 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// migrations bring the schema from version i to version i+1; the version is
+// kept in PRAGMA user_version. Append to this list, never edit an entry
+// that has shipped.
+var migrations = []string{
+	// 1: jobs and the deliveries that created them or were answered Busy.
+	//
+	// Times are Unix nanoseconds, UTC; 0 stands for the zero time. Owner and
+	// repo compare case-insensitively, as GitHub names do (they are ASCII,
+	// which is what NOCASE folds). The unique partial index both finds an
+	// issue's active job and guarantees there is at most one; the claim
+	// index holds only active jobs, in claim (FIFO) order.
+	`
+CREATE TABLE jobs (
+	id             INTEGER PRIMARY KEY,
+	delivery       TEXT    NOT NULL,
+	event          TEXT    NOT NULL,
+	trigger        TEXT    NOT NULL,
+	installation   INTEGER NOT NULL,
+	owner          TEXT    NOT NULL COLLATE NOCASE,
+	repo           TEXT    NOT NULL COLLATE NOCASE,
+	issue          INTEGER NOT NULL,
+	sender         TEXT    NOT NULL,
+	label          TEXT    NOT NULL,
+	state          TEXT    NOT NULL CHECK (state IN ('queued', 'running', 'done', 'failed', 'skipped')),
+	reason         TEXT    NOT NULL DEFAULT '',
+	claims         INTEGER NOT NULL DEFAULT 0,
+	worker         TEXT    NOT NULL DEFAULT '',
+	lease_until    INTEGER NOT NULL DEFAULT 0,
+	status_comment INTEGER NOT NULL DEFAULT 0,
+	pull_request   INTEGER NOT NULL DEFAULT 0,
+	created_at     INTEGER NOT NULL,
+	updated_at     INTEGER NOT NULL
+) STRICT;
+
+CREATE UNIQUE INDEX jobs_active_issue ON jobs (owner, repo, issue)
+	WHERE state IN ('queued', 'running');
+
+CREATE INDEX jobs_claimable ON jobs (id)
+	WHERE state IN ('queued', 'running');
+
+CREATE TABLE deliveries (
+	delivery TEXT    PRIMARY KEY,
+	job_id   INTEGER NOT NULL REFERENCES jobs (id)
+) STRICT, WITHOUT ROWID;
+`,
+}
+
+// schemaVersion is the version this build writes and understands.
+var schemaVersion = len(migrations)
+
+// migrate brings the database up to schemaVersion, one transaction per
+// migration, and refuses a database written by a newer build.
+func migrate(ctx context.Context, db *sql.DB) error {
+	var v int
+	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return fmt.Errorf("reading schema version: %w", err)
+	}
+	if v > schemaVersion {
+		return fmt.Errorf("schema version %d is newer than this build understands (%d)", v, schemaVersion)
+	}
+	for ; v < schemaVersion; v++ {
+		if err := apply(ctx, db, v+1, migrations[v]); err != nil {
+			return fmt.Errorf("migrating schema to version %d: %w", v+1, err)
+		}
+	}
+	return nil
+}
+
+// apply runs one migration and records its version in the same
+// transaction.
+func apply(ctx context.Context, db *sql.DB, version int, ddl string) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, ddl); err != nil {
+		return err
+	}
+	// PRAGMA takes no bound parameters; version is an int we made.
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", version)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
