@@ -44,6 +44,8 @@ type environment struct {
 func commands() []command {
 	return []command{
 		{"solve", "fix an issue in a local repository and write the tested patch", runSolve},
+		{"serve", "run the GitHub App: webhooks in, pull requests out", runServe},
+		{"action", "run as a step of a GitHub Actions workflow (see action.yml)", runAction},
 		{"bench", "rerun a function-level benchmark (HumanEval, MBPP, ...) against a model", runBench},
 		{"sandbox", "run a command in the sandbox, or build its image", runSandbox},
 		{"doctor", "check the Docker engine, the sandbox image and the settings", runDoctor},

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/capsulehq/capsule/bot/ghapp"
+	"github.com/capsulehq/capsule/bot/job"
+	"github.com/capsulehq/capsule/bot/metrics"
+	"github.com/capsulehq/capsule/bot/server"
+	"github.com/capsulehq/capsule/bot/store"
+	"github.com/capsulehq/capsule/internal/version"
+	"github.com/capsulehq/capsule/sandbox/image"
+)
+
+// serveSettings are serve's flags, each defaulting to its environment
+// variable.
+type serveSettings struct {
+	appID          int64
+	privateKey     string
+	privateKeyFile string
+	secret         string
+	listen         string
+	dataDir        string
+	apiURL         string
+	workers        int
+	minPermission  string
+	grace          time.Duration
+	maxBody        int64
+	image          string
+}
+
+func (s *serveSettings) register(fs *flag.FlagSet) {
+	id, _ := strconv.ParseInt(os.Getenv("GITHUB_APP_ID"), 10, 64)
+	workers, _ := strconv.Atoi(os.Getenv("CAPSULE_WORKERS"))
+	fs.Int64Var(&s.appID, "app-id", id, "the GitHub App's id ($GITHUB_APP_ID)")
+	fs.StringVar(&s.privateKey, "private-key", os.Getenv("GITHUB_APP_PRIVATE_KEY"), "the App's private key, PEM ($GITHUB_APP_PRIVATE_KEY; prefer the environment or a file to a flag)")
+	fs.StringVar(&s.privateKeyFile, "private-key-file", os.Getenv("GITHUB_APP_PRIVATE_KEY_FILE"), "file holding the App's private key ($GITHUB_APP_PRIVATE_KEY_FILE)")
+	fs.StringVar(&s.secret, "webhook-secret", os.Getenv("GITHUB_WEBHOOK_SECRET"), "the webhook secret; required ($GITHUB_WEBHOOK_SECRET)")
+	fs.StringVar(&s.listen, "listen", envOr("CAPSULE_LISTEN", ":8080"), "address to serve on ($CAPSULE_LISTEN)")
+	fs.StringVar(&s.dataDir, "data-dir", envOr("CAPSULE_DATA_DIR", defaultDataDir()), "directory for the job queue ($CAPSULE_DATA_DIR)")
+	fs.StringVar(&s.apiURL, "api-url", envOr("GITHUB_API_URL", ghapp.DefaultBaseURL), "GitHub's API; for GitHub Enterprise Server https://HOST/api/v3 ($GITHUB_API_URL)")
+	fs.IntVar(&s.workers, "workers", max(workers, 0), "jobs run at once; 0 means "+strconv.Itoa(server.DefaultWorkers)+" ($CAPSULE_WORKERS)")
+	fs.StringVar(&s.minPermission, "min-permission", envOr("CAPSULE_MIN_PERMISSION", "write"), "least permission a sender needs: read, triage, write, maintain or admin ($CAPSULE_MIN_PERMISSION)")
+	fs.DurationVar(&s.grace, "grace", server.DefaultGrace, "on SIGTERM, how long running jobs may finish before they are put back in the queue")
+	fs.Int64Var(&s.maxBody, "max-body", 25<<20, "largest webhook body accepted, in bytes")
+	fs.StringVar(&s.image, "image", "", "sandbox image for repositories that name none (default "+image.Default()+")")
+}
+
+// key returns the App's private key from the flag, the environment or
+// the file.
+func (s *serveSettings) key() ([]byte, error) {
+	switch {
+	case s.privateKey != "" && s.privateKeyFile != "":
+		return nil, fmt.Errorf("%w: give the private key or its file, not both", errUsage)
+	case s.privateKey != "":
+		return []byte(s.privateKey), nil
+	case s.privateKeyFile != "":
+		data, err := os.ReadFile(s.privateKeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("%w: read the private key: %w", errUsage, err)
+		}
+		return data, nil
+	}
+	return nil, fmt.Errorf("%w: the App's private key is missing: set GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_FILE", errUsage)
+}
+
+func runServe(ctx context.Context, env *environment, args []string) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	var mf modelFlags
+	mf.register(fs)
+	var ss serveSettings
+	ss.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(env.stderr, "Usage: capsule serve [flags]\n\nRuns the GitHub App: takes webhook deliveries at POST /webhook, queues\nthe labelled issues durably and takes each to a pull request. Also serves\n/healthz, /readyz and /metrics. SIGTERM stops taking jobs, lets running\nones finish within --grace and puts the rest back in the queue.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if code := parseFlags(fs, env, args); code >= 0 {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintln(env.stderr, "capsule serve: takes no arguments")
+		return exitUsage
+	}
+	log := slog.New(slog.NewJSONHandler(env.stderr, nil))
+	srv, cleanup, err := newServer(ctx, env, log, &mf, &ss)
+	if err != nil {
+		return fail(env, err)
+	}
+	defer cleanup()
+
+	ln, err := net.Listen("tcp", ss.listen)
+	if err != nil {
+		return fail(env, fmt.Errorf("%w: listen on %s: %w", errUsage, ss.listen, err))
+	}
+	httpServer := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute}
+	served := make(chan error, 1)
+	go func() { served <- httpServer.Serve(ln) }()
+	log.Info("serving", "addr", ln.Addr().String(), "version", version.Version)
+
+	workers := make(chan error, 1)
+	go func() { workers <- srv.Run(ctx) }()
+	select {
+	case err := <-served:
+		return fail(env, fmt.Errorf("serve: %w", err))
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: no new jobs; running jobs finish or go back to the queue")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := httpServer.Shutdown(shutdownCtx); err != nil {
+		log.Warn("close connections", "err", err)
+	}
+	if err := <-workers; err != nil {
+		return fail(env, err)
+	}
+	log.Info("stopped")
+	return exitOK
+}
+
+// newServer checks the settings and assembles the App.
+func newServer(ctx context.Context, env *environment, log *slog.Logger, mf *modelFlags, ss *serveSettings) (*server.Server, func(), error) {
+	if ss.secret == "" {
+		return nil, nil, fmt.Errorf("%w: GITHUB_WEBHOOK_SECRET is not set: refusing to take unsigned webhooks", errUsage)
+	}
+	if !job.ValidPermission(ss.minPermission) {
+		return nil, nil, fmt.Errorf("%w: --min-permission %q: want read, triage, write, maintain or admin", errUsage, ss.minPermission)
+	}
+	key, err := ss.key()
+	if err != nil {
+		return nil, nil, err
+	}
+	apps, err := ghapp.New(ghapp.Config{AppID: ss.appID, PrivateKey: key, BaseURL: ss.apiURL, Retry: ghapp.DefaultRetryPolicy(), Logger: log})
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	client, err := mf.client(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := os.MkdirAll(ss.dataDir, 0o700); err != nil {
+		return nil, nil, fmt.Errorf("%w: data directory: %w", errUsage, err)
+	}
+	st, err := store.Open(filepath.Join(ss.dataDir, "capsule.db"))
+	if err != nil {
+		return nil, nil, err
+	}
+	ref := firstNonEmpty(ss.image, image.Default())
+	eng, err := openEngine(ctx, env, ref)
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	cleanup := func() { eng.Close(); st.Close() }
+	overrides := job.NoOverrides()
+	overrides.Image = ss.image
+	m := metrics.New(func(ctx context.Context) (map[string]int, error) {
+		counts, err := st.Counts(ctx)
+		out := make(map[string]int, len(counts))
+		for state, n := range counts {
+			out[string(state)] = n
+		}
+		return out, err
+	}, log)
+	srv, err := server.New(server.Config{
+		Store: st, Clients: apps, Secret: []byte(ss.secret), MaxBodyBytes: ss.maxBody,
+		Workers: ss.workers, Grace: ss.grace, Metrics: m, Logger: log,
+		Ready: func(ctx context.Context) error { return eng.Ping(ctx) },
+		Runner: &job.Runner{
+			Solver:        &job.Sandboxed{Engine: eng, Model: client, ModelName: client.Config().Model, Overrides: overrides},
+			MinPermission: ss.minPermission, Version: version.Version, Logger: log,
+		},
+	})
+	if err != nil {
+		cleanup()
+		return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	return srv, cleanup, nil
+}
+
+func envOr(name, fallback string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return fallback
+}
+
+// defaultDataDir is the user's state directory.
+func defaultDataDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "capsule")
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "/" {
+		return filepath.Join(home, ".local", "state", "capsule")
+	}
+	return "capsule-data"
+}
