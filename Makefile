@@ -5,7 +5,7 @@ GO      ?= go
 VERSION ?= 0.1.0-dev
 LDFLAGS := -s -w -X github.com/capsulehq/capsule/internal/version.Version=$(VERSION)
 
-.PHONY: build test image bench vet clean
+.PHONY: build test image bench vet clean docker-image
 
 ## build: a static binary in bin/capsule (it is also the sandbox agent)
 build:
@@ -25,6 +25,21 @@ bench: build
 
 vet:
 	$(GO) vet ./...
+
+## docker-image: Capsule's own image from bin/capsule, with no registry (the
+## Dockerfile's prebuilt target; plain `docker build .` builds from source)
+DOCKER_IMAGE ?= capsule:$(VERSION)
+CA_BUNDLE    ?= /etc/ssl/certs/ca-certificates.crt
+docker-image: build
+	rm -rf bin/rootfs
+	install -d -m 0755 bin/rootfs bin/rootfs/etc bin/rootfs/etc/ssl bin/rootfs/etc/ssl/certs
+	install -d -m 1777 bin/rootfs/tmp
+	install -m 0755 bin/capsule bin/rootfs/capsule
+	install -m 0644 $(CA_BUNDLE) bin/rootfs/etc/ssl/certs/ca-certificates.crt
+	printf '%s\n' 'root:x:0:0:root:/root:/sbin/nologin' 'capsule:x:65532:65532:capsule:/nonexistent:/sbin/nologin' >bin/rootfs/etc/passwd
+	printf '%s\n' 'root:x:0:' 'capsule:x:65532:' >bin/rootfs/etc/group
+	chmod 0644 bin/rootfs/etc/passwd bin/rootfs/etc/group
+	docker build --target prebuilt --build-arg VERSION=$(VERSION) -t $(DOCKER_IMAGE) .
 
 clean:
 	rm -rf bin

@@ -1,0 +1,289 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/capsulehq/capsule/bot/ghapp"
+	"github.com/capsulehq/capsule/bot/job"
+	"github.com/capsulehq/capsule/bot/report"
+	"github.com/capsulehq/capsule/bot/webhook"
+	"github.com/capsulehq/capsule/internal/version"
+	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/pipeline/programmer"
+	"github.com/capsulehq/capsule/sandbox/image"
+)
+
+// actionLogDir is where the Action writes the attempt log in the
+// workspace, for the workflow to upload as an artifact.
+const actionLogDir = "capsule-attempts"
+
+// actionInputs are the Action's inputs, read from INPUT_* variables.
+type actionInputs struct {
+	label, model, baseURL, apiKey, token string
+	appID                                int64
+	appKey                               string
+	maxAttempts                          int
+	config                               string
+}
+
+// input reads an Action input as GitHub passes it: INPUT_ and the name in
+// capitals, hyphens kept.
+func input(name string) string {
+	return strings.TrimSpace(os.Getenv("INPUT_" + strings.ToUpper(name)))
+}
+
+func readActionInputs() (actionInputs, error) {
+	in := actionInputs{
+		label: input("label"), model: input("model"), baseURL: input("base-url"), apiKey: input("api-key"),
+		token: input("github-token"), appKey: input("app-private-key"), config: input("config"), maxAttempts: -1,
+	}
+	if v := input("app-id"); v != "" {
+		id, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || id <= 0 {
+			return in, fmt.Errorf("input app-id: %q is not an App id", v)
+		}
+		in.appID = id
+	}
+	if (in.appID != 0) != (in.appKey != "") {
+		return in, errors.New("inputs app-id and app-private-key go together: give both or neither")
+	}
+	if v := input("max-attempts"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return in, fmt.Errorf("input max-attempts: %q is not a count", v)
+		}
+		in.maxAttempts = n
+	}
+	if in.token == "" && in.appID == 0 {
+		return in, errors.New("no token: set the github-token input (it defaults to the workflow's token) or app-id and app-private-key")
+	}
+	return in, nil
+}
+
+// workflow writes GitHub Actions' workflow commands and files.
+type workflow struct {
+	out io.Writer
+}
+
+func (w workflow) group(title string, body func()) {
+	fmt.Fprintf(w.out, "::group::%s\n", escapeCommand(title))
+	body()
+	fmt.Fprintln(w.out, "::endgroup::")
+}
+
+func (w workflow) error(msg string)   { fmt.Fprintf(w.out, "::error::%s\n", escapeCommand(msg)) }
+func (w workflow) warning(msg string) { fmt.Fprintf(w.out, "::warning::%s\n", escapeCommand(msg)) }
+
+// escapeCommand escapes a workflow command's message as the runner
+// expects.
+func escapeCommand(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// appendFile appends to a file the runner names in the environment (such
+// as GITHUB_OUTPUT); nothing when the variable is unset.
+func appendFile(variable, text string) error {
+	name := os.Getenv(variable)
+	if name == "" {
+		return nil
+	}
+	f, err := os.OpenFile(name, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("%s: %w", variable, err)
+	}
+	_, err = io.WriteString(f, text)
+	return errors.Join(err, f.Close())
+}
+
+// setOutputs writes the step's outputs; values are single lines.
+func setOutputs(outputs [][2]string) error {
+	var b strings.Builder
+	for _, kv := range outputs {
+		fmt.Fprintf(&b, "%s=%s\n", kv[0], strings.ReplaceAll(kv[1], "\n", " "))
+	}
+	return appendFile("GITHUB_OUTPUT", b.String())
+}
+
+func runAction(ctx context.Context, env *environment, args []string) int {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+		fmt.Fprintln(env.stdout, "Usage: capsule action\n\nRuns as a step of a GitHub Actions workflow (see action.yml): reads the\nevent from GITHUB_EVENT_PATH and GITHUB_EVENT_NAME and the inputs from\nINPUT_* variables, and takes a labelled issue (or a /capsule retry\ncomment) to a pull request, as the App does.")
+		return exitOK
+	}
+	if len(args) > 0 {
+		fmt.Fprintln(env.stderr, "capsule action: takes no arguments; its settings are the Action's inputs")
+		return exitUsage
+	}
+	wf := workflow{out: env.stdout}
+	code, err := action(ctx, env, wf)
+	if err != nil {
+		wf.error(err.Error())
+		return fail(env, err)
+	}
+	return code
+}
+
+// action does the work of runAction and returns its exit code.
+func action(ctx context.Context, env *environment, wf workflow) (int, error) {
+	in, err := readActionInputs()
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	event, path := os.Getenv("GITHUB_EVENT_NAME"), os.Getenv("GITHUB_EVENT_PATH")
+	if event == "" || path == "" {
+		return 0, fmt.Errorf("%w: GITHUB_EVENT_NAME and GITHUB_EVENT_PATH are not set: run this as a step of a workflow", errUsage)
+	}
+	payload, err := os.ReadFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("%w: read the event: %w", errUsage, err)
+	}
+	req, err := webhook.Parse(event, payload)
+	var ignored *webhook.Ignored
+	if errors.As(err, &ignored) {
+		fmt.Fprintf(env.stdout, "capsule: nothing to do: %s\n", ignored.Reason)
+		if err := setOutputs([][2]string{{"solved", "false"}, {"attempts", "0"}, {"model-calls", "0"}, {"pull-request-url", ""}}); err != nil {
+			return 0, err
+		}
+		return exitOK, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%w: the event in %s: %w", errUsage, path, err)
+	}
+	log := slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	apiURL := envOr("GITHUB_API_URL", ghapp.DefaultBaseURL)
+	gh, err := actionClient(ctx, in, apiURL, req, log)
+	if err != nil {
+		return 0, err
+	}
+
+	cfg := programmer.ConfigFromEnv()
+	cfg.Model, cfg.BaseURL, cfg.APIKey = firstNonEmpty(in.model, cfg.Model), firstNonEmpty(in.baseURL, cfg.BaseURL), firstNonEmpty(in.apiKey, cfg.APIKey)
+	model, err := programmer.New(cfg)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if err := model.Ping(ctx); err != nil {
+		return 0, fmt.Errorf("model endpoint %s: %w", model.Config().BaseURL, err)
+	}
+	eng, err := openEngine(ctx, env, image.Default())
+	if err != nil {
+		return 0, fmt.Errorf("%w (the sandbox needs the runner's Docker engine, which GitHub mounts into Docker actions at /var/run/docker.sock)", err)
+	}
+	defer eng.Close()
+
+	overrides := job.NoOverrides()
+	overrides.MaxAttempts = in.maxAttempts
+	runner := &job.Runner{
+		Solver: &job.Sandboxed{Engine: eng, Model: model, ModelName: model.Config().Model, Overrides: overrides},
+		Label:  in.label, ConfigPath: in.config, Version: version.Version, Logger: log,
+		RunURL: runURL(),
+	}
+	if ws := os.Getenv("GITHUB_WORKSPACE"); ws != "" && os.Getenv("GITHUB_SHA") != "" {
+		if _, err := os.Stat(filepath.Join(ws, ".git")); err == nil {
+			runner.Workspace, runner.WorkspaceCommit = ws, os.Getenv("GITHUB_SHA")
+		}
+	}
+	target := job.Target{Owner: req.Owner, Repo: req.Repo, Issue: req.Issue, Sender: req.Sender, Trigger: job.Trigger(req.Trigger), Label: req.Label}
+	fmt.Fprintf(env.stdout, "capsule: %s, asked by %s (%s)\n", target.Name(), req.Sender, req.Trigger)
+	res, runErr := runner.Run(ctx, gh, target, job.Hooks{
+		Attempt: func(e pipeline.Event) { printAttempt(wf, e) },
+	})
+	return finishAction(env, wf, target, res, runErr)
+}
+
+// actionClient authenticates as the App's installation on the repository
+// when the App's inputs are given, else with the token.
+func actionClient(ctx context.Context, in actionInputs, apiURL string, req webhook.Request, log *slog.Logger) (*github.Client, error) {
+	if in.appID == 0 {
+		return ghapp.NewTokenClient(in.token, apiURL, ghapp.DefaultRetryPolicy(), log)
+	}
+	apps, err := ghapp.New(ghapp.Config{AppID: in.appID, PrivateKey: []byte(in.appKey), BaseURL: apiURL, Retry: ghapp.DefaultRetryPolicy(), Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	inst, _, err := apps.App().Apps.FindRepositoryInstallation(ctx, req.Owner, req.Repo)
+	if err != nil {
+		return nil, fmt.Errorf("find the App's installation on %s/%s (is the App installed there?): %w", req.Owner, req.Repo, err)
+	}
+	return apps.Installation(inst.GetID())
+}
+
+// printAttempt shows an attempt as a folded group in the job log.
+func printAttempt(wf workflow, e pipeline.Event) {
+	a := e.Record
+	verdict := "tests fail: " + e.Summary
+	if e.Passed {
+		verdict = "tests pass"
+	}
+	wf.group(fmt.Sprintf("Attempt %d of %d (%s): %s", e.Attempt, e.Of, a.Mode, verdict), func() {
+		for _, c := range a.Changes {
+			fmt.Fprintf(wf.out, "changed %s (%s, +%d -%d)\n", c.Path, c.Status, c.Added, c.Removed)
+		}
+		for _, r := range a.Refused {
+			fmt.Fprintf(wf.out, "refused: %s\n", r)
+		}
+		fmt.Fprintf(wf.out, "tokens: %d prompt, %d completion\n", a.PromptTokens, a.CompletionTokens)
+		if a.Feedback != "" {
+			fmt.Fprintf(wf.out, "feedback to the model:\n%s\n", a.Feedback)
+		}
+	})
+}
+
+// finishAction writes the outputs, the step summary and the log files,
+// and picks the exit code.
+func finishAction(env *environment, wf workflow, t job.Target, res job.Result, runErr error) (int, error) {
+	log := res.Log()
+	solved, attempts, calls := false, 0, 0
+	if log != nil {
+		solved, attempts, calls = log.Solved, len(log.Attempts), log.ModelCalls()
+		dir := filepath.Join(envOr("GITHUB_WORKSPACE", "."), actionLogDir)
+		if err := writeSolveOutput(dir, res.Outcome); err != nil {
+			wf.warning("write the attempt log: " + err.Error())
+		} else {
+			fmt.Fprintf(env.stdout, "capsule: attempt log in %s\n", dir)
+		}
+		summary := report.StepSummary(report.Issue{Owner: t.Owner, Repo: t.Repo, Number: t.Issue}, log, res.PullRequestURL)
+		if err := appendFile("GITHUB_STEP_SUMMARY", summary); err != nil {
+			wf.warning("write the step summary: " + err.Error())
+		}
+	}
+	if err := setOutputs([][2]string{
+		{"solved", strconv.FormatBool(solved)}, {"attempts", strconv.Itoa(attempts)},
+		{"model-calls", strconv.Itoa(calls)}, {"pull-request-url", res.PullRequestURL},
+	}); err != nil {
+		wf.warning("write the outputs: " + err.Error())
+	}
+	switch {
+	case runErr != nil:
+		return 0, runErr
+	case res.Phase == report.Skipped:
+		fmt.Fprintf(env.stdout, "capsule: skipped: %s\n", res.Reason)
+		return exitOK, nil
+	case res.PullRequestURL != "" && solved:
+		fmt.Fprintf(env.stdout, "capsule: the tests pass; pull request %s\n", res.PullRequestURL)
+		return exitOK, nil
+	case res.PullRequestURL != "":
+		wf.warning(fmt.Sprintf("the tests do not pass; draft pull request %s holds the best attempt", res.PullRequestURL))
+		return exitOK, nil
+	}
+	wf.error("no attempt passed the tests: " + res.Reason)
+	return exitFailure, nil
+}
+
+// runURL links the workflow run, when the runner says which it is.
+func runURL() string {
+	server, repo, id := os.Getenv("GITHUB_SERVER_URL"), os.Getenv("GITHUB_REPOSITORY"), os.Getenv("GITHUB_RUN_ID")
+	if server == "" || repo == "" || id == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s/%s/actions/runs/%s", strings.TrimSuffix(server, "/"), repo, id)
+}
