@@ -2,6 +2,7 @@ package job
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/capsulehq/capsule/pipeline"
@@ -107,7 +108,7 @@ func (x *Sandboxed) Solve(ctx context.Context, t Task) (*pipeline.RepoOutcome, e
 
 // ErrConfig marks a task the repository's configuration makes impossible,
 // such as no test command found.
-var ErrConfig = fmt.Errorf("configuration")
+var ErrConfig = errors.New("configuration")
 
 func pick(v, fallback int) int {
 	if v >= 0 {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/edits"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
@@ -61,44 +62,35 @@ func runSolve(ctx context.Context, env *environment, args []string) int {
 	if err != nil {
 		return fail(env, fmt.Errorf("%w: %w", errUsage, err))
 	}
-	task := pipeline.RepoTask{
-		ID: "issue", Title: title, Body: body, Repo: *repo,
-		Setup: cfg.Setup, SetupNetwork: cfg.Network, TestTimeout: cfg.Timeout,
-		ContextBudget: *budget,
-		Protected:     func(p string) (string, bool) { return repoconfig.Protected(p, cfg.Protected) },
-	}
-	task.TestCommand, task.TestReason = *testCmd, "from --test-cmd"
-	if task.TestCommand == "" {
-		if task.TestCommand, task.TestReason, err = cfg.TestCommand(*repo); err != nil {
-			return fail(env, fmt.Errorf("%w: %w", errUsage, err))
-		}
-	}
-	settings := pipeline.DefaultSettings()
-	settings.MaxAttempts, settings.History = pick(*maxAttempts, cfg.MaxAttempts), pick(*history, cfg.History)
-	if settings.Feedback, err = pipeline.ParseFeedbackMode(*feedbackMode); err != nil {
+	feedback, err := pipeline.ParseFeedbackMode(*feedbackMode)
+	if err != nil {
 		return fail(env, fmt.Errorf("%w: --feedback: %w", errUsage, err))
 	}
-	ref := firstNonEmpty(*img, cfg.Image, image.Default())
+	plan, err := job.NewPlan(job.Task{ID: "issue", Dir: *repo, Config: cfg, Title: title, Body: body}, job.Overrides{
+		TestCommand: *testCmd, Image: *img, MaxAttempts: *maxAttempts, History: *history,
+		Feedback: feedback, ContextBudget: *budget,
+	})
+	if err != nil {
+		return fail(env, fmt.Errorf("%w: %w", errUsage, err))
+	}
+	task, settings := plan.Task, plan.Settings
 
 	client, err := mf.client(ctx)
 	if err != nil {
 		return fail(env, err)
 	}
-	eng, err := openEngine(ctx, env, ref)
+	eng, err := openEngine(ctx, env, plan.Image)
 	if err != nil {
 		return fail(env, err)
 	}
 	defer eng.Close()
-	limits := sandbox.DefaultLimits()
-	limits.Timeout = cfg.Timeout
-	limits.Network = cfg.Network && cfg.Setup != ""
-	box, err := eng.NewSession(ctx, sandbox.Spec{Image: ref, Workspace: *repo, Exclude: []string{".git"}, Limits: limits})
+	box, err := eng.NewSession(ctx, sandbox.Spec{Image: plan.Image, Workspace: *repo, Exclude: []string{".git"}, Limits: plan.Limits})
 	if err != nil {
 		return fail(env, err)
 	}
 	defer box.Close()
 
-	settings.Model, settings.Image = client.Config().Model, ref
+	settings.Model = client.Config().Model
 	settings.Progress = func(e pipeline.Event) {
 		fmt.Fprintf(env.stderr, "attempt %d of %d: %s\n", e.Attempt, e.Of, e.Summary)
 	}
@@ -179,14 +171,6 @@ func readIssue(path string, stdin io.Reader) (title, body string, err error) {
 		}
 	}
 	return strings.TrimSpace(lines[0]), strings.TrimSpace(strings.Join(lines[1:], "\n")), nil
-}
-
-// pick returns flag when it was set (non-negative), else fallback.
-func pick(flag, fallback int) int {
-	if flag >= 0 {
-		return flag
-	}
-	return fallback
 }
 
 func firstNonEmpty(values ...string) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/capsulehq/capsule/internal/calculatortest"
 	"github.com/capsulehq/capsule/internal/fakeopenai"
 	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/pipeline"
@@ -34,7 +35,7 @@ func BenchmarkSolveOverhead(b *testing.B) {
 		}
 	})
 	b.Run("solve", func(b *testing.B) {
-		srv := fakeopenai.New(b, fakeopenai.Sequence(fakeopenai.Reply(files("calc/stats.py", rightStats))))
+		srv := fakeopenai.New(b, fakeopenai.Sequence(fakeopenai.Reply(calculatortest.Answer("calc/stats.py", calculatortest.RightStats))))
 		client, err := programmer.New(programmer.Config{BaseURL: srv.URL(), Model: "instant", MaxRetries: -1})
 		if err != nil {
 			b.Fatal(err)

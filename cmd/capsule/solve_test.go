@@ -10,48 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/capsulehq/capsule/internal/calculatortest"
 	"github.com/capsulehq/capsule/internal/fakeopenai"
 	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/image"
 )
-
-const rightStats = `"""Statistics over lists of numbers."""
-
-from calc.ops import divide
-
-
-def mean(values):
-    """Return the arithmetic mean of values, 0.0 for no values."""
-    if not values:
-        return 0.0
-    return divide(sum(values), len(values))
-
-
-def median(values):
-    """Return the middle value of values (the mean of the two middle ones
-    when there is an even number of them), 0.0 for no values."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    if len(ordered) % 2:
-        return ordered[middle]
-    return mean(ordered[middle - 1 : middle + 1])
-`
-
-// wrongStats returns None for an empty list instead of 0.0.
-var wrongStats = strings.Replace(rightStats, "return 0.0\n    return divide", "return None\n    return divide", 1)
-
-// files answers in the repo-mode format.
-func files(pairs ...string) string {
-	var b strings.Builder
-	b.WriteString("The empty list must be handled before dividing.\n\n")
-	for i := 0; i+1 < len(pairs); i += 2 {
-		b.WriteString("### File: " + pairs[i] + "\n```python\n" + pairs[i+1] + "```\n\n")
-	}
-	return b.String()
-}
 
 // exampleRepo copies examples/calculator into a temp dir, with the config
 // replaced when config is not empty.
@@ -127,11 +91,11 @@ func TestSolve(t *testing.T) {
 		calls    int
 		feedback string // in the feedback of the first attempt
 	}{
-		{name: "right first time", answers: []string{files("calc/stats.py", rightStats)}, code: exitOK, calls: 1},
-		{name: "wrong then right", answers: []string{files("calc/stats.py", wrongStats), files("calc/stats.py", rightStats)}, code: exitOK, calls: 2,
+		{name: "right first time", answers: []string{calculatortest.Answer("calc/stats.py", calculatortest.RightStats)}, code: exitOK, calls: 1},
+		{name: "wrong then right", answers: []string{calculatortest.Answer("calc/stats.py", calculatortest.WrongStats), calculatortest.Answer("calc/stats.py", calculatortest.RightStats)}, code: exitOK, calls: 2,
 			feedback: "test_mean_of_nothing_is_zero"},
 		{name: "protected test refused then right",
-			answers: []string{files("tests/test_stats.py", "def test_nothing():\n    pass\n"), files("calc/stats.py", rightStats)},
+			answers: []string{calculatortest.Answer("tests/test_stats.py", "def test_nothing():\n    pass\n"), calculatortest.Answer("calc/stats.py", calculatortest.RightStats)},
 			code:    exitOK, calls: 2, feedback: "you may not modify tests/test_stats.py"},
 		{name: "escapes refused",
 			prepare: func(t *testing.T, repo string) {
@@ -143,13 +107,13 @@ func TestSolve(t *testing.T) {
 					t.Fatal(err)
 				}
 			},
-			answers: []string{files("../x.py", "x = 1\n", "/tmp/capsule-evil.py", "x = 1\n", "link/evil.py", "x = 1\n"), files("calc/stats.py", rightStats)},
+			answers: []string{calculatortest.Answer("../x.py", "x = 1\n", "/tmp/capsule-evil.py", "x = 1\n", "link/evil.py", "x = 1\n"), calculatortest.Answer("calc/stats.py", calculatortest.RightStats)},
 			code:    exitOK, calls: 2, feedback: "../x.py"},
-		{name: "no code then right", answers: []string{"I would add a check for the empty list.", files("calc/stats.py", rightStats)}, code: exitOK, calls: 2,
+		{name: "no code then right", answers: []string{"I would add a check for the empty list.", calculatortest.Answer("calc/stats.py", calculatortest.RightStats)}, code: exitOK, calls: 2,
 			feedback: "### File:"},
-		{name: "example calls removed", answers: []string{files("calc/stats.py", rightStats+"\nprint(mean([1, 2]))\nanswer = input()\ninput('press enter')\nif __name__ == '__main__':\n    print(median([3]))\n")},
+		{name: "example calls removed", answers: []string{calculatortest.Answer("calc/stats.py", calculatortest.RightStats+"\nprint(mean([1, 2]))\nanswer = input()\ninput('press enter')\nif __name__ == '__main__':\n    print(median([3]))\n")},
 			code: exitOK, calls: 1},
-		{name: "never right", answers: []string{files("calc/stats.py", wrongStats)}, code: exitFailure, calls: 6},
+		{name: "never right", answers: []string{calculatortest.Answer("calc/stats.py", calculatortest.WrongStats)}, code: exitFailure, calls: 6},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -191,7 +155,7 @@ func TestSolve(t *testing.T) {
 // repository and runs its tests there.
 func TestPatchApplies(t *testing.T) {
 	eng := sandboxtest.Engine(t)
-	r := solveWith(t, exampleRepo(t, ""), []string{files("calc/stats.py", rightStats)})
+	r := solveWith(t, exampleRepo(t, ""), []string{calculatortest.Answer("calc/stats.py", calculatortest.RightStats)})
 	if r.code != exitOK {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -211,11 +175,11 @@ func TestPatchApplies(t *testing.T) {
 func TestSolveApply(t *testing.T) {
 	sandboxtest.Engine(t)
 	repo := exampleRepo(t, "")
-	r := solveWith(t, repo, []string{files("calc/stats.py", rightStats)}, "--apply")
+	r := solveWith(t, repo, []string{calculatortest.Answer("calc/stats.py", calculatortest.RightStats)}, "--apply")
 	if r.code != exitOK {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	if got, _ := os.ReadFile(filepath.Join(repo, "calc", "stats.py")); string(got) != rightStats {
+	if got, _ := os.ReadFile(filepath.Join(repo, "calc", "stats.py")); string(got) != calculatortest.RightStats {
 		t.Errorf("--apply did not write the change:\n%s", got)
 	}
 }
@@ -227,18 +191,18 @@ func TestSolveHostileTests(t *testing.T) {
 	// -s lets output through pytest's capture (a file in /tmp, which a
 	// flood fills at once) to the sandbox's capped streams.
 	config := "test: python3 -m pytest -q -x -s\ntimeout: 4s\nmax_attempts: 0\n"
-	hanging := strings.Replace(rightStats, "    if not values:\n        return 0.0\n    return divide(sum(values), len(values))", "    while True:\n        pass", 1)
+	hanging := strings.Replace(calculatortest.RightStats, "    if not values:\n        return 0.0\n    return divide(sum(values), len(values))", "    while True:\n        pass", 1)
 	tests := []struct {
 		name, stats, reason string
 	}{
 		{"hangs", hanging, "timed out after 4s"},
-		{"prints without end", rightStats + "\nwhile True:\n    print('x' * 1000)\n", "output capped"},
-		{"forks without end", rightStats + "\nimport os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n", "process limit"},
+		{"prints without end", calculatortest.RightStats + "\nwhile True:\n    print('x' * 1000)\n", "output capped"},
+		{"forks without end", calculatortest.RightStats + "\nimport os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n", "process limit"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			start := time.Now()
-			r := solveWith(t, exampleRepo(t, config), []string{files("calc/stats.py", tt.stats)})
+			r := solveWith(t, exampleRepo(t, config), []string{calculatortest.Answer("calc/stats.py", tt.stats)})
 			took := time.Since(start)
 			if r.code != exitFailure {
 				t.Fatalf("exit %d, want 1\n%s", r.code, r.stderr)
@@ -334,7 +298,7 @@ func TestSolveSetup(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			r := solveWith(t, repo, []string{files("calc/stats.py", wrongStats), files("calc/stats.py", rightStats)})
+			r := solveWith(t, repo, []string{calculatortest.Answer("calc/stats.py", calculatortest.WrongStats), calculatortest.Answer("calc/stats.py", calculatortest.RightStats)})
 			if r.code != tt.code {
 				t.Fatalf("exit %d, want %d\n%s", r.code, tt.code, r.stderr)
 			}
