@@ -159,31 +159,6 @@ func plural(n int, one string) string {
 	return commas(n) + " " + one + "s"
 }
 
-// attemptList names attempts by index, joining consecutive ones into
-// ranges: "attempt 3", "attempts 0–2, 5".
-func attemptList(idx []int) string {
-	var parts []string
-	for i := 0; i < len(idx); {
-		j := i
-		for j+1 < len(idx) && idx[j+1] == idx[j]+1 {
-			j++
-		}
-		switch {
-		case j == i:
-			parts = append(parts, fmt.Sprint(idx[i]))
-		case j == i+1:
-			parts = append(parts, fmt.Sprint(idx[i]), fmt.Sprint(idx[j]))
-		default:
-			parts = append(parts, fmt.Sprintf("%d–%d", idx[i], idx[j]))
-		}
-		i = j + 1
-	}
-	if len(idx) == 1 {
-		return "attempt " + parts[0]
-	}
-	return "attempts " + strings.Join(parts, ", ")
-}
-
 // join lists phrases: "a", "a and b", "a, b and c".
 func join(phrases []string) string {
 	switch len(phrases) {

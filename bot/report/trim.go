@@ -195,7 +195,7 @@ func (t trim) note(log *attemptlog.Log, limit string) string {
 	var parts []string
 	add := func(what string, idx []int) {
 		if len(idx) > 0 {
-			parts = append(parts, what+" of "+attemptList(idx))
+			parts = append(parts, what+" of "+attemptlog.AttemptList(idx))
 		}
 	}
 	add("output", output)

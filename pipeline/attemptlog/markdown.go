@@ -115,10 +115,10 @@ func (l *Log) writeMarkdown(w io.Writer, opts MarkdownOptions, runeSafe bool) er
 			a.PromptTokens, a.CompletionTokens, a.ModelDuration.Round(time.Millisecond), testTime)
 	}
 	if len(noRow) > 0 {
-		fmt.Fprintf(&b, "\n%s left out of the table.\n", capitalize(attemptList(noRow)))
+		fmt.Fprintf(&b, "\n%s left out of the table.\n", capitalize(AttemptList(noRow)))
 	}
 	if len(noDetails) > 0 {
-		fmt.Fprintf(&b, "\nDetails of %s left out.\n", attemptList(noDetails))
+		fmt.Fprintf(&b, "\nDetails of %s left out.\n", AttemptList(noDetails))
 	}
 	for i, a := range l.Attempts {
 		t := trim(i)
@@ -204,9 +204,9 @@ func lineCount(text string) string {
 	return fmt.Sprintf("%d lines", n)
 }
 
-// attemptList names attempts by index, joining consecutive ones into
+// AttemptList names attempts by index, joining consecutive ones into
 // ranges: "attempt 3", "attempts 0–2, 5".
-func attemptList(idx []int) string {
+func AttemptList(idx []int) string {
 	var parts []string
 	for i := 0; i < len(idx); {
 		j := i
