@@ -43,6 +43,7 @@ type Target struct {
 	Sender      string
 	Trigger     Trigger
 	Label       string // the label added, for TriggerLabel
+	Delivery    string // the webhook delivery that asked, for the logs
 }
 
 // Name is owner/repo#issue.
@@ -120,7 +121,7 @@ var ErrNotFound = errors.New("not found")
 // ctx ended); the status comment then says why when GitHub still answers.
 // A cancelled ctx leaves GitHub as it is, so that a later run resumes.
 func (r *Runner) Run(ctx context.Context, gh *github.Client, t Target, hooks Hooks) (Result, error) {
-	log := r.logger().With("repo", t.Owner+"/"+t.Repo, "issue", t.Issue)
+	log := r.logger().With("delivery", t.Delivery, "repo", t.Owner+"/"+t.Repo, "issue", t.Issue)
 	s := &session{runner: r, gh: gh, t: t, hooks: hooks, log: log}
 
 	repo, err := s.repository(ctx)

@@ -6,7 +6,9 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/bot/report"
@@ -321,5 +323,48 @@ func TestBusyIssue(t *testing.T) {
 	comments := w.comments()
 	if len(comments) != 1 || !strings.Contains(comments[0], "arrived while") {
 		t.Errorf("status comment does not mention the second trigger: %q", comments)
+	}
+}
+
+// TestShutdownReleasesRunningJob: a job still running when the grace
+// period ends goes back to the queue, and the next start finishes it.
+func TestShutdownReleasesRunningJob(t *testing.T) {
+	started, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	script := func(call int, req openai.ChatCompletionRequest) fakeopenai.Response {
+		if call == 0 {
+			once.Do(func() { close(started) })
+			<-release
+		}
+		return fakeopenai.Reply(calculatortest.Answer("calc/stats.py", calculatortest.RightStats))
+	}
+	w := newWorld(t, script, worldOptions{grace: 100 * time.Millisecond})
+	t.Cleanup(func() { close(release) })
+	w.start()
+	w.send("issues", "", w.labelled(maintainer, "capsule"), secret)
+	select {
+	case <-started:
+	case <-time.After(time.Minute):
+		t.Fatal("the job never called the model")
+	}
+	w.shutdown()
+	jobs, err := w.store.List(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs) != 1 || jobs[0].State != store.Queued {
+		t.Fatalf("after shutdown, jobs = %+v, want one queued", jobs)
+	}
+	if len(w.repo.PullRequests()) != 0 {
+		t.Fatal("a pull request was opened by the stopped job")
+	}
+
+	w.start()
+	jobs = w.wait()
+	if len(jobs) != 1 || jobs[0].State != store.Done || len(w.repo.PullRequests()) != 1 {
+		t.Fatalf("after the restart, jobs = %+v and %d pull requests; want one done and one", jobs, len(w.repo.PullRequests()))
+	}
+	if comments := w.comments(); len(comments) != 1 {
+		t.Errorf("%d comments, want the one status comment", len(comments))
 	}
 }

@@ -224,5 +224,5 @@ func (s *Server) signal() {
 }
 
 func targetOf(j store.Job) job.Target {
-	return job.Target{Owner: j.Owner, Repo: j.Repo, Issue: j.Issue, Sender: j.Sender, Trigger: job.Trigger(j.Trigger), Label: j.Label}
+	return job.Target{Owner: j.Owner, Repo: j.Repo, Issue: j.Issue, Sender: j.Sender, Trigger: job.Trigger(j.Trigger), Label: j.Label, Delivery: j.Delivery}
 }

@@ -57,6 +57,7 @@ type world struct {
 type worldOptions struct {
 	config  string                   // replaces .github/capsule.yml when set
 	prepare func(*fakegithub.Server) // runs before the server starts
+	grace   time.Duration            // the shutdown's grace; 0 for the default
 }
 
 func newWorld(t *testing.T, script fakeopenai.Script, o worldOptions) *world {
@@ -98,7 +99,7 @@ func newWorld(t *testing.T, script fakeopenai.Script, o worldOptions) *world {
 	t.Cleanup(func() { w.store.Close() })
 	logger := quietLogger()
 	w.server, err = New(Config{
-		Store: w.store, Clients: apps, Secret: secret, Workers: 1, Logger: logger,
+		Store: w.store, Clients: apps, Secret: secret, Workers: 1, Logger: logger, Grace: o.grace,
 		Metrics: metrics.New(func(ctx context.Context) (map[string]int, error) {
 			counts, err := w.store.Counts(ctx)
 			out := map[string]int{}
