@@ -1,20 +1,22 @@
-# Capsule's own image: one static binary, the CA bundle, a non-root user.
+# Capsule's server image: one static binary, the CA bundle, a non-root user.
+# `docker build .` builds it from source (the last stage, capsule). The
+# GitHub Action's image, which must run as root, is Dockerfile.action.
 #
 # Targets, in file order:
 #
 #   prebuilt  the server image from a binary built outside, with no base
 #             image and no registry (make docker-image stages bin/rootfs/)
 #   build     compiles Capsule from source in the Go image
-#   capsule   the server image built from source:
-#               docker build --target capsule -t capsule .
-#   action    the default target, the one GitHub builds for action.yml:
-#             the capsule image, run as root (see the stage)
+#   capsule   the default target: the server image built from source
 #
 # prebuilt comes before the Go stage on purpose: the legacy builder (Docker
 # without BuildKit) runs every stage up to the target, so with
-# --target prebuilt it never needs the Go image. The from-source targets need
+# --target prebuilt it never needs the Go image. The from-source build needs
 # a registry for the Go image, and BuildKit, which skips the prebuilt stage
-# they do not use (the default since Docker 23; DOCKER_BUILDKIT=1 on 20.10).
+# it does not use (the default since Docker 23; DOCKER_BUILDKIT=1 on 20.10).
+#
+# scripts/rootfs.sh lays out the root file system (the binary, the CA
+# bundle, /etc/passwd and /etc/group, /tmp) for every variant.
 
 ARG GO_IMAGE=golang:1.26-alpine
 ARG VERSION=0.1.0-dev
@@ -36,8 +38,8 @@ STOPSIGNAL SIGINT
 ENTRYPOINT ["/capsule"]
 CMD ["serve"]
 
-# The offline variant: bin/rootfs/ holds capsule, etc/passwd, etc/group,
-# etc/ssl/certs/ca-certificates.crt and tmp/, laid out as in the image.
+# The offline variant: make docker-image lays out bin/rootfs/ with
+# scripts/rootfs.sh from bin/capsule and the host's CA bundle.
 FROM base AS prebuilt
 COPY bin/rootfs/ /
 
@@ -49,28 +51,14 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-# The flags of `make build`; the rootfs is what the prebuilt variant copies
-# from bin/rootfs/ (make docker-image writes the same files).
+# The flags of `make build`, then the layout make docker-image writes to
+# bin/rootfs/ for the prebuilt variant.
 RUN CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH \
       go build -trimpath -ldflags "-s -w -X github.com/capsulehq/capsule/internal/version.Version=${VERSION}" \
-      -o /rootfs/capsule ./cmd/capsule \
- && mkdir -p /rootfs/etc/ssl/certs /rootfs/tmp \
- && chmod 1777 /rootfs/tmp \
- && cp /etc/ssl/certs/ca-certificates.crt /rootfs/etc/ssl/certs/ca-certificates.crt \
- && printf '%s\n' 'root:x:0:0:root:/root:/sbin/nologin' 'capsule:x:65532:65532:capsule:/nonexistent:/sbin/nologin' >/rootfs/etc/passwd \
- && printf '%s\n' 'root:x:0:' 'capsule:x:65532:' >/rootfs/etc/group \
- && chmod 0644 /rootfs/etc/passwd /rootfs/etc/group /rootfs/etc/ssl/certs/ca-certificates.crt
+      -o /out/capsule ./cmd/capsule \
+ && sh scripts/rootfs.sh /out/capsule /etc/ssl/certs/ca-certificates.crt /rootfs
 
+# The default target, so it stays last: the server image, non-root.
 FROM base AS capsule
 COPY --from=build /rootfs/ /
 
-# The GitHub Action's image. The runner starts it with the host's Docker
-# socket (root:docker, mode 660), the workspace and the file behind
-# GITHUB_OUTPUT (both owned by the runner's uid 1001) mounted, and no --user
-# or --group-add, and action.yml cannot ask for either: only root can use all
-# three. GitHub's documentation says as much ("Docker actions must be run by
-# the default Docker user (root)"). The socket gives root on the host anyway.
-# It is the last stage because the runner builds the default target.
-FROM capsule AS action
-LABEL org.opencontainers.image.description="Capsule as a GitHub Action: turns labelled issues into tested pull requests"
-USER 0:0

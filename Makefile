@@ -5,7 +5,7 @@ GO      ?= go
 VERSION ?= 0.1.0-dev
 LDFLAGS := -s -w -X github.com/capsulehq/capsule/internal/version.Version=$(VERSION)
 
-.PHONY: build test image bench vet clean docker-image
+.PHONY: build test serve image bench vet clean docker-image
 
 ## build: a static binary in bin/capsule (it is also the sandbox agent)
 build:
@@ -14,6 +14,13 @@ build:
 ## test: set up Docker and the sandbox image if needed, then vet and race-test everything
 test:
 	scripts/test.sh
+
+## serve: set up Docker and the sandbox image if needed, then run the GitHub App
+## (settings from the environment: see the README)
+serve: build
+	scripts/ensure-docker.sh
+	bin/capsule sandbox image --quiet
+	bin/capsule serve
 
 ## image: build the default sandbox image (offline where no registry answers)
 image: build
@@ -26,19 +33,14 @@ bench: build
 vet:
 	$(GO) vet ./...
 
-## docker-image: Capsule's own image from bin/capsule, with no registry (the
-## Dockerfile's prebuilt target; plain `docker build .` builds from source)
+## docker-image: Capsule's server image from bin/capsule, with no registry
+## (the Dockerfile's prebuilt target; plain `docker build .` builds it from
+## source, and Dockerfile.action is the GitHub Action's image)
 DOCKER_IMAGE ?= capsule:$(VERSION)
 CA_BUNDLE    ?= /etc/ssl/certs/ca-certificates.crt
 docker-image: build
 	rm -rf bin/rootfs
-	install -d -m 0755 bin/rootfs bin/rootfs/etc bin/rootfs/etc/ssl bin/rootfs/etc/ssl/certs
-	install -d -m 1777 bin/rootfs/tmp
-	install -m 0755 bin/capsule bin/rootfs/capsule
-	install -m 0644 $(CA_BUNDLE) bin/rootfs/etc/ssl/certs/ca-certificates.crt
-	printf '%s\n' 'root:x:0:0:root:/root:/sbin/nologin' 'capsule:x:65532:65532:capsule:/nonexistent:/sbin/nologin' >bin/rootfs/etc/passwd
-	printf '%s\n' 'root:x:0:' 'capsule:x:65532:' >bin/rootfs/etc/group
-	chmod 0644 bin/rootfs/etc/passwd bin/rootfs/etc/group
+	scripts/rootfs.sh bin/capsule $(CA_BUNDLE) bin/rootfs
 	docker build --target prebuilt --build-arg VERSION=$(VERSION) -t $(DOCKER_IMAGE) .
 
 clean:

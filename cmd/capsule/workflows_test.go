@@ -151,15 +151,18 @@ func TestActionMetadata(t *testing.T) {
 	}
 
 	r := a.Runs
-	if r.Using != "docker" || r.Image != "Dockerfile" || !slices.Equal(r.Args, []string{"action"}) || r.Entrypoint != "" {
-		t.Errorf("runs %+v, want using docker, image Dockerfile, args [action] and the image's entrypoint", r)
+	if r.Using != "docker" || r.Image != actionDockerfile || !slices.Equal(r.Args, []string{"action"}) || r.Entrypoint != "" {
+		t.Errorf("runs %+v, want using docker, image %s, args [action] and the image's entrypoint", r, actionDockerfile)
 	}
-	// GitHub builds the Dockerfile's default (last) stage and runs it with
-	// no --user; only root may use the socket, workspace and output files
-	// it mounts.
-	stages := parseDockerfile(t, filepath.Join(repoDir, r.Image))
-	if user, _ := stages[len(stages)-1].instruction("USER"); user != actionUser {
-		t.Errorf("the action runs the Dockerfile's last stage as %q, want root (%s)", user, actionUser)
+	// GitHub builds the file's last stage and runs it with no --user; only
+	// root may use the socket, workspace and output files it mounts. The
+	// Dockerfile's last stage, the server image, is not root.
+	d := parseDockerfile(t, r.Image)
+	if user, _ := d.setting(d.last(), "USER"); user != actionUser {
+		t.Errorf("the action runs the last stage of %s as %q, want root (%s)", r.Image, user, actionUser)
+	}
+	if entrypoint, _ := d.setting(d.last(), "ENTRYPOINT"); entrypoint != `["/capsule"]` {
+		t.Errorf("the last stage of %s has ENTRYPOINT %s, want [\"/capsule\"] for args [action]", r.Image, entrypoint)
 	}
 
 	// `capsule action` reads INPUT_<NAME> and writes the outputs by name.
@@ -334,7 +337,8 @@ func TestWorkflowExample(t *testing.T) {
 }
 
 // TestWorkflowCI checks the project's own CI: its triggers, and that it
-// vets, formats, race-tests with Docker and builds the image both ways.
+// vets, formats, race-tests with Docker, builds the server image from
+// source and offline, and builds and runs the action's image.
 func TestWorkflowCI(t *testing.T) {
 	const name = ".github/workflows/ci.yml"
 	var w workflowFile
@@ -351,28 +355,51 @@ func TestWorkflowCI(t *testing.T) {
 			if strings.HasPrefix(s.Uses, "actions/setup-go@") && s.With["go-version-file"] != "go.mod" {
 				t.Errorf("job %s: setup-go takes go-version-file %q, want go.mod", jobName, s.With["go-version-file"])
 			}
-			runs = append(runs, strings.Split(s.Run, "\n")...)
+			for _, line := range strings.Split(s.Run, "\n") {
+				runs = append(runs, strings.TrimSpace(line))
+			}
 		}
 	}
-	for what, pattern := range map[string]string{
-		"gofmt":                          `gofmt -l`,
-		"go vet":                         `go vet \./\.\.\.`,
-		"the race tests":                 `^make test$`,
-		"the from-source image build":    `^docker build (-t \S+ )?\.$`,
-		"the server image build":         `^docker build --target capsule\b`,
-		"the prebuilt (offline) image":   `^make docker-image\b`,
-		"a check of the action's socket": `docker\.sock:/var/run/docker\.sock .* doctor`,
-	} {
+	has := func(what, pattern string) bool {
+		t.Helper()
 		re := regexp.MustCompile(pattern)
-		if !slices.ContainsFunc(runs, func(line string) bool { return re.MatchString(strings.TrimSpace(line)) }) {
+		if !slices.ContainsFunc(runs, re.MatchString) {
 			t.Errorf("CI lacks %s (a step running %s)", what, pattern)
+			return false
 		}
+		return true
 	}
-	makefile, err := os.ReadFile(filepath.Join(repoDir, "Makefile"))
-	if err != nil {
-		t.Fatal(err)
+	has("gofmt", `gofmt -l`)
+	has("go vet", `go vet \./\.\.\.`)
+	has("the race tests", `^make test$`)
+	has("the prebuilt (offline) server image", `^make docker-image\b`)
+
+	// The two from-source builds, by the tag each gives its image: `docker
+	// build .` is the server image (the Dockerfile's last stage), and
+	// Dockerfile.action the action's.
+	tag := func(what, pattern string) string {
+		t.Helper()
+		re := regexp.MustCompile(pattern)
+		for _, line := range runs {
+			if m := re.FindStringSubmatch(line); m != nil {
+				return regexp.QuoteMeta(m[1])
+			}
+		}
+		t.Errorf("CI lacks %s (a step running %s)", what, pattern)
+		return ""
 	}
-	if !regexp.MustCompile(`(?m)^docker-image:`).Match(makefile) {
+	user := func(tag, user string) string {
+		return `^test "\$\(docker image inspect -f '\{\{\.Config\.User\}\}' ` + tag + `\)" = ` + user + `$`
+	}
+	if server := tag("the server image build", `^docker build -t (\S+) \.$`); server != "" {
+		has("a check that the server image is not root", user(server, imageUser))
+	}
+	if action := tag("the action's image build", `^docker build -f `+regexp.QuoteMeta(actionDockerfile)+` -t (\S+) \.$`); action != "" {
+		has("a check that the action's image is root", user(action, actionUser))
+		has("a run of the action's image", `^docker run --rm `+action+` action --help$`)
+		has("a check of the action's socket", `docker\.sock:/var/run/docker\.sock `+action+` doctor\b`)
+	}
+	if !regexp.MustCompile(`(?m)^docker-image:`).Match(readRepoFile(t, "Makefile")) {
 		t.Error("the Makefile has no docker-image target")
 	}
 }
