@@ -152,6 +152,9 @@ func pullRequestLine(s Status) string {
 		return ""
 	case s.Log != nil && !s.Log.Solved:
 		return "Draft pull request with the best attempt (not passing; do not merge it as it is): " + url
+	case s.DraftPullRequest && s.Log != nil && s.Log.Solved:
+		// GitHub's REST API cannot take a pull request out of draft.
+		return "Pull request, still a draft from an earlier run that did not pass: mark it ready for review. " + url
 	case s.DraftPullRequest:
 		return "Draft pull request: " + url
 	}

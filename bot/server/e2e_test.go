@@ -282,8 +282,8 @@ func TestRetryUpdatesDraft(t *testing.T) {
 		t.Error("the branch does not hold the passing attempt")
 	}
 	comments := w.comments()
-	if len(comments) != 1 {
-		t.Errorf("%d comments, want the one status comment edited", len(comments))
+	if len(comments) != 1 || !strings.Contains(comments[0], "mark it ready for review") {
+		t.Errorf("comments = %q, want the one status comment, asking to take the draft out of draft", comments)
 	}
 	if labels := w.repo.Labels(issueNumber); !slices.Contains(labels, job.LabelDone) || slices.Contains(labels, job.LabelFailed) {
 		t.Errorf("labels = %q", labels)
