@@ -20,6 +20,7 @@ import (
 	"github.com/capsulehq/capsule/internal/version"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/programmer"
+	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/image"
 )
 
@@ -174,11 +175,20 @@ func action(ctx context.Context, env *environment, wf workflow) (int, error) {
 	if err := model.Ping(ctx); err != nil {
 		return 0, fmt.Errorf("model endpoint %s: %w", model.Config().BaseURL, err)
 	}
-	eng, err := openEngine(ctx, env, image.Default())
+	eng, err := sandbox.Connect(ctx, sandbox.Options{Logger: env.log})
 	if err != nil {
 		return 0, fmt.Errorf("%w (the sandbox needs the runner's Docker engine, which GitHub mounts into Docker actions at /var/run/docker.sock)", err)
 	}
 	defer eng.Close()
+	// A fresh runner has no sandbox image: build it (a minute or so).
+	var built image.Method
+	wf.group("Sandbox image "+image.Default(), func() {
+		built, err = image.Build(ctx, eng.Client(), image.Options{Progress: wf.out})
+	})
+	if err != nil {
+		return 0, fmt.Errorf("build the sandbox image: %w", err)
+	}
+	fmt.Fprintln(env.stdout, "capsule: "+strings.TrimSpace(built.Describe(image.Default())))
 
 	overrides := job.NoOverrides()
 	overrides.MaxAttempts = in.maxAttempts

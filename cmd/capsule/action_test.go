@@ -108,7 +108,7 @@ func TestActionOpensPullRequest(t *testing.T) {
 					t.Errorf("outputs lack %q:\n%s", want, outputs)
 				}
 			}
-			for _, want := range []string{"::group::Attempt 0 of 5 (generate): tests fail", "::group::Attempt 1 of 5 (fix): tests pass", "::endgroup::"} {
+			for _, want := range []string{"::group::Sandbox image", "::group::Attempt 0 of 5 (generate): tests fail", "::group::Attempt 1 of 5 (fix): tests pass", "::endgroup::"} {
 				if !strings.Contains(stdout, want) {
 					t.Errorf("log lacks %q:\n%s", want, stdout)
 				}
