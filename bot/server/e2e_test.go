@@ -368,3 +368,49 @@ func TestShutdownReleasesRunningJob(t *testing.T) {
 		t.Errorf("%d comments, want the one status comment", len(comments))
 	}
 }
+
+// TestBusyWhileRunning: a retry while the job runs is noted in the status
+// comment at once, and the note stays when the job ends.
+func TestBusyWhileRunning(t *testing.T) {
+	started, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	script := func(call int, req openai.ChatCompletionRequest) fakeopenai.Response {
+		if call == 0 {
+			once.Do(func() { close(started) })
+			<-release
+		}
+		return fakeopenai.Reply(calculatortest.Answer("calc/stats.py", calculatortest.RightStats))
+	}
+	w := newWorld(t, script, worldOptions{})
+	var released sync.Once
+	free := func() { released.Do(func() { close(release) }) }
+	t.Cleanup(free)
+	w.start()
+	w.send("issues", "", w.labelled(maintainer, "capsule"), secret)
+	select {
+	case <-started:
+	case <-time.After(time.Minute):
+		t.Fatal("the job never called the model")
+	}
+	if code, answer := w.send("issue_comment", "", w.retry(maintainer), secret); code != http.StatusAccepted {
+		t.Fatalf("retry answered %d %s", code, answer)
+	}
+	noted := func() bool {
+		c := w.comments()
+		return len(c) == 1 && strings.Contains(c[0], "arrived while")
+	}
+	for deadline := time.Now().Add(time.Minute); !noted() && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !noted() {
+		t.Fatalf("the running job's status comment does not note the retry: %q", w.comments())
+	}
+	free()
+	jobs := w.wait()
+	if len(jobs) != 1 || jobs[0].State != store.Done {
+		t.Fatalf("jobs = %+v, want one done", jobs)
+	}
+	if !noted() {
+		t.Errorf("the final status comment lost the note: %q", w.comments())
+	}
+}
