@@ -142,11 +142,31 @@ func (r *Runner) Run(ctx context.Context, gh *github.Client, t Target, hooks Hoo
 	if cfgErr != nil {
 		return s.fail(ctx, nil, fmt.Sprintf("The configuration is not valid, so nothing ran:\n\n```\n%v\n```", cfgErr), nil)
 	}
-	res, err := s.work(ctx, repo, cfg)
-	if err != nil && ctx.Err() != nil {
-		return res, err
+	return s.work(ctx, repo, cfg)
+}
+
+// Announce shows a job that waits in the queue: when the label is the
+// repository's and the sender may run Capsule, it writes the status
+// comment in the queued phase. Otherwise it says nothing, leaving those
+// cases to the run.
+func (r *Runner) Announce(ctx context.Context, gh *github.Client, t Target) error {
+	s := &session{runner: r, gh: gh, t: t, log: r.logger().With("delivery", t.Delivery, "repo", t.Owner+"/"+t.Repo, "issue", t.Issue)}
+	repo, err := s.repository(ctx)
+	if err != nil {
+		return err
 	}
-	return res, err
+	cfg, _ := s.config(ctx, repo.GetDefaultBranch())
+	if skip, _ := s.wrongLabel(cfg); skip {
+		return nil
+	}
+	have, err := permissionOf(ctx, gh, t)
+	if err != nil || rank(have) < rank(r.minPermission()) {
+		return err
+	}
+	if s.comment, err = findStatusComment(ctx, gh, t); err != nil {
+		return err
+	}
+	return s.status(ctx, report.Status{Phase: report.Queued})
 }
 
 func (r *Runner) logger() *slog.Logger {

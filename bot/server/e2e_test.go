@@ -414,3 +414,48 @@ func TestBusyWhileRunning(t *testing.T) {
 		t.Errorf("the final status comment lost the note: %q", w.comments())
 	}
 }
+
+// TestQueuedJobIsAnnounced: with every worker busy, a new job's status
+// comment says it is queued; it then runs and the comment moves on.
+func TestQueuedJobIsAnnounced(t *testing.T) {
+	started, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	script := func(call int, req openai.ChatCompletionRequest) fakeopenai.Response {
+		if call == 0 {
+			once.Do(func() { close(started) })
+			<-release
+		}
+		return fakeopenai.Reply(calculatortest.Answer("calc/stats.py", calculatortest.RightStats))
+	}
+	w := newWorld(t, script, worldOptions{})
+	w.repo.AddIssue(13, maintainer, "median of one value", "median([3]) should be 3.")
+	var released sync.Once
+	free := func() { released.Do(func() { close(release) }) }
+	t.Cleanup(free)
+	w.start()
+	w.send("issues", "", w.labelled(maintainer, "capsule"), secret)
+	select {
+	case <-started:
+	case <-time.After(time.Minute):
+		t.Fatal("the first job never called the model")
+	}
+	w.send("issues", "", w.labelledOn(13, maintainer, "capsule"), secret)
+	queued := func() bool {
+		c := w.repo.Comments(13)
+		return len(c) == 1 && strings.Contains(c[0].Body, "queued")
+	}
+	for deadline := time.Now().Add(time.Minute); !queued() && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !queued() {
+		t.Fatalf("the waiting job's status comment does not say queued: %+v", w.repo.Comments(13))
+	}
+	free()
+	jobs := w.wait()
+	if len(jobs) != 2 || jobs[0].State != store.Done || jobs[1].State != store.Done {
+		t.Fatalf("jobs = %+v, want two done", jobs)
+	}
+	if c := w.repo.Comments(13); len(c) != 1 || strings.Contains(c[0].Body, "queued") {
+		t.Errorf("issue 13's one status comment should have moved on from queued: %+v", c)
+	}
+}

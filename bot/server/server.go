@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/go-github/v62/github"
@@ -67,6 +68,11 @@ type Server struct {
 
 	mu   sync.Mutex
 	busy map[string]bool // issues that got a trigger while their job was active
+
+	running atomic.Int32 // jobs being run
+	// announcing holds a lock per job while its queued status is written,
+	// so that a worker taking the job up waits for it.
+	announcing sync.Map // job id -> *sync.Mutex
 }
 
 // New checks cfg and builds the server.
@@ -158,6 +164,9 @@ func (s *Server) Accept(ctx context.Context, r webhook.Request) error {
 	case store.Created:
 		log.Info("job queued", "trigger", r.Trigger)
 		s.signal()
+		if int(s.running.Load()) >= s.cfg.Workers {
+			go s.announce(j) // every worker is busy: say the job waits
+		}
 	case store.Duplicate:
 		log.Info("delivery seen before; nothing queued")
 	case store.Busy:
@@ -203,6 +212,32 @@ func (s *Server) clearBusy(j store.Job) {
 
 func issueKey(j store.Job) string {
 	return strings.ToLower(fmt.Sprintf("%s/%s#%d", j.Owner, j.Repo, j.Issue))
+}
+
+// announce writes a waiting job's status comment, unless a worker took
+// the job up meanwhile.
+func (s *Server) announce(j store.Job) {
+	lock := s.jobLock(j.ID)
+	lock.Lock()
+	defer lock.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if now, err := s.cfg.Store.Get(ctx, j.ID); err != nil || now.State != store.Queued {
+		return
+	}
+	gh, err := s.cfg.Clients.Installation(j.Installation)
+	if err == nil {
+		err = s.cfg.Runner.Announce(ctx, gh, targetOf(j))
+	}
+	if err != nil {
+		s.log.Warn("announce the queued job", "job", j.ID, "err", err)
+	}
+}
+
+// jobLock returns the lock that orders announce and the job's run.
+func (s *Server) jobLock(id int64) *sync.Mutex {
+	l, _ := s.announcing.LoadOrStore(id, &sync.Mutex{})
+	return l.(*sync.Mutex)
 }
 
 // installation drops the cached tokens of installations that went away.

@@ -67,6 +67,13 @@ func (s *Server) worker(ctx context.Context, n int) {
 func (s *Server) runJob(shutdown context.Context, j store.Job) {
 	log := s.log.With("job", j.ID, "delivery", j.Delivery, "repo", j.Owner+"/"+j.Repo, "issue", j.Issue)
 	log.Info("job started", "claim", j.Claims)
+	s.running.Add(1)
+	defer s.running.Add(-1)
+	// Wait for an announcement of the job in progress, then forget its lock.
+	lock := s.jobLock(j.ID)
+	lock.Lock()
+	lock.Unlock()
+	defer s.announcing.Delete(j.ID)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	done := make(chan struct{})

@@ -144,8 +144,13 @@ func (w *world) shutdown() {
 
 // labelled is a signed issues.labeled delivery for the test issue.
 func (w *world) labelled(sender, label string) []byte {
+	return w.labelledOn(issueNumber, sender, label)
+}
+
+// labelledOn is a signed issues.labeled delivery for issue number.
+func (w *world) labelledOn(number int, sender, label string) []byte {
 	return webhooktest.Payload(w.t, "issues__labeled.payload.json", func(m map[string]any) {
-		webhooktest.Retarget(m, owner, name, issueNumber, sender, installation)
+		webhooktest.Retarget(m, owner, name, number, sender, installation)
 		webhooktest.Object(m, "label")["name"] = label
 	})
 }
