@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -329,24 +328,12 @@ func TestBusyIssue(t *testing.T) {
 // TestShutdownReleasesRunningJob: a job still running when the grace
 // period ends goes back to the queue, and the next start finishes it.
 func TestShutdownReleasesRunningJob(t *testing.T) {
-	started, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	script := func(call int, req openai.ChatCompletionRequest) fakeopenai.Response {
-		if call == 0 {
-			once.Do(func() { close(started) })
-			<-release
-		}
-		return fakeopenai.Reply(calculatortest.Answer("calc/stats.py", calculatortest.RightStats))
-	}
-	w := newWorld(t, script, worldOptions{grace: 100 * time.Millisecond})
-	t.Cleanup(func() { close(release) })
+	gate := newGate()
+	w := newWorld(t, gate.script, worldOptions{grace: 100 * time.Millisecond})
+	t.Cleanup(gate.open)
 	w.start()
 	w.send("issues", "", w.labelled(maintainer, "capsule"), secret)
-	select {
-	case <-started:
-	case <-time.After(time.Minute):
-		t.Fatal("the job never called the model")
-	}
+	gate.waitCalled(t)
 	w.shutdown()
 	jobs, err := w.store.List(context.Background(), 0)
 	if err != nil {
@@ -372,26 +359,12 @@ func TestShutdownReleasesRunningJob(t *testing.T) {
 // TestBusyWhileRunning: a retry while the job runs is noted in the status
 // comment at once, and the note stays when the job ends.
 func TestBusyWhileRunning(t *testing.T) {
-	started, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	script := func(call int, req openai.ChatCompletionRequest) fakeopenai.Response {
-		if call == 0 {
-			once.Do(func() { close(started) })
-			<-release
-		}
-		return fakeopenai.Reply(calculatortest.Answer("calc/stats.py", calculatortest.RightStats))
-	}
-	w := newWorld(t, script, worldOptions{})
-	var released sync.Once
-	free := func() { released.Do(func() { close(release) }) }
-	t.Cleanup(free)
+	gate := newGate()
+	w := newWorld(t, gate.script, worldOptions{})
+	t.Cleanup(gate.open)
 	w.start()
 	w.send("issues", "", w.labelled(maintainer, "capsule"), secret)
-	select {
-	case <-started:
-	case <-time.After(time.Minute):
-		t.Fatal("the job never called the model")
-	}
+	gate.waitCalled(t)
 	if code, answer := w.send("issue_comment", "", w.retry(maintainer), secret); code != http.StatusAccepted {
 		t.Fatalf("retry answered %d %s", code, answer)
 	}
@@ -405,7 +378,7 @@ func TestBusyWhileRunning(t *testing.T) {
 	if !noted() {
 		t.Fatalf("the running job's status comment does not note the retry: %q", w.comments())
 	}
-	free()
+	gate.open()
 	jobs := w.wait()
 	if len(jobs) != 1 || jobs[0].State != store.Done {
 		t.Fatalf("jobs = %+v, want one done", jobs)
@@ -418,27 +391,13 @@ func TestBusyWhileRunning(t *testing.T) {
 // TestQueuedJobIsAnnounced: with every worker busy, a new job's status
 // comment says it is queued; it then runs and the comment moves on.
 func TestQueuedJobIsAnnounced(t *testing.T) {
-	started, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	script := func(call int, req openai.ChatCompletionRequest) fakeopenai.Response {
-		if call == 0 {
-			once.Do(func() { close(started) })
-			<-release
-		}
-		return fakeopenai.Reply(calculatortest.Answer("calc/stats.py", calculatortest.RightStats))
-	}
-	w := newWorld(t, script, worldOptions{})
+	gate := newGate()
+	w := newWorld(t, gate.script, worldOptions{})
 	w.repo.AddIssue(13, maintainer, "median of one value", "median([3]) should be 3.")
-	var released sync.Once
-	free := func() { released.Do(func() { close(release) }) }
-	t.Cleanup(free)
+	t.Cleanup(gate.open)
 	w.start()
 	w.send("issues", "", w.labelled(maintainer, "capsule"), secret)
-	select {
-	case <-started:
-	case <-time.After(time.Minute):
-		t.Fatal("the first job never called the model")
-	}
+	gate.waitCalled(t)
 	w.send("issues", "", w.labelledOn(13, maintainer, "capsule"), secret)
 	queued := func() bool {
 		c := w.repo.Comments(13)
@@ -450,7 +409,7 @@ func TestQueuedJobIsAnnounced(t *testing.T) {
 	if !queued() {
 		t.Fatalf("the waiting job's status comment does not say queued: %+v", w.repo.Comments(13))
 	}
-	free()
+	gate.open()
 	jobs := w.wait()
 	if len(jobs) != 2 || jobs[0].State != store.Done || jobs[1].State != store.Done {
 		t.Fatalf("jobs = %+v, want two done", jobs)

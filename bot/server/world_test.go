@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -26,6 +27,7 @@ import (
 	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/internal/webhooktest"
 	"github.com/capsulehq/capsule/pipeline/programmer"
+	openai "github.com/sashabaranov/go-openai"
 )
 
 // The test world: one App installation on one repository.
@@ -225,4 +227,37 @@ func (w *world) metric(prefix string) string {
 		}
 	}
 	return ""
+}
+
+// gate is a model whose first call waits until the gate opens; every
+// call answers with the passing fix.
+type gate struct {
+	called, release chan struct{}
+	calledOnce      sync.Once
+	openOnce        sync.Once
+}
+
+func newGate() *gate { return &gate{called: make(chan struct{}), release: make(chan struct{})} }
+
+func (g *gate) script(call int, _ openai.ChatCompletionRequest) fakeopenai.Response {
+	if call == 0 {
+		g.calledOnce.Do(func() { close(g.called) })
+		<-g.release
+	}
+	return fakeopenai.Reply(calculatortest.Answer("calc/stats.py", calculatortest.RightStats))
+}
+
+// open lets the waiting call (and any later one) answer; it may be called
+// more than once. Register it with t.Cleanup after the world is made, so
+// that it runs before the model server closes.
+func (g *gate) open() { g.openOnce.Do(func() { close(g.release) }) }
+
+// waitCalled waits for the first call.
+func (g *gate) waitCalled(t *testing.T) {
+	t.Helper()
+	select {
+	case <-g.called:
+	case <-time.After(time.Minute):
+		t.Fatal("the job never called the model")
+	}
 }
