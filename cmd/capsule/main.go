@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/capsulehq/capsule/pipeline"
@@ -123,7 +124,8 @@ func parseFlags(fs *flag.FlagSet, env *environment, args []string) int {
 
 // fail prints a one-line error and returns the exit code that fits it.
 func fail(env *environment, err error) int {
-	fmt.Fprintf(env.stderr, "capsule: %v\n", err)
+	// errUsage classifies; its own word adds nothing to the message.
+	fmt.Fprintf(env.stderr, "capsule: %s\n", strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
 	switch {
 	case errors.Is(err, context.Canceled):
 		return exitCanceled
