@@ -4,7 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"strings"
 
+	"github.com/capsulehq/capsule/bot/ghapp"
 	"github.com/capsulehq/capsule/pipeline/programmer"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/image"
@@ -27,7 +29,7 @@ func runDoctor(ctx context.Context, env *environment, args []string) int {
 	if code := parseFlags(fs, env, args); code >= 0 {
 		return code
 	}
-	checks := append(doctorChecks(ctx, env), modelCheck(ctx))
+	checks := append(doctorChecks(ctx, env), modelCheck(ctx), githubAppCheck(ctx))
 	failed := 0
 	for _, c := range checks {
 		status := "ok  "
@@ -99,4 +101,31 @@ func modelCheck(ctx context.Context) check {
 		return check{name: "model endpoint", info: err.Error(), fix: "check OPENAI_BASE_URL, OPENAI_API_KEY and CAPSULE_MODEL"}
 	}
 	return check{name: "model endpoint", ok: true, info: fmt.Sprintf("%s answers (model %s)", client.Config().BaseURL, cfg.Model)}
+}
+
+// githubAppCheck signs in as the configured GitHub App, as serve would.
+func githubAppCheck(ctx context.Context) check {
+	fs := flag.NewFlagSet("", flag.ContinueOnError)
+	var ss serveSettings
+	ss.register(fs)
+	if ss.appID == 0 {
+		return check{name: "github app", skip: true, info: "not configured (set GITHUB_APP_ID and its key for serve)"}
+	}
+	const fix = "check GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_FILE, GITHUB_WEBHOOK_SECRET and GITHUB_API_URL"
+	if ss.secret == "" {
+		return check{name: "github app", info: "GITHUB_WEBHOOK_SECRET is not set: serve refuses to start without it", fix: fix}
+	}
+	key, err := ss.key()
+	if err != nil {
+		return check{name: "github app", info: strings.TrimPrefix(err.Error(), errUsage.Error()+": "), fix: fix}
+	}
+	apps, err := ghapp.New(ghapp.Config{AppID: ss.appID, PrivateKey: key, BaseURL: ss.apiURL, Retry: ghapp.RetryPolicy{MaxRetries: -1}})
+	if err != nil {
+		return check{name: "github app", info: err.Error(), fix: fix}
+	}
+	app, _, err := apps.App().Apps.Get(ctx, "")
+	if err != nil {
+		return check{name: "github app", info: fmt.Sprintf("signing in at %s: %v", ss.apiURL, err), fix: fix}
+	}
+	return check{name: "github app", ok: true, info: fmt.Sprintf("%s (id %d) at %s", app.GetSlug(), app.GetID(), ss.apiURL)}
 }

@@ -3,6 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/capsulehq/capsule/internal/fakegithub"
 	"github.com/capsulehq/capsule/internal/fakeopenai"
 	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/sandbox"
@@ -96,5 +101,40 @@ func TestDoctorModelEndpoint(t *testing.T) {
 	t.Setenv("OPENAI_BASE_URL", "")
 	if c := modelCheck(context.Background()); !c.skip {
 		t.Errorf("modelCheck without settings = %+v, want skipped", c)
+	}
+}
+
+func TestDoctorGitHubApp(t *testing.T) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gh := fakegithub.New(t, fakegithub.WithApp(31, &key.PublicKey), fakegithub.WithPrefix("/api/v3"))
+	keyPEM := string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}))
+	other, _ := rsa.GenerateKey(rand.Reader, 2048)
+	otherPEM := string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(other)}))
+	tests := []struct {
+		name, id, key, secret string
+		ok, skip              bool
+		info                  string
+	}{
+		{"not configured", "", "", "", false, true, "not configured"},
+		{"signs in", "31", keyPEM, "s", true, false, "(id 31)"},
+		{"no secret", "31", keyPEM, "", false, false, "GITHUB_WEBHOOK_SECRET is not set"},
+		{"bad key", "31", "nonsense", "s", false, false, "not a PEM RSA private key"},
+		{"another App's key", "31", otherPEM, "s", false, false, "401"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("GITHUB_API_URL", gh.URL())
+			t.Setenv("GITHUB_APP_ID", tt.id)
+			t.Setenv("GITHUB_APP_PRIVATE_KEY", tt.key)
+			t.Setenv("GITHUB_APP_PRIVATE_KEY_FILE", "")
+			t.Setenv("GITHUB_WEBHOOK_SECRET", tt.secret)
+			c := githubAppCheck(context.Background())
+			if c.ok != tt.ok || c.skip != tt.skip || !strings.Contains(c.info, tt.info) {
+				t.Errorf("githubAppCheck = %+v, want ok %v, skip %v, info with %q", c, tt.ok, tt.skip, tt.info)
+			}
+		})
 	}
 }
