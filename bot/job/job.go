@@ -74,10 +74,6 @@ func (r Result) Log() *attemptlog.Log {
 type Hooks struct {
 	// Attempt is called when an attempt ends.
 	Attempt func(pipeline.Event)
-	// Phase is called when the job enters a phase.
-	Phase func(report.Phase, string)
-	// StatusComment is called with the status comment's id once known.
-	StatusComment func(id int64)
 	// Busy reports whether another trigger arrived for the issue while
 	// the job ran, which the status comment then says.
 	Busy func() bool

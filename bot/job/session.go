@@ -25,11 +25,10 @@ type session struct {
 	hooks  Hooks
 	log    *slog.Logger
 
-	base          string // the default branch's head commit
-	comment       int64  // the status comment's id; 0 until known
-	treeDir       string // the fetched tree
-	lastResult    string
-	configPresent bool
+	base       string // the default branch's head commit
+	comment    int64  // the status comment's id; 0 until known
+	treeDir    string // the fetched tree
+	lastResult string
 }
 
 // repository reads the repository and pins its default branch's head.
@@ -67,7 +66,6 @@ func (s *session) config(ctx context.Context, branch string) (repoconfig.Config,
 		if err != nil {
 			return repoconfig.Default(), fmt.Errorf("decode %s: %w", p, err)
 		}
-		s.configPresent = true
 		cfg, err := repoconfig.Parse(p, []byte(text))
 		if err != nil {
 			cfg = repoconfig.Default()
@@ -229,9 +227,6 @@ func (s *session) fail(ctx context.Context, outcome *pipeline.RepoOutcome, reaso
 // status writes the status comment, creating it the first time.
 func (s *session) status(ctx context.Context, st report.Status) error {
 	st.RunURL = s.runner.RunURL
-	if s.hooks.Phase != nil {
-		s.hooks.Phase(st.Phase, st.Reason)
-	}
 	if s.hooks.Busy != nil && s.hooks.Busy() {
 		st.Busy = true
 	}
@@ -250,8 +245,5 @@ func (s *session) status(ctx context.Context, st report.Status) error {
 		return githubError("write the status comment", err)
 	}
 	s.comment = made.GetID()
-	if s.hooks.StatusComment != nil {
-		s.hooks.StatusComment(s.comment)
-	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package job
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -83,7 +84,7 @@ func NewPlan(t Task, o Overrides) (Plan, error) {
 	limits := sandbox.DefaultLimits()
 	limits.Timeout = cfg.Timeout
 	limits.Network = cfg.Network && cfg.Setup != ""
-	img := firstNonEmpty(o.Image, cfg.Image, image.Default())
+	img := cmp.Or(o.Image, cfg.Image, image.Default())
 	s.Image = img
 	return Plan{Task: task, Settings: s, Image: img, Limits: limits}, nil
 }
@@ -115,13 +116,4 @@ func pick(v, fallback int) int {
 		return v
 	}
 	return fallback
-}
-
-func firstNonEmpty(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -52,9 +52,8 @@ type Config struct {
 	// stops them and puts them back in the queue.
 	Grace time.Duration
 	// Ready reports whether the engine answers, for /readyz.
-	Ready   func(ctx context.Context) error
-	Metrics *metrics.Metrics
-	Logger  *slog.Logger
+	Ready  func(ctx context.Context) error
+	Logger *slog.Logger
 	// WorkerID names this process in leases; empty means host/pid.
 	WorkerID string
 }
@@ -63,6 +62,7 @@ type Config struct {
 type Server struct {
 	cfg     Config
 	log     *slog.Logger
+	metrics *metrics.Metrics
 	webhook http.Handler
 	wake    chan struct{}
 
@@ -92,17 +92,15 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	if cfg.Metrics == nil {
-		cfg.Metrics = metrics.New(nil, cfg.Logger)
-	}
 	if cfg.WorkerID == "" {
 		host, _ := os.Hostname()
 		cfg.WorkerID = fmt.Sprintf("%s/%d/%d", host, os.Getpid(), time.Now().UnixNano())
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, wake: make(chan struct{}, 1), busy: map[string]bool{}}
+	s.metrics = metrics.New(s.jobCounts, cfg.Logger)
 	h, err := webhook.NewHandler(webhook.Options{
 		Secret: cfg.Secret, MaxBodyBytes: cfg.MaxBodyBytes, Sink: s,
-		OnInstallation: s.installation, Logger: cfg.Logger, Observe: cfg.Metrics.Delivery,
+		OnInstallation: s.installation, Logger: cfg.Logger, Observe: s.metrics.Delivery,
 	})
 	if err != nil {
 		return nil, err
@@ -117,8 +115,18 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("/webhook", s.timed(s.webhook))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
 	mux.HandleFunc("GET /readyz", s.ready)
-	mux.Handle("GET /metrics", s.cfg.Metrics.Handler())
+	mux.Handle("GET /metrics", s.metrics.Handler())
 	return mux
+}
+
+// jobCounts counts the stored jobs by state, for capsule_jobs.
+func (s *Server) jobCounts(ctx context.Context) (map[string]int, error) {
+	counts, err := s.cfg.Store.Counts(ctx)
+	out := make(map[string]int, len(counts))
+	for state, n := range counts {
+		out[string(state)] = n
+	}
+	return out, err
 }
 
 // timed records how long each delivery took to answer.
@@ -126,7 +134,7 @@ func (s *Server) timed(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		h.ServeHTTP(w, r)
-		s.cfg.Metrics.Acknowledged(time.Since(start))
+		s.metrics.Acknowledged(time.Since(start))
 	})
 }
 

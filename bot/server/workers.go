@@ -119,7 +119,7 @@ func (s *Server) runJob(shutdown context.Context, j store.Job) {
 		log.Error("record the job's end", "err", err)
 		return
 	}
-	s.cfg.Metrics.JobFinished(string(state))
+	s.metrics.JobFinished(string(state))
 	log.Info("job ended", "state", state, "reason", reason)
 }
 
@@ -134,7 +134,7 @@ func (s *Server) execute(ctx context.Context, j store.Job) (job.Result, error) {
 		return job.Result{Phase: report.Failed, Reason: err.Error()}, err
 	}
 	return s.cfg.Runner.Run(ctx, gh, targetOf(j), job.Hooks{
-		Attempt: func(e pipeline.Event) { s.cfg.Metrics.Attempt(e) },
+		Attempt: func(e pipeline.Event) { s.metrics.Attempt(e) },
 		Busy:    func() bool { return s.isBusy(j) },
 	})
 }

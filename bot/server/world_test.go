@@ -2,10 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
-	"encoding/pem"
 	"fmt"
 	"io"
 	"net/http"
@@ -19,7 +15,6 @@ import (
 
 	"github.com/capsulehq/capsule/bot/ghapp"
 	"github.com/capsulehq/capsule/bot/job"
-	"github.com/capsulehq/capsule/bot/metrics"
 	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/internal/calculatortest"
 	"github.com/capsulehq/capsule/internal/fakegithub"
@@ -65,10 +60,7 @@ type worldOptions struct {
 func newWorld(t *testing.T, script fakeopenai.Script, o worldOptions) *world {
 	t.Helper()
 	eng := sandboxtest.Engine(t)
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
+	key, keyPEM := fakegithub.NewAppKey(t)
 	w := &world{t: t}
 	w.gh = fakegithub.New(t, fakegithub.WithApp(appID, &key.PublicKey), fakegithub.WithPrefix("/api/v3"))
 	files := calculatortest.Files(t)
@@ -89,7 +81,6 @@ func newWorld(t *testing.T, script fakeopenai.Script, o worldOptions) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
 	apps, err := ghapp.New(ghapp.Config{AppID: appID, PrivateKey: keyPEM, BaseURL: w.gh.URL(), Retry: ghapp.RetryPolicy{BaseDelay: 10 * time.Millisecond}, Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
@@ -102,14 +93,6 @@ func newWorld(t *testing.T, script fakeopenai.Script, o worldOptions) *world {
 	logger := quietLogger()
 	w.server, err = New(Config{
 		Store: w.store, Clients: apps, Secret: secret, Workers: 1, Logger: logger, Grace: o.grace,
-		Metrics: metrics.New(func(ctx context.Context) (map[string]int, error) {
-			counts, err := w.store.Counts(ctx)
-			out := map[string]int{}
-			for s, n := range counts {
-				out[string(s)] = n
-			}
-			return out, err
-		}, logger),
 		Runner: &job.Runner{
 			Solver:  &job.Sandboxed{Engine: eng, Model: client, ModelName: "test-model", Overrides: job.NoOverrides()},
 			Version: "test", Logger: logger,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -167,7 +168,7 @@ func action(ctx context.Context, env *environment, wf workflow) (int, error) {
 	}
 
 	cfg := programmer.ConfigFromEnv()
-	cfg.Model, cfg.BaseURL, cfg.APIKey = firstNonEmpty(in.model, cfg.Model), firstNonEmpty(in.baseURL, cfg.BaseURL), firstNonEmpty(in.apiKey, cfg.APIKey)
+	cfg.Model, cfg.BaseURL, cfg.APIKey = cmp.Or(in.model, cfg.Model), cmp.Or(in.baseURL, cfg.BaseURL), cmp.Or(in.apiKey, cfg.APIKey)
 	model, err := programmer.New(cfg)
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", errUsage, err)

@@ -3,10 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
-	"encoding/pem"
 	"fmt"
 	"io"
 	"log/slog"
@@ -105,24 +101,19 @@ func TestDoctorModelEndpoint(t *testing.T) {
 }
 
 func TestDoctorGitHubApp(t *testing.T) {
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
+	key, keyPEM := fakegithub.NewAppKey(t)
 	gh := fakegithub.New(t, fakegithub.WithApp(31, &key.PublicKey), fakegithub.WithPrefix("/api/v3"))
-	keyPEM := string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}))
-	other, _ := rsa.GenerateKey(rand.Reader, 2048)
-	otherPEM := string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(other)}))
+	_, otherPEM := fakegithub.NewAppKey(t)
 	tests := []struct {
 		name, id, key, secret string
 		ok, skip              bool
 		info                  string
 	}{
 		{"not configured", "", "", "", false, true, "not configured"},
-		{"signs in", "31", keyPEM, "s", true, false, "(id 31)"},
-		{"no secret", "31", keyPEM, "", false, false, "GITHUB_WEBHOOK_SECRET is not set"},
+		{"signs in", "31", string(keyPEM), "s", true, false, "(id 31)"},
+		{"no secret", "31", string(keyPEM), "", false, false, "GITHUB_WEBHOOK_SECRET is not set"},
 		{"bad key", "31", "nonsense", "s", false, false, "not a PEM RSA private key"},
-		{"another App's key", "31", otherPEM, "s", false, false, "401"},
+		{"another App's key", "31", string(otherPEM), "s", false, false, "401"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

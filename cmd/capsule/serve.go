@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -14,7 +15,6 @@ import (
 
 	"github.com/capsulehq/capsule/bot/ghapp"
 	"github.com/capsulehq/capsule/bot/job"
-	"github.com/capsulehq/capsule/bot/metrics"
 	"github.com/capsulehq/capsule/bot/server"
 	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/internal/version"
@@ -153,7 +153,7 @@ func newServer(ctx context.Context, env *environment, log *slog.Logger, mf *mode
 	if err != nil {
 		return nil, nil, err
 	}
-	ref := firstNonEmpty(ss.image, image.Default())
+	ref := cmp.Or(ss.image, image.Default())
 	eng, err := openEngine(ctx, env, ref)
 	if err != nil {
 		st.Close()
@@ -162,17 +162,9 @@ func newServer(ctx context.Context, env *environment, log *slog.Logger, mf *mode
 	cleanup := func() { eng.Close(); st.Close() }
 	overrides := job.NoOverrides()
 	overrides.Image = ss.image
-	m := metrics.New(func(ctx context.Context) (map[string]int, error) {
-		counts, err := st.Counts(ctx)
-		out := make(map[string]int, len(counts))
-		for state, n := range counts {
-			out[string(state)] = n
-		}
-		return out, err
-	}, log)
 	srv, err := server.New(server.Config{
 		Store: st, Clients: apps, Secret: []byte(ss.secret), MaxBodyBytes: ss.maxBody,
-		Workers: ss.workers, Grace: ss.grace, Metrics: m, Logger: log,
+		Workers: ss.workers, Grace: ss.grace, Logger: log,
 		Ready: func(ctx context.Context) error { return eng.Ping(ctx) },
 		Runner: &job.Runner{
 			Solver:        &job.Sandboxed{Engine: eng, Model: client, ModelName: client.Config().Model, Overrides: overrides},

@@ -3,10 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
-	"encoding/pem"
 	"net"
 	"net/http"
 	"os"
@@ -62,10 +58,7 @@ func TestServeSettingsErrors(t *testing.T) {
 // one pull request; then SIGTERM stops it cleanly.
 func TestServeSurvivesKill(t *testing.T) {
 	sandboxtest.Engine(t)
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
+	key, keyPEM := fakegithub.NewAppKey(t)
 	gh := fakegithub.New(t, fakegithub.WithApp(1, &key.PublicKey), fakegithub.WithPrefix("/api/v3"))
 	repo := gh.AddRepo("octo", "calculator", calculatortest.Files(t))
 	repo.AddIssue(3, "alice", calculatortest.IssueTitle, calculatortest.IssueBody)
@@ -86,7 +79,7 @@ func TestServeSurvivesKill(t *testing.T) {
 	dataDir, addr := t.TempDir(), freeAddr(t)
 	env := append(os.Environ(),
 		"GITHUB_APP_ID=1", "GITHUB_WEBHOOK_SECRET=s3cret", "GITHUB_API_URL="+gh.URL(),
-		"GITHUB_APP_PRIVATE_KEY="+string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})),
+		"GITHUB_APP_PRIVATE_KEY="+string(keyPEM),
 		"CAPSULE_DATA_DIR="+dataDir, "CAPSULE_LISTEN="+addr,
 		"OPENAI_BASE_URL="+model.URL(), "CAPSULE_MODEL=m", "OPENAI_API_KEY=k")
 	serve := func() (*exec.Cmd, *bytes.Buffer) {

@@ -172,12 +172,3 @@ func readIssue(path string, stdin io.Reader) (title, body string, err error) {
 	}
 	return strings.TrimSpace(lines[0]), strings.TrimSpace(strings.Join(lines[1:], "\n")), nil
 }
-
-func firstNonEmpty(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
