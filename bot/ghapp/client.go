@@ -3,13 +3,13 @@ package ghapp
 import (
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
+	"github.com/capsulehq/capsule/internal/httpbody"
 	"github.com/google/go-github/v62/github"
 )
 
@@ -133,19 +133,6 @@ func (t *timeoutTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		cancel()
 		return nil, err
 	}
-	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+	resp.Body = httpbody.CancelOnClose(resp.Body, cancel)
 	return resp, nil
-}
-
-// cancelBody releases its attempt's context when closed.
-type cancelBody struct {
-	io.ReadCloser
-	cancel context.CancelFunc
-}
-
-// Close implements io.Closer.
-func (b *cancelBody) Close() error {
-	err := b.ReadCloser.Close()
-	b.cancel()
-	return err
 }

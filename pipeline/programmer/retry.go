@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/capsulehq/capsule/internal/httpbody"
 )
 
 // Backoff between retries: exponential from baseDelay, capped at maxDelay,
@@ -101,7 +103,7 @@ func (t *retryTransport) attempt(req *http.Request, body []byte) (*http.Response
 		cancel()
 		return nil, err
 	}
-	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	resp.Body = httpbody.CancelOnClose(resp.Body, cancel)
 	return resp, nil
 }
 
@@ -183,16 +185,4 @@ func readBody(req *http.Request) ([]byte, error) {
 func drain(body io.ReadCloser) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(body, maxDrain))
 	_ = body.Close()
-}
-
-// cancelOnClose ends an attempt's context once its response body is closed.
-type cancelOnClose struct {
-	io.ReadCloser
-	cancel context.CancelFunc
-}
-
-func (b *cancelOnClose) Close() error {
-	err := b.ReadCloser.Close()
-	b.cancel()
-	return err
 }
