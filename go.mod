@@ -3,6 +3,7 @@ module github.com/capsulehq/capsule
 go 1.26.0
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/bradleyfalzon/ghinstallation/v2 v2.19.0
 	github.com/docker/docker v28.5.2+incompatible
 	github.com/getkin/kin-openapi v0.152.0

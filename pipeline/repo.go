@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path"
@@ -45,10 +46,20 @@ type RepoTask struct {
 	// Protected reports the pattern that protects an existing file from
 	// edits; nil protects nothing.
 	Protected func(path string) (pattern string, ok bool)
+	// AllowTestInfrastructure lets answers change the test infrastructure
+	// (conftest.py, pytest's settings and the like; see package edits).
+	AllowTestInfrastructure bool
+	// MaxFiles is the most files one answer may change; zero means
+	// DefaultMaxFiles.
+	MaxFiles int
 	// ContextBudget is the token budget of the repository context; zero
 	// means repocontext.DefaultBudget.
 	ContextBudget int
 }
+
+// DefaultMaxFiles is how many files one answer may change when
+// RepoTask.MaxFiles is zero.
+const DefaultMaxFiles = 50
 
 // RepoOutcome is the result of the loop on an issue.
 type RepoOutcome struct {
@@ -136,12 +147,22 @@ func repoAttempt(ctx context.Context, model Model, box RepoSandbox, task RepoTas
 	a.Answer = reply.Content
 	a.PromptTokens, a.CompletionTokens, a.ModelDuration = reply.PromptTokens, reply.CompletionTokens, reply.Duration
 
+	if reply.OverLimit > 0 {
+		a.Feedback, a.FeedbackKind = fmt.Sprintf("Nothing was tested: your answer was longer than %s, the most that is read, so none of it was used. "+
+			"Answer again with only the files the fix needs.", sandbox.FormatBytes(reply.OverLimit)), "too-large"
+		return a, nil, nil
+	}
 	parsed, _ := response.Parse(reply.Content)
 	if len(parsed.Files) == 0 {
 		a.Feedback, a.FeedbackKind = response.FormatReminder, "format"
 		if reply.Truncated {
 			a.Feedback = "Your answer was cut off at the token limit before the files were complete. " + response.FormatReminder
 		}
+		return a, nil, nil
+	}
+	if limit := cmp.Or(task.MaxFiles, DefaultMaxFiles); len(parsed.Files) > limit {
+		a.Feedback, a.FeedbackKind = fmt.Sprintf("Nothing was tested: your answer gives %d files, and one answer may change at most %d. "+
+			"Answer again with only the files the fix needs.", len(parsed.Files), limit), "too-many-files"
 		return a, nil, nil
 	}
 	proposed := make([]edits.Edit, len(parsed.Files))
@@ -152,9 +173,7 @@ func repoAttempt(ctx context.Context, model Model, box RepoSandbox, task RepoTas
 	}
 	a.Code = programmer.FormatFiles(shown)
 
-	proposed, refused := refuseSettings(proposed)
-	accepted, more := edits.Check(task.Repo, proposed, task.Protected)
-	refused = append(refused, more...)
+	accepted, refused := edits.Check(task.Repo, proposed, edits.Rules{Protected: task.Protected, AllowTestInfrastructure: task.AllowTestInfrastructure})
 	for _, r := range refused {
 		a.Refused = append(a.Refused, r.Reason)
 	}
@@ -223,20 +242,6 @@ func stripExampleCalls(changed []edits.Edit) ([]edits.Edit, []string) {
 	return out, notes
 }
 
-// refuseSettings refuses every edit below .github/, new files included:
-// a workflow added there would run with the repository's secrets.
-func refuseSettings(proposed []edits.Edit) (kept []edits.Edit, refused []edits.Refusal) {
-	for _, e := range proposed {
-		clean := path.Clean(strings.TrimPrefix(e.Path, "./"))
-		if clean == ".github" || strings.HasPrefix(strings.ToLower(clean), ".github/") {
-			refused = append(refused, edits.Refusal{Path: e.Path, Reason: fmt.Sprintf("you may not change %s: files under .github/ (workflows, settings) are off limits", e.Path)})
-			continue
-		}
-		kept = append(kept, e)
-	}
-	return kept, refused
-}
-
 // refusalFeedback tells the model which edits were refused and why.
 func refusalFeedback(refused []edits.Refusal) string {
 	var b strings.Builder
@@ -302,6 +307,10 @@ func attemptSummary(a attemptlog.Attempt) string {
 	switch {
 	case a.Run == nil && len(a.Refused) > 0:
 		return fmt.Sprintf("%d edits refused", len(a.Refused))
+	case a.Run == nil && a.FeedbackKind == "too-large":
+		return "answer too long"
+	case a.Run == nil && a.FeedbackKind == "too-many-files":
+		return "too many files"
 	case a.Run == nil:
 		return "no code"
 	}

@@ -1,6 +1,7 @@
 package edits
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path"
@@ -8,16 +9,27 @@ import (
 	"strings"
 )
 
+// Rules are a repository's rules for the edits Check accepts, on top of
+// those it always applies. The zero value protects no file but still keeps
+// the test infrastructure from change.
+type Rules struct {
+	// Protected reports whether an existing file is protected, and by which
+	// pattern. It is called with clean, slash-separated paths and may be
+	// nil.
+	Protected func(path string) (pattern string, ok bool)
+	// AllowTestInfrastructure lets edits add, change and delete the test
+	// infrastructure (see the package documentation).
+	AllowTestInfrastructure bool
+}
+
 // Check decides which edits the agent may make to the repository in repoDir
-// (see the package documentation for the rules). protected reports whether
-// a path is protected and by which pattern; it is called with clean,
-// slash-separated paths and may be nil.
+// under rules (see the package documentation).
 //
 // Accepted edits come back in path order with canonical paths, ready for
 // Apply and Diff; when an existing file uses CRLF line endings throughout
 // and the new content has none, the content is given CRLF endings too.
 // Refusals come back in the order of the edits. Check only reads repoDir.
-func Check(repoDir string, edits []Edit, protected func(path string) (pattern string, ok bool)) (accepted []Edit, refused []Refusal) {
+func Check(repoDir string, edits []Edit, rules Rules) (accepted []Edit, refused []Refusal) {
 	res, resErr := newResolver(repoDir)
 	verdicts := make([]verdict, 0, len(edits))
 	for _, e := range edits {
@@ -25,7 +37,7 @@ func Check(repoDir string, edits []Edit, protected func(path string) (pattern st
 		if resErr != nil {
 			v.err = fmt.Errorf("cannot read the repository: %v", resErr)
 		} else {
-			v.check(res, e, protected)
+			v.check(res, e, rules)
 		}
 		verdicts = append(verdicts, v)
 	}
@@ -50,9 +62,14 @@ type verdict struct {
 	err  error  // why the edit is refused, written for the agent
 }
 
-// check fills in the verdict on e.
-func (v *verdict) check(res resolver, e Edit, protected func(string) (string, bool)) {
+// check fills in the verdict on e. The rules about where a file lies are
+// checked on the path as written and again on the path resolved through
+// symbolic links.
+func (v *verdict) check(res resolver, e Edit, rules Rules) {
 	clean, err := cleanPath(e.Path)
+	if err == nil {
+		err = checkSettingsDir(clean)
+	}
 	if err != nil {
 		v.err = err
 		return
@@ -65,48 +82,56 @@ func (v *verdict) check(res resolver, e Edit, protected func(string) (string, bo
 	}
 	v.key = t.path
 	if t.path != clean {
-		if err := checkGitDir(t.path); err != nil {
-			v.err = fmt.Errorf("%s leads into .git through a symbolic link (%w)", clean, err)
+		if err := cmp.Or(checkGitDir(t.path), checkSettingsDir(t.path)); err != nil {
+			v.err = fmt.Errorf("%s leads to %s through a symbolic link, and %w", clean, t.path, err)
 			return
 		}
 	}
-	v.edit, v.err = decide(res, t, clean, e, protected)
+	v.edit, v.err = decide(res, t, clean, e, rules)
 }
 
 // decide applies the rules that depend on the file's existence and content.
-func decide(res resolver, t target, clean string, e Edit, protected func(string) (string, bool)) (Edit, error) {
+func decide(res resolver, t target, clean string, e Edit, rules Rules) (Edit, error) {
 	deletes := e.Deletes()
-	if t.info == nil {
-		if deletes {
-			return Edit{}, fmt.Errorf("cannot delete %s: it does not exist", clean)
-		}
-		if isBinary(e.Content) {
-			return Edit{}, fmt.Errorf("the new content of %s contains a NUL byte; only text files can be written", clean)
-		}
-		// A new file may be created even under a protected pattern.
-		return Edit{Path: t.path, Content: e.Content}, nil
-	}
-	if pattern, ok := protection(protected, t.path, clean); ok {
-		verb := "modify"
+	verb := "modify"
+	var old []byte // nil: the file does not exist
+	switch {
+	case t.info == nil && deletes:
+		return Edit{}, fmt.Errorf("cannot delete %s: it does not exist", clean)
+	case t.info == nil:
+		verb = "add"
+	default:
 		if deletes {
 			verb = "delete"
 		}
-		return Edit{}, fmt.Errorf("you may not %s %s (protected by %q); fix the code, not the tests", verb, t.path, pattern)
+		// A new file may be created even under a protected pattern.
+		if pattern, ok := protection(rules.Protected, t.path, clean); ok {
+			return Edit{}, fmt.Errorf("you may not %s %s (protected by %q); fix the code, not the tests", verb, t.path, pattern)
+		}
+		data, err := os.ReadFile(res.abs(t.path))
+		if err != nil {
+			return Edit{}, fmt.Errorf("cannot read %s: %v", clean, err)
+		}
+		if isBinary(data) {
+			return Edit{}, fmt.Errorf("%s is a binary file; only text files can be changed", clean)
+		}
+		old = append([]byte{}, data...)
 	}
-	old, err := os.ReadFile(res.abs(t.path))
-	if err != nil {
-		return Edit{}, fmt.Errorf("cannot read %s: %v", clean, err)
+	content := e.Content
+	var new []byte // nil: the edit deletes the file
+	if !deletes {
+		if isBinary(content) {
+			return Edit{}, fmt.Errorf("the new content of %s contains a NUL byte; only text files can be written", clean)
+		}
+		content = matchLineEndings(string(old), content)
+		new = []byte(content)
 	}
-	if isBinary(old) {
-		return Edit{}, fmt.Errorf("%s is a binary file; only text files can be changed", clean)
+	if !rules.AllowTestInfrastructure {
+		if what, why := infrastructureChange(t.path, old, new); what != "" {
+			return Edit{}, fmt.Errorf("you may not %s %s, which is test infrastructure: %s; fix the code, not the tests", verb, what, why)
+		}
 	}
-	if deletes {
-		return Edit{Path: t.path, Content: e.Content}, nil
-	}
-	if isBinary(e.Content) {
-		return Edit{}, fmt.Errorf("the new content of %s contains a NUL byte; only text files can be written", clean)
-	}
-	return Edit{Path: t.path, Content: matchLineEndings(string(old), e.Content)}, nil
+	return Edit{Path: t.path, Content: content}, nil
 }
 
 // protection asks the callback about each path in turn.

@@ -91,7 +91,7 @@ func TestCheck(t *testing.T) {
 		{
 			name:    "existing workflow",
 			edits:   []Edit{{Path: ".github/workflows/ci.yml", Content: "on: pull_request\n"}},
-			refused: []Refusal{{".github/workflows/ci.yml", `you may not modify .github/workflows/ci.yml (protected by ".github/**"); fix the code, not the tests`}},
+			refused: []Refusal{{".github/workflows/ci.yml", ".github/workflows/ci.yml is under .github/, whose workflows and settings are off limits"}},
 		},
 		{
 			name:    "parent directory",
@@ -156,7 +156,7 @@ func TestCheck(t *testing.T) {
 		{
 			name:    "directory link into .git",
 			edits:   []Edit{{Path: "gitlink/hooks/pre-commit", Content: "rm -rf /\n"}},
-			refused: []Refusal{{"gitlink/hooks/pre-commit", "gitlink/hooks/pre-commit leads into .git through a symbolic link (.git/hooks/pre-commit is inside .git)"}},
+			refused: []Refusal{{"gitlink/hooks/pre-commit", "gitlink/hooks/pre-commit leads to .git/hooks/pre-commit through a symbolic link, and .git/hooks/pre-commit is inside .git"}},
 		},
 		{
 			name:    "file link as the last component",
@@ -232,7 +232,7 @@ func TestCheck(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(repo, "TESTS")); err == nil && tt.name == "case-sensitive paths" {
 				t.Skip("the file system ignores case")
 			}
-			accepted, refused := Check(repo, tt.edits, protectTests)
+			accepted, refused := Check(repo, tt.edits, Rules{Protected: protectTests})
 			if !reflect.DeepEqual(accepted, tt.accepted) {
 				t.Errorf("accepted = %q\n      want %q", accepted, tt.accepted)
 			}
@@ -245,7 +245,7 @@ func TestCheck(t *testing.T) {
 
 // TestCheckNewFilesUnderProtectedPatterns pins the rule that protection is
 // about existing files: the agent may add new tests, but not change or
-// delete the old ones.
+// delete the old ones. Nothing may be added below .github/.
 func TestCheckNewFilesUnderProtectedPatterns(t *testing.T) {
 	repo := testRepo(t)
 	edits := []Edit{
@@ -254,20 +254,20 @@ func TestCheckNewFilesUnderProtectedPatterns(t *testing.T) {
 		{Path: ".github/ISSUE_TEMPLATE.md", Content: "Describe the bug\n"},
 		{Path: "tests/test_calc.py", Content: "\n"},
 	}
-	accepted, refused := Check(repo, edits, protectTests)
-	wantAccepted := []Edit{edits[2], edits[0], edits[1]}
+	accepted, refused := Check(repo, edits, Rules{Protected: protectTests})
+	wantAccepted := []Edit{edits[0], edits[1]}
 	if !reflect.DeepEqual(accepted, wantAccepted) {
 		t.Errorf("accepted = %q, want %q", accepted, wantAccepted)
 	}
-	if len(refused) != 1 || refused[0].Path != "tests/test_calc.py" {
-		t.Errorf("refused = %q, want only the existing test", refused)
+	if len(refused) != 2 || refused[0].Path != ".github/ISSUE_TEMPLATE.md" || refused[1].Path != "tests/test_calc.py" {
+		t.Errorf("refused = %q, want the .github file and the existing test", refused)
 	}
 }
 
 func TestCheckWithoutProtection(t *testing.T) {
 	repo := testRepo(t)
 	edits := []Edit{{Path: "tests/test_calc.py", Content: "x\n"}}
-	accepted, refused := Check(repo, edits, nil)
+	accepted, refused := Check(repo, edits, Rules{})
 	if !reflect.DeepEqual(accepted, edits) || len(refused) != 0 {
 		t.Errorf("Check(nil protection) = %q, %q; want the test accepted", accepted, refused)
 	}
@@ -316,7 +316,7 @@ func TestCheckLastWins(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			accepted, refused := Check(repo, tt.edits, protectTests)
+			accepted, refused := Check(repo, tt.edits, Rules{Protected: protectTests})
 			if !reflect.DeepEqual(accepted, tt.accepted) || !reflect.DeepEqual(refused, tt.refused) {
 				t.Errorf("Check = %q, %q\n  want %q, %q", accepted, refused, tt.accepted, tt.refused)
 			}
@@ -329,7 +329,7 @@ func TestCheckLastWins(t *testing.T) {
 func TestCheckFileAndDirectoryConflict(t *testing.T) {
 	repo := testRepo(t)
 	edits := []Edit{{Path: "newpkg/util.py", Content: "x\n"}, {Path: "newpkg", Content: "y\n"}}
-	accepted, refused := Check(repo, edits, nil)
+	accepted, refused := Check(repo, edits, Rules{})
 	want := []Refusal{{"newpkg/util.py", "newpkg/util.py cannot be written: newpkg is also written as a file"}}
 	if !reflect.DeepEqual(accepted, edits[1:]) || !reflect.DeepEqual(refused, want) {
 		t.Errorf("Check = %q, %q\n  want %q, %q", accepted, refused, edits[1:], want)
@@ -337,7 +337,7 @@ func TestCheckFileAndDirectoryConflict(t *testing.T) {
 }
 
 func TestCheckMissingRepository(t *testing.T) {
-	accepted, refused := Check(filepath.Join(t.TempDir(), "missing"), []Edit{{Path: "a.py", Content: "x\n"}}, nil)
+	accepted, refused := Check(filepath.Join(t.TempDir(), "missing"), []Edit{{Path: "a.py", Content: "x\n"}}, Rules{})
 	if len(accepted) != 0 || len(refused) != 1 || !strings.HasPrefix(refused[0].Reason, "cannot read the repository: ") {
 		t.Errorf("Check = %q, %q; want one refusal", accepted, refused)
 	}
@@ -347,7 +347,7 @@ func TestCheckMissingRepository(t *testing.T) {
 func TestCheckOnlyReads(t *testing.T) {
 	repo := testRepo(t)
 	before := readTree(t, repo)
-	Check(repo, []Edit{{Path: "calc.py", Content: "x\n"}, {Path: "new/dir/a.py", Content: "y\n"}, {Path: "bin/run.sh", Content: DeleteMarker}}, nil)
+	Check(repo, []Edit{{Path: "calc.py", Content: "x\n"}, {Path: "new/dir/a.py", Content: "y\n"}, {Path: "bin/run.sh", Content: DeleteMarker}}, Rules{})
 	compareTrees(t, "after Check", readTree(t, repo), before)
 	if _, err := os.Lstat(filepath.Join(repo, "new")); err == nil {
 		t.Error("Check created a directory")
@@ -362,7 +362,7 @@ func TestCheckThenApplyAndDiff(t *testing.T) {
 		{Path: "lib/pkg/mod.py", Content: "X = 2\n"},
 		{Path: "tests/test_more.py", Content: "def test(): pass\n"},
 		{Path: "etc/passwd", Content: "x\n"},
-	}, protectTests)
+	}, Rules{Protected: protectTests})
 	if len(accepted) != 2 || len(refused) != 1 {
 		t.Fatalf("Check = %q, %q", accepted, refused)
 	}

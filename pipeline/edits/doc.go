@@ -15,20 +15,39 @@
 // control character, nothing inside .git (compared without regard to case,
 // as git does). "./a//b" is normalised to "a/b".
 //
+// Nothing below .github/ may be written or deleted, new files included (a
+// workflow added there would run with the repository's secrets); the name
+// is compared without regard to case, like .git.
+//
 // Symbolic links are resolved component by component. A link that leads
 // outside the repository, or that cannot be resolved, refuses the edit. A
 // link to a directory inside the repository is followed, and the edit is
-// rewritten to the resolved path, which is then checked like any other (so a
-// link cannot smuggle a write into .git or into a protected file, and the
-// patch names the file git tracks). An existing link as the last component
-// is always refused: writing through it would change another file.
+// rewritten to the resolved path; every rule holds on the path as written
+// and again on the resolved path, so a link (or a chain of links) cannot
+// smuggle a write into .git, .github, a protected file or the test
+// infrastructure, and the patch names the file git tracks. An existing link
+// as the last component is always refused: writing through it would change
+// another file.
 //
 // Protection covers existing files only: an edit may not modify or delete an
-// existing file that the protected callback matches, but it may create a new
-// file under a protected pattern, so that the agent can add tests. A caller
-// that must forbid new files too (say below .github/workflows) filters the
-// accepted edits itself. Paths are compared case-sensitively, as on Linux
-// where the sandbox runs.
+// existing file that Rules.Protected matches, but it may create a new file
+// under a protected pattern, so that the agent can add tests. Paths are
+// compared case-sensitively, as on Linux where the sandbox runs.
+//
+// The test infrastructure decides how the tests run and end, so it is
+// protected like the tests, new files included, unless
+// Rules.AllowTestInfrastructure is set; Rules.Protected does not lift it.
+// It is, anywhere in the repository: conftest.py, sitecustomize.py,
+// usercustomize.py and *.pth files; pytest.ini, .pytest.ini, pytest.toml
+// and .pytest.toml; the [pytest], [tool:pytest], [tox], [tox:tox],
+// [testenv] and [testenv:*] sections and the pytest11 entry points of
+// tox.ini and setup.cfg; the [tool.pytest], [tool.tox] and pytest11
+// entry-point tables of pyproject.toml (a pyproject.toml that does not
+// parse cannot be checked, so a change to one is refused); and top-level
+// pytest_plugins statements in Python modules. Other edits to those INI and
+// TOML files stay allowed: Check compares the parsed sections and tables
+// before and after the edit. Rewriting a file with the content it has is
+// no change.
 //
 // When several edits name the same file, the last one wins. An edit whose
 // content is DeleteMarker deletes the file. Text only: a NUL byte in the old

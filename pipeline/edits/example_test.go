@@ -35,7 +35,7 @@ func Example() {
 		{Path: "./calc.py", Content: "def add(a, b):\n    return a + b\n"},
 		{Path: "tests/test_calc.py", Content: "def test_add():\n    pass\n"},
 		{Path: "tests/test_more.py", Content: "from calc import add\n"},
-	}, protected)
+	}, edits.Rules{Protected: protected})
 	for _, r := range refused {
 		fmt.Println("refused:", r.Reason)
 	}

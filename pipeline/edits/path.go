@@ -71,3 +71,14 @@ func checkGitDir(p string) error {
 	}
 	return nil
 }
+
+// checkSettingsDir refuses a clean path below .github/ (case ignored, as
+// for .git), new files included: a workflow added there would run with the
+// repository's secrets.
+func checkSettingsDir(p string) error {
+	first, _, _ := strings.Cut(p, "/")
+	if strings.EqualFold(first, ".github") {
+		return fmt.Errorf("%s is under .github/, whose workflows and settings are off limits", p)
+	}
+	return nil
+}

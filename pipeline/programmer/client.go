@@ -39,6 +39,10 @@ type Reply struct {
 	Duration time.Duration
 	// Truncated reports that the answer stopped at the token limit.
 	Truncated bool
+	// OverLimit, when not zero, is the limit in bytes (Config.MaxAnswerBytes)
+	// that the response passed: the answer was dropped unread, Content is
+	// empty and no usage is known.
+	OverLimit int64
 }
 
 // Client calls a chat completion endpoint through go-openai. It is safe for
@@ -69,13 +73,16 @@ func newClient(cfg Config, clk clock, jitter func() float64) (*Client, error) {
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cfg.BaseURL
 	oc.HTTPClient = &http.Client{
-		Transport: &retryTransport{
-			next:           next,
-			maxRetries:     cfg.MaxRetries,
-			attemptTimeout: cfg.RequestTimeout,
-			clock:          clk,
-			jitter:         jitter,
-			log:            cfg.Logger,
+		Transport: limitTransport{
+			next: &retryTransport{
+				next:           next,
+				maxRetries:     cfg.MaxRetries,
+				attemptTimeout: cfg.RequestTimeout,
+				clock:          clk,
+				jitter:         jitter,
+				log:            cfg.Logger,
+			},
+			limit: cfg.MaxAnswerBytes,
 		},
 		Timeout: callBudget(cfg),
 	}
@@ -92,10 +99,15 @@ func callBudget(cfg Config) time.Duration {
 // Config returns the configuration in effect, defaults filled in.
 func (c *Client) Config() Config { return c.cfg }
 
-// Complete sends msgs and returns the first choice of the answer.
+// Complete sends msgs and returns the first choice of the answer. An
+// answer longer than Config.MaxAnswerBytes is not an error: the Reply says
+// so (OverLimit), so that the caller can tell the model.
 func (c *Client) Complete(ctx context.Context, msgs []Message) (Reply, error) {
 	start := c.clock.Now()
 	resp, err := c.api.CreateChatCompletion(ctx, c.request(msgs))
+	if err != nil && isTooLarge(err) && ctx.Err() == nil {
+		return Reply{OverLimit: c.cfg.MaxAnswerBytes, Duration: c.clock.Now().Sub(start)}, nil
+	}
 	if err != nil {
 		return Reply{}, c.classify(ctx, "chat completion", err)
 	}

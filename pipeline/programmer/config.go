@@ -39,6 +39,10 @@ type Config struct {
 	// MaxRetries is how often a call is retried after 408, 429, 5xx, a
 	// timeout or a connection error (default 5; negative: never).
 	MaxRetries int
+	// MaxAnswerBytes bounds the bytes read of one response (default
+	// DefaultMaxAnswerBytes). A longer answer is dropped unread: see
+	// Reply.OverLimit.
+	MaxAnswerBytes int64
 	// Logger receives retry warnings (default slog.Default()).
 	Logger *slog.Logger
 }
@@ -72,6 +76,11 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("%w: negative max tokens %d", ErrConfig, c.MaxTokens)
 	case c.RequestTimeout < 0:
 		return c, fmt.Errorf("%w: negative request timeout %v", ErrConfig, c.RequestTimeout)
+	case c.MaxAnswerBytes < 0:
+		return c, fmt.Errorf("%w: negative answer limit %d", ErrConfig, c.MaxAnswerBytes)
+	}
+	if c.MaxAnswerBytes == 0 {
+		c.MaxAnswerBytes = DefaultMaxAnswerBytes
 	}
 	if c.RequestTimeout == 0 {
 		c.RequestTimeout = DefaultRequestTimeout
