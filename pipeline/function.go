@@ -28,6 +28,17 @@ type FunctionTask struct {
 	// Tests are the tests the loop debugs against: plain asserts, or a
 	// HumanEval check(candidate) that is called with EntryPoint.
 	Tests string
+	// CPULimit, when positive, replaces Settings.TestCPU for this task:
+	// a benchmark sizes it from the reference solution's CPU time.
+	CPULimit time.Duration
+}
+
+// cpuLimit returns the CPU-time limit of the task's test runs.
+func (t FunctionTask) cpuLimit(s Settings) time.Duration {
+	if t.CPULimit > 0 {
+		return t.CPULimit
+	}
+	return s.TestCPU
 }
 
 // SolveFunction runs the loop on one function-level task. The returned log
@@ -75,7 +86,7 @@ func attempt(ctx context.Context, model Model, box Sandbox, task FunctionTask, s
 		}
 		return a, nil
 	}
-	outcome, err := RunTests(ctx, box, parsed.Code, task.Tests, task.EntryPoint, s.TestTimeout)
+	outcome, err := RunTests(ctx, box, parsed.Code, task.Tests, task.EntryPoint, task.cpuLimit(s))
 	if err != nil {
 		return a, err
 	}
@@ -85,7 +96,7 @@ func attempt(ctx context.Context, model Model, box Sandbox, task FunctionTask, s
 	if a.Run.Passed {
 		return a, nil
 	}
-	in := outcome.FeedbackInput(task.EntryPoint, s.TestTimeout)
+	in := outcome.FeedbackInput(task.EntryPoint)
 	fb := feedback.Refine(in)
 	if s.Feedback == FeedbackRaw {
 		fb = feedback.Raw(in)
@@ -97,6 +108,7 @@ func attempt(ctx context.Context, model Model, box Sandbox, task FunctionTask, s
 // Outcome is one run of the harness in the sandbox.
 type Outcome struct {
 	Command []string
+	Program harness.Program
 	Sandbox sandbox.Result
 	Harness harness.Result
 }
@@ -107,16 +119,17 @@ func (o Outcome) Passed() bool {
 }
 
 // RunTests runs code against tests in the sandbox through the case-testing
-// harness, with example calls removed and a time limit.
-func RunTests(ctx context.Context, box Sandbox, code, tests, entryPoint string, timeout time.Duration) (Outcome, error) {
-	prog := harness.Program{Solution: code, Tests: tests, EntryPoint: entryPoint, Timeout: timeout}
+// harness, with example calls removed, the tests' CPU time bounded by
+// cpuLimit and the wall clock by the harness's backstop.
+func RunTests(ctx context.Context, box Sandbox, code, tests, entryPoint string, cpuLimit time.Duration) (Outcome, error) {
+	prog := harness.Program{Solution: code, Tests: tests, EntryPoint: entryPoint, CPULimit: cpuLimit}
 	if err := prog.Validate(); err != nil {
 		return Outcome{}, err
 	}
 	cmd := prog.Command()
 	// The sandbox's own limit backs the harness's up, a little later, so
 	// the harness can report the timeout itself.
-	res, err := box.Run(ctx, sandbox.Run{Cmd: cmd, Files: prog.Files(), Timeout: timeout + 5*time.Second})
+	res, err := box.Run(ctx, sandbox.Run{Cmd: cmd, Files: prog.Files(), Timeout: prog.WallLimit() + 5*time.Second})
 	if err != nil {
 		return Outcome{}, fmt.Errorf("run tests: %w", err)
 	}
@@ -124,7 +137,7 @@ func RunTests(ctx context.Context, box Sandbox, code, tests, entryPoint string, 
 	if res.TimedOut {
 		hr.TimedOut, hr.Passed = true, false
 	}
-	return Outcome{Command: cmd, Sandbox: res, Harness: hr}, nil
+	return Outcome{Command: cmd, Program: prog, Sandbox: res, Harness: hr}, nil
 }
 
 // Log renders the outcome for the attempt log.
@@ -142,7 +155,10 @@ func (o Outcome) Log(image string) *attemptlog.Run {
 	}
 	if !r.Passed {
 		r.Reason = o.Sandbox.Reason()
-		if o.Harness.TimedOut {
+		switch {
+		case o.Harness.CPULimited:
+			r.Reason = fmt.Sprintf("used more than %s of CPU time", o.Program.CPU())
+		case o.Harness.TimedOut:
 			r.Reason = "timed out"
 		}
 		if r.Reason == "" {
@@ -153,7 +169,11 @@ func (o Outcome) Log(image string) *attemptlog.Run {
 }
 
 // FeedbackInput is what the error handler needs of the outcome.
-func (o Outcome) FeedbackInput(entryPoint string, timeout time.Duration) feedback.Input {
+func (o Outcome) FeedbackInput(entryPoint string) feedback.Input {
+	limit := o.Program.WallLimit()
+	if o.Harness.CPULimited {
+		limit = o.Program.CPU()
+	}
 	stderr := o.Harness.Stderr
 	if o.Sandbox.OOMKilled {
 		stderr += fmt.Sprintf("\nMemoryError: the tests were killed for using more than %s of memory\n", sandbox.FormatBytes(o.Sandbox.Memory))
@@ -163,7 +183,8 @@ func (o Outcome) FeedbackInput(entryPoint string, timeout time.Duration) feedbac
 		Stderr:     stderr,
 		ExitCode:   o.Sandbox.ExitCode,
 		TimedOut:   o.Harness.TimedOut,
-		Timeout:    timeout,
+		CPULimited: o.Harness.CPULimited,
+		Timeout:    limit,
 		EntryPoint: entryPoint,
 		Style:      feedback.Function,
 	}

@@ -52,7 +52,7 @@ func solve(t *testing.T, script fakeopenai.Script, task pipeline.FunctionTask, t
 	t.Helper()
 	srv, client, box := setup(t, script)
 	s := pipeline.DefaultSettings()
-	s.TestTimeout = 3 * time.Second
+	s.TestCPU = 3 * time.Second
 	if tune != nil {
 		tune(&s)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
+	"github.com/capsulehq/capsule/pipeline/harness"
 	"github.com/capsulehq/capsule/pipeline/programmer"
 	"github.com/capsulehq/capsule/sandbox"
 )
@@ -49,7 +50,7 @@ func ParseFeedbackMode(s string) (FeedbackMode, error) {
 // Defaults of the loop, as in the paper.
 const (
 	DefaultMaxAttempts = 5 // fix attempts after the first generation
-	DefaultTestTimeout = 10 * time.Second
+	DefaultTestCPU     = harness.DefaultCPULimit
 )
 
 // Settings tune the loop.
@@ -60,8 +61,9 @@ type Settings struct {
 	// History is how many earlier (code, feedback) pairs a fix call keeps.
 	History  int
 	Feedback FeedbackMode
-	// TestTimeout bounds one run of the tests.
-	TestTimeout time.Duration
+	// TestCPU bounds the CPU time of one run of the tests (a task may
+	// raise it: FunctionTask.CPULimit); the wall clock only backs it up.
+	TestCPU time.Duration
 	// Model and Image name the model and the sandbox image in the log.
 	Model, Image string
 	// Progress, when set, is told about each attempt as it ends.
@@ -74,7 +76,7 @@ func DefaultSettings() Settings {
 		MaxAttempts: DefaultMaxAttempts,
 		History:     programmer.DefaultHistory,
 		Feedback:    FeedbackRefined,
-		TestTimeout: DefaultTestTimeout,
+		TestCPU:     DefaultTestCPU,
 	}
 }
 
@@ -85,8 +87,8 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("max attempts must not be negative, got %d", s.MaxAttempts)
 	case s.History < 0:
 		return fmt.Errorf("history must not be negative, got %d", s.History)
-	case s.TestTimeout <= 0:
-		return fmt.Errorf("test timeout must be positive, got %s", s.TestTimeout)
+	case s.TestCPU <= 0:
+		return fmt.Errorf("test CPU-time limit must be positive, got %s", s.TestCPU)
 	}
 	_, err := ParseFeedbackMode(string(s.Feedback))
 	return err

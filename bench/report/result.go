@@ -20,4 +20,9 @@ type Result struct {
 	Feedback []string `json:"feedback"`
 	// Error is set when the run itself failed (model or sandbox error).
 	Error string `json:"error,omitempty"`
+	// CPULimitSeconds is the CPU-time limit each test run of the problem
+	// had; ReferenceCPUSeconds the CPU time its reference solution used on
+	// the evaluation tests, when it was measured to size that limit.
+	CPULimitSeconds     float64 `json:"cpu_limit_seconds,omitempty"`
+	ReferenceCPUSeconds float64 `json:"reference_cpu_seconds,omitempty"`
 }

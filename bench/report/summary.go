@@ -40,6 +40,40 @@ type Summary struct {
 	PromptTokens     int     `json:"prompt_tokens"`
 	CompletionTokens int     `json:"completion_tokens"`
 	WallSeconds      float64 `json:"wall_seconds"`
+	// Limits are the time limits the test runs had; nil when unknown.
+	Limits *Limits `json:"limits,omitempty"`
+}
+
+// Limits records how the test runs of a benchmark were bounded: in CPU
+// time, so that scores do not depend on the machine's load, with a loose
+// wall-clock backstop.
+type Limits struct {
+	// CPUFloorSeconds is the CPU-time limit of a problem whose reference
+	// solution is fast (or was not measured).
+	CPUFloorSeconds float64 `json:"cpu_floor_seconds"`
+	// CPUFactor: a problem's limit is CPUFactor times its reference
+	// solution's CPU time when that is above the floor; 0 when the
+	// references were not measured.
+	CPUFactor float64 `json:"cpu_factor"`
+	// Raised counts problems whose limit is above the floor, and
+	// CPUMaxSeconds is the largest limit of any problem.
+	Raised        int     `json:"raised"`
+	CPUMaxSeconds float64 `json:"cpu_max_seconds"`
+	// Wall describes the wall-clock backstop of a run.
+	Wall string `json:"wall"`
+}
+
+// CPULimits summarizes the per-problem limits of results under the policy
+// of floor and factor; wall describes the wall-clock backstop.
+func CPULimits(results []Result, floor time.Duration, factor float64, wall string) *Limits {
+	l := &Limits{CPUFloorSeconds: floor.Seconds(), CPUFactor: factor, CPUMaxSeconds: floor.Seconds(), Wall: wall}
+	for _, r := range results {
+		if r.CPULimitSeconds > l.CPUFloorSeconds {
+			l.Raised++
+		}
+		l.CPUMaxSeconds = max(l.CPUMaxSeconds, r.CPULimitSeconds)
+	}
+	return l
 }
 
 // Summarize computes a Summary. The per-attempt slices have maxAttempts+1

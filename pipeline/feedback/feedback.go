@@ -84,6 +84,9 @@ type Input struct {
 	ExitCode int
 	// TimedOut reports that the run was stopped at its time limit.
 	TimedOut bool
+	// CPULimited reports that the run used up its CPU time; Timeout is
+	// then the CPU-time limit rather than the wall clock's.
+	CPULimited bool
 	// Timeout is the time limit of the run; zero when unknown.
 	Timeout time.Duration
 	// EntryPoint is the function under test of a HumanEval task: quoted
@@ -151,7 +154,7 @@ func Raw(in Input) Feedback {
 		d.add(fmt.Sprintf("The run printed nothing (exit status %d).", in.ExitCode))
 	}
 	if in.TimedOut {
-		d.add("The run was stopped at " + limitText(in.Timeout) + ".")
+		d.add("The run was stopped at " + limitText(in.Timeout, in.CPULimited) + ".")
 	}
 	return Feedback{Kind: KindRaw, Message: d.render(limit)}
 }
@@ -201,14 +204,18 @@ func (in Input) output() string {
 }
 
 // limitText describes a time limit: "the time limit of 10 seconds".
-func limitText(d time.Duration) string {
+func limitText(d time.Duration, cpu bool) string {
+	what := "the time limit"
+	if cpu {
+		what = "the CPU-time limit"
+	}
 	if d <= 0 {
-		return "the time limit"
+		return what
 	}
 	s := d.Seconds()
 	unit := "seconds"
 	if s == 1 {
 		unit = "second"
 	}
-	return "the time limit of " + strconv.FormatFloat(s, 'f', -1, 64) + " " + unit
+	return what + " of " + strconv.FormatFloat(s, 'f', -1, 64) + " " + unit
 }

@@ -35,7 +35,7 @@ type fixture struct {
 	name    string
 	style   Style
 	entry   string        // HumanEval entry point, for the Function style
-	timeout time.Duration // the harness's time limit
+	timeout time.Duration // the harness's CPU-time limit
 	maxLen  int
 	argv    []string // command of a project fixture; nil runs the harness
 }
@@ -91,10 +91,10 @@ func (f fixture) input(out harnesstest.Output) Input {
 		return in
 	}
 	res := harness.ParseOutput(out.ExitCode, out.Stdout, out.Stderr)
-	in.Stdout, in.Stderr, in.TimedOut = res.Stdout, res.Stderr, res.TimedOut
+	in.Stdout, in.Stderr, in.TimedOut, in.CPULimited = res.Stdout, res.Stderr, res.TimedOut, res.CPULimited
 	in.EntryPoint, in.Timeout = f.entry, f.timeout
 	if in.Timeout == 0 {
-		in.Timeout = harness.DefaultTimeout
+		in.Timeout = harness.DefaultCPULimit
 	}
 	return in
 }
@@ -150,7 +150,7 @@ func capture(t *testing.T, f fixture) harnesstest.Output {
 	if f.argv != nil {
 		out, err = runner.Run(ctx, dir, f.argv)
 	} else {
-		prog := harness.Program{EntryPoint: f.entry, Timeout: f.timeout}
+		prog := harness.Program{EntryPoint: f.entry, CPULimit: f.timeout}
 		prog.Solution, prog.Tests = readFile(t, dir, harness.SolutionFile), readFile(t, dir, harness.TestsFile)
 		out, err = harnesstest.RunProgram(ctx, runner, dir, prog)
 	}

@@ -63,7 +63,7 @@ func kindOf(shortType string) string {
 // tells nothing more.
 func timeoutDraft(in Input) draft {
 	d := draft{kind: KindTimeout}
-	d.add("Timeout: the code ran past " + limitText(in.Timeout) + " and was stopped.")
+	d.add("Timeout: the code ran past " + limitText(in.Timeout, in.CPULimited) + " and was stopped.")
 	d.add("This is likely an infinite loop (check that every loop moves towards its end) " +
 		"or an algorithm too slow for the inputs of the tests.")
 	return d

@@ -8,12 +8,18 @@
 // lines "##capsule <json object>", which [ParseOutput] reads and strips:
 //
 //	##capsule {"removed": [[12, 13]], "syntax_ok": true}   before the run
-//	##capsule {"timeout": 10}                               after a timeout
+//	##capsule {"cpu": 0.412}                                after the run
+//	##capsule {"cpu_limit": 10}                             past the CPU-time limit
+//	##capsule {"timeout": 40}                               past the wall clock
 //
 // Its other messages start with "capsule: ". Tracebacks name the files
 // solution.py and tests.py, with the line numbers of the model's code. The
 // exit status is 0 when all tests passed, 124 on timeout, 128+N when the
 // tests were killed by signal N, and 1 for a failure.
+//
+// The tests' time is bounded in CPU seconds, not wall-clock seconds, so that
+// a verdict does not depend on how busy the machine is; the wall clock is
+// only a loose backstop (see [WallLimit]) for code that sleeps or waits.
 package harness
 
 import (
@@ -31,8 +37,18 @@ const (
 	Python       = "python3"
 )
 
-// DefaultTimeout is the time limit of a Program without one.
-const DefaultTimeout = 10 * time.Second
+// DefaultCPULimit is the CPU-time limit of a Program without one.
+const DefaultCPULimit = 10 * time.Second
+
+// The wall-clock backstop of a run is wallFactor times its CPU-time limit
+// plus wallSlack: loose enough that a machine busy with other work (the
+// sandbox gets a third of a core when two other processes spin on a two-core
+// machine) never stops code that is within its CPU time, tight enough that
+// code waiting forever ends.
+const (
+	wallFactor = 3
+	wallSlack  = 10 * time.Second
+)
 
 // TimeoutExitCode is the exit status of a run stopped at its time limit.
 const TimeoutExitCode = 124
@@ -51,8 +67,9 @@ type Program struct {
 	// defines check, the harness calls check(EntryPoint) after the tests;
 	// example-call removal also drops assignments that call it.
 	EntryPoint string
-	// Timeout bounds the run of the tests; DefaultTimeout when zero or less.
-	Timeout time.Duration
+	// CPULimit bounds the CPU time of the tests, rounded up to whole
+	// seconds as the kernel counts it; DefaultCPULimit when zero or less.
+	CPULimit time.Duration
 }
 
 // Validate reports a Program the harness would refuse.
@@ -77,7 +94,8 @@ func (p Program) Files() map[string][]byte {
 func (p Program) Command() []string {
 	argv := []string{
 		Python, "-B", ScriptFile,
-		"--timeout", strconv.FormatFloat(p.timeout().Seconds(), 'f', -1, 64),
+		"--cpu-limit", strconv.FormatFloat(p.CPU().Seconds(), 'f', -1, 64),
+		"--timeout", strconv.FormatFloat(p.WallLimit().Seconds(), 'f', -1, 64),
 		"--solution", SolutionFile,
 		"--tests", TestsFile,
 	}
@@ -87,11 +105,25 @@ func (p Program) Command() []string {
 	return argv
 }
 
-func (p Program) timeout() time.Duration {
-	if p.Timeout <= 0 {
-		return DefaultTimeout
+// CPU returns the CPU-time limit the run gets: CPULimit, or the default,
+// rounded up to a whole second.
+func (p Program) CPU() time.Duration {
+	limit := p.CPULimit
+	if limit <= 0 {
+		limit = DefaultCPULimit
 	}
-	return p.Timeout
+	return (limit + time.Second - 1).Truncate(time.Second)
+}
+
+// WallRule describes, for people, how WallLimit follows from the CPU-time
+// limit.
+func WallRule() string {
+	return fmt.Sprintf("%d x the CPU-time limit + %s", wallFactor, wallSlack)
+}
+
+// WallLimit returns the wall-clock backstop of the run.
+func (p Program) WallLimit() time.Duration {
+	return wallFactor*p.CPU() + wallSlack
 }
 
 // isIdentifier reports whether s is an ASCII Python identifier. The script

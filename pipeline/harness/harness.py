@@ -2,8 +2,8 @@
 
 Run in the workspace as:
 
-    python3 -B capsule_harness.py --timeout 10 --solution solution.py \
-        --tests tests.py [--entry-point NAME]
+    python3 -B capsule_harness.py --cpu-limit 10 --timeout 40 \
+        --solution solution.py --tests tests.py [--entry-point NAME]
 
 1. Example-call removal: top-level statements of the solution other than
    imports, definitions, constants and import fallbacks are replaced by blank
@@ -16,10 +16,18 @@ The traceback of a failure is printed as Python prints it, without the
 harness's own frames. When an assert of the tests fails, the harness evaluates
 its sides again and prints their values.
 
+The child's CPU time is bounded by RLIMIT_CPU (--cpu-limit, rounded up to
+whole seconds, as the kernel counts it); the wall clock (--timeout) is only a
+loose backstop for code that sleeps or waits. A CPU-time limit does not
+depend on how busy the machine is, so a run stopped by it means the code is
+slow, not that the machine was.
+
 Protocol, on stderr: lines "##capsule <json object>"; "removed" (1-based
-inclusive line ranges) and "syntax_ok" before the run, "timeout" (seconds)
-after a timeout. Other harness messages start with "capsule: ". Exit status:
-0 when all tests passed, 124 on timeout, 128+N when the tests were killed by
+inclusive line ranges) and "syntax_ok" before the run; "cpu" (seconds of CPU
+the tests used) after it; "cpu_limit" (seconds) when the tests ran past the
+CPU-time limit and "timeout" (seconds) when they ran past the wall clock.
+Other harness messages start with "capsule: ". Exit status: 0 when all tests
+passed, 124 when a limit stopped them, 128+N when the tests were killed by
 signal N, 1 for any other failure (SystemExit included), 2 for bad arguments.
 """
 
@@ -28,7 +36,9 @@ import ast
 import io
 import json
 import os
+import math
 import reprlib
+import resource
 import signal
 import subprocess
 import sys
@@ -282,10 +292,19 @@ def harness_frames_removed(tb):
     return tb
 
 
+def limit_cpu(seconds_):
+    """Bound this process's CPU time: SIGXCPU at the limit, SIGKILL a second
+    later should the code catch SIGXCPU. Processes it starts inherit the
+    limit; nobody here may raise it again."""
+    soft = max(1, math.ceil(seconds_))
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
+
+
 def run_child(args):
     """Run solution and tests in one namespace; return the exit status."""
     done = args.done_fd
     os.set_inheritable(done, False)
+    limit_cpu(args.cpu_limit)
     module = types.ModuleType("solution")
     module.__file__ = args.solution
     sys.modules["solution"] = module
@@ -374,7 +393,8 @@ def run_parent(args):
 
     read_fd, write_fd = os.pipe()
     argv = [sys.executable, "-B", "-u", os.path.abspath(__file__), "--child",
-            "--done-fd", str(write_fd), "--solution", args.solution,
+            "--done-fd", str(write_fd), "--cpu-limit", str(args.cpu_limit),
+            "--solution", args.solution,
             "--tests", args.tests, "--entry-point", args.entry_point]
     env = dict(os.environ, PYTHONHASHSEED="0")
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, env=env,
@@ -394,6 +414,9 @@ def run_parent(args):
         kill_group(proc)
         code = proc.wait()
     kill_group(proc)  # leftovers the code started
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = usage.ru_utime + usage.ru_stime
+    note(cpu=round(cpu, 3))
     status = read_status(read_fd)
     sys.stdout.flush()
     if status == b"F":
@@ -402,8 +425,15 @@ def run_parent(args):
         return 0
     if timed_out:
         note(timeout=seconds(args.timeout))
-        say("timed out after %s; the tests were stopped"
-            % seconds_text(args.timeout))
+        say("ran past the wall-clock limit of %s without using up its CPU "
+            "time (waiting for input, sleeping, or blocked?); the tests were "
+            "stopped" % seconds_text(args.timeout))
+        return TIMEOUT_EXIT
+    if code == -signal.SIGXCPU or (code == -signal.SIGKILL
+                                   and cpu >= math.ceil(args.cpu_limit)):
+        note(cpu_limit=seconds(args.cpu_limit))
+        say("used more than %s of CPU time; the tests were stopped"
+            % seconds_text(args.cpu_limit))
         return TIMEOUT_EXIT
     if code < 0:
         name = signal.Signals(-code).name if -code in signal.valid_signals() \
@@ -418,8 +448,10 @@ def run_parent(args):
 
 def main():
     parser = argparse.ArgumentParser(description="Capsule case-testing harness")
-    parser.add_argument("--timeout", type=float, default=10.0,
-                        help="seconds the tests may run")
+    parser.add_argument("--cpu-limit", type=float, default=10.0,
+                        help="seconds of CPU time the tests may use")
+    parser.add_argument("--timeout", type=float, default=40.0,
+                        help="seconds of wall-clock time the tests may run")
     parser.add_argument("--solution", default="solution.py")
     parser.add_argument("--tests", default="tests.py")
     parser.add_argument("--entry-point", default="",
@@ -431,6 +463,8 @@ def main():
         parser.error("--entry-point must be a Python identifier")
     if not args.timeout > 0:
         parser.error("--timeout must be positive")
+    if not args.cpu_limit > 0:
+        parser.error("--cpu-limit must be positive")
     if args.child:
         code = run_child(args)
         os._exit(code)  # threads the code left running do not matter now

@@ -193,24 +193,62 @@ func TestRun(t *testing.T) {
 	}
 }
 
-func TestRunTimeout(t *testing.T) {
+// TestRunLimits checks the two limits of a run: the CPU time, also when the
+// code ignores SIGXCPU, and the wall-clock backstop for code that sleeps.
+func TestRunLimits(t *testing.T) {
 	python := harnesstest.RequirePython(t)
-	prog := harness.Program{
-		Solution:   "def add(a, b):\n    while True:\n        pass\n",
-		Tests:      addCheck,
-		EntryPoint: "add",
-		Timeout:    time.Second,
+	tests := []struct {
+		name       string
+		solution   string
+		cpuLimited bool
+		stderr     string
+	}{{
+		name:       "busy loop",
+		solution:   "def add(a, b):\n    while True:\n        pass\n",
+		cpuLimited: true,
+		stderr:     "capsule: used more than 1 second of CPU time; the tests were stopped",
+	}, {
+		name:       "busy loop ignoring SIGXCPU",
+		solution:   "import signal\ndef add(a, b):\n    signal.signal(signal.SIGXCPU, signal.SIG_IGN)\n    while True:\n        pass\n",
+		cpuLimited: true,
+		stderr:     "capsule: used more than 1 second of CPU time; the tests were stopped",
+	}, {
+		name:     "sleeping",
+		solution: "import time\ndef add(a, b):\n    time.sleep(600)\n",
+		stderr:   "capsule: ran past the wall-clock limit of 13 seconds without using up its CPU time",
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			prog := harness.Program{Solution: tt.solution, Tests: addCheck, EntryPoint: "add", CPULimit: time.Second}
+			if got, want := prog.WallLimit(), 13*time.Second; got != want {
+				t.Fatalf("WallLimit() = %v, want %v", got, want)
+			}
+			res := run(t, python, prog)
+			if res.ExitCode != harness.TimeoutExitCode || !res.TimedOut || res.Passed || res.CPULimited != tt.cpuLimited {
+				t.Errorf("exit %d, timed out %v, cpu limited %v, passed %v; want exit %d, cpu limited %v\nstderr:\n%s",
+					res.ExitCode, res.TimedOut, res.CPULimited, res.Passed, harness.TimeoutExitCode, tt.cpuLimited, res.Stderr)
+			}
+			if tt.cpuLimited && (res.CPU < time.Second || res.CPU > 3*time.Second) {
+				t.Errorf("CPU = %v, want the 1 s limit (at most its 1 s grace over)", res.CPU)
+			}
+			assertInOrder(t, res.Stderr, []string{tt.stderr})
+		})
 	}
-	start := time.Now()
-	res := run(t, python, prog)
-	if elapsed := time.Since(start); elapsed > 20*time.Second {
-		t.Errorf("run took %v with a 1s timeout", elapsed)
+}
+
+// TestRunReportsCPU checks that a passing run reports the CPU time its
+// tests used, which is what a benchmark sizes its limits from.
+func TestRunReportsCPU(t *testing.T) {
+	python := harnesstest.RequirePython(t)
+	spin := "def add(a, b):\n    n = 0\n    for i in range(3_000_000):\n        n += i\n    return a + b\n"
+	res := run(t, python, harness.Program{Solution: spin, Tests: addCheck, EntryPoint: "add"})
+	if !res.Passed {
+		t.Fatalf("exit %d\nstderr:\n%s", res.ExitCode, res.Stderr)
 	}
-	if res.ExitCode != harness.TimeoutExitCode || !res.TimedOut || res.Passed {
-		t.Errorf("exit %d, timed out %v, passed %v; want a timeout\nstderr:\n%s",
-			res.ExitCode, res.TimedOut, res.Passed, res.Stderr)
+	if res.CPU <= 0 || res.CPU > harness.DefaultCPULimit {
+		t.Errorf("CPU = %v, want a positive time within the limit", res.CPU)
 	}
-	assertInOrder(t, res.Stderr, []string{"capsule: timed out after 1 second;"})
 }
 
 // TestRunSlowAssertion checks that a failure reported before the time
@@ -229,8 +267,8 @@ def add(a, b):
             time.sleep(30)
     return 0
 `,
-		Tests:   "assert add(1, 1) == 2\n",
-		Timeout: 2 * time.Second,
+		Tests:    "assert add(1, 1) == 2\n",
+		CPULimit: 2 * time.Second,
 	}
 	res := run(t, python, prog)
 	if res.ExitCode != 1 || res.TimedOut {
@@ -259,7 +297,7 @@ func TestScriptPythonVersions(t *testing.T) {
 			}
 			fail := run(t, python, harness.Program{Solution: "def add(a, b):\n    return 0\n", Tests: addCheck, EntryPoint: "add"})
 			assertInOrder(t, fail.Stderr, []string{`File "tests.py", line 5, in check`, "gave `0 == 2`"})
-			slow := run(t, python, harness.Program{Solution: "def add(a, b):\n    while True:\n        pass\n", Tests: addCheck, EntryPoint: "add", Timeout: time.Second})
+			slow := run(t, python, harness.Program{Solution: "def add(a, b):\n    while True:\n        pass\n", Tests: addCheck, EntryPoint: "add", CPULimit: time.Second})
 			if !slow.TimedOut {
 				t.Errorf("infinite loop: exit %d, stderr:\n%s", slow.ExitCode, slow.Stderr)
 			}

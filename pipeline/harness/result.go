@@ -3,6 +3,7 @@ package harness
 import (
 	"encoding/json"
 	"strings"
+	"time"
 )
 
 // protocolPrefix starts the script's machine-readable lines on stderr.
@@ -14,8 +15,13 @@ type Result struct {
 	ExitCode int
 	// Passed reports that all tests passed.
 	Passed bool
-	// TimedOut reports that the tests ran past the time limit.
+	// TimedOut reports that a limit stopped the tests: their CPU time
+	// (CPULimited) or the wall-clock backstop.
 	TimedOut bool
+	// CPULimited reports that the tests used up their CPU time.
+	CPULimited bool
+	// CPU is the CPU time the tests used, when the harness reported it.
+	CPU time.Duration
 	// Removed lists the 1-based, inclusive line ranges of the solution that
 	// example-call removal blanked out.
 	Removed [][2]int
@@ -31,6 +37,8 @@ type report struct {
 	Removed  *[][2]int `json:"removed"`
 	SyntaxOK *bool     `json:"syntax_ok"`
 	Timeout  *float64  `json:"timeout"`
+	CPU      *float64  `json:"cpu"`
+	CPULimit *float64  `json:"cpu_limit"`
 }
 
 // ParseOutput reads the outcome of the command of a [Program]. Passed rests
@@ -56,6 +64,12 @@ func ParseOutput(exitCode int, stdout, stderr string) Result {
 		}
 		if r.Timeout != nil {
 			res.TimedOut = true
+		}
+		if r.CPULimit != nil {
+			res.TimedOut, res.CPULimited = true, true
+		}
+		if r.CPU != nil && *r.CPU >= 0 {
+			res.CPU = time.Duration(*r.CPU * float64(time.Second))
 		}
 	}
 	res.Stderr = strings.Join(kept, "")
