@@ -30,7 +30,13 @@ type Config struct {
 	History     int           // earlier attempts shown to the model
 	Protected   []string      // globs of paths the model may not modify
 	OnFailure   string        // OnFailureDraft or OnFailureComment
-	Source      string        // the file the configuration came from; "" for defaults
+	Memory      int64         // bytes of memory for the tests; 0 means Capsule's default
+	CPUs        float64       // cores for the tests; 0 means Capsule's default
+	// AllowTestInfrastructureChanges lets the model change the test
+	// infrastructure (conftest.py, pytest's settings, sitecustomize.py,
+	// .pth files), which is protected by default whatever Protected says.
+	AllowTestInfrastructureChanges bool
+	Source                         string // the file the configuration came from; "" for defaults
 }
 
 // Default returns the configuration used when a repository has none.

@@ -1,6 +1,7 @@
 package repoconfig
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -9,6 +10,8 @@ import (
 	"unicode"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/capsulehq/capsule/sandbox"
 )
 
 // field is one key of the configuration and how its value is set.
@@ -29,7 +32,13 @@ var fields = []field{
 	{"history", func(c *Config, v value) { v.count(&c.History) }},
 	{"protected", func(c *Config, v value) { v.patterns(&c.Protected) }},
 	{"on_failure", func(c *Config, v value) { v.oneOf(&c.OnFailure, OnFailureDraft, OnFailureComment) }},
+	{"memory", func(c *Config, v value) { v.size(&c.Memory, minMemory) }},
+	{"cpus", func(c *Config, v value) { v.cores(&c.CPUs) }},
+	{"allow_test_infrastructure_changes", func(c *Config, v value) { v.boolean(&c.AllowTestInfrastructureChanges) }},
 }
+
+// minMemory is the least memory Docker gives a container.
+const minMemory = 6 << 20
 
 // lookup returns the field called key.
 func lookup(key string) (field, bool) {
@@ -160,6 +169,63 @@ func parseDuration(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("invalid duration %q: use Go's syntax, such as 90s or 5m, or whole seconds", s)
 	}
 	return d, nil
+}
+
+// size stores a size of at least least bytes: a whole number of bytes, or
+// one with a binary unit as Docker writes them or in full: 512m, 512MiB,
+// 2g, 2GiB, 100k.
+func (v value) size(dst *int64, least int64) {
+	if !isScalar(v.n, "!!str") && !isScalar(v.n, "!!int") {
+		v.mismatch(v.n, "a size such as 512m or 2GiB")
+		return
+	}
+	n, err := parseSize(v.n.Value)
+	switch {
+	case err != nil:
+		v.fail(v.n, "%v", err)
+	case n < least:
+		v.fail(v.n, "%s is below the minimum of %s", v.n.Value, sandbox.FormatBytes(least))
+	default:
+		*dst = n
+	}
+}
+
+// sizeUnits are the suffixes of sizes, by their multiple.
+var sizeUnits = map[string]int64{
+	"": 1, "b": 1,
+	"k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10,
+	"m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
+	"g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30,
+	"t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40,
+}
+
+// parseSize reads a size such as 512m, 2GiB or 1024 (bytes). The units
+// are binary whatever their spelling, as in Docker.
+func parseSize(s string) (int64, error) {
+	digits := strings.TrimRightFunc(s, unicode.IsLetter)
+	unit, ok := sizeUnits[strings.ToLower(strings.TrimSpace(s[len(digits):]))]
+	n, err := strconv.ParseInt(strings.TrimSpace(digits), 10, 64)
+	switch {
+	case !ok || err != nil && !errors.Is(err, strconv.ErrRange):
+		return 0, fmt.Errorf("invalid size %q: use a whole number with a unit, such as 512m or 2GiB", s)
+	case err != nil || n > math.MaxInt64/unit:
+		return 0, fmt.Errorf("%s is too large", s)
+	}
+	return n * unit, nil
+}
+
+// cores stores a positive number of CPU cores, such as 2 or 1.5.
+func (v value) cores(dst *float64) {
+	var f float64
+	if !isScalar(v.n, "!!int") && !isScalar(v.n, "!!float") || v.n.Decode(&f) != nil {
+		v.mismatch(v.n, "a number of cores such as 2 or 1.5")
+		return
+	}
+	if !(f > 0) || math.IsInf(f, 0) {
+		v.fail(v.n, "must be a positive number, got %s", v.n.Value)
+		return
+	}
+	*dst = f
 }
 
 // patterns stores a list of valid path globs.

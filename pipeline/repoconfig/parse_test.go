@@ -25,7 +25,11 @@ func TestParse(t *testing.T) {
 		History:     2,
 		Protected:   []string{"spec/**"},
 		OnFailure:   OnFailureComment,
+		Memory:      2 << 30,
+		CPUs:        1.5,
 		Source:      Path,
+
+		AllowTestInfrastructureChanges: true,
 	}
 	defaults := Default()
 	defaults.Source = Path
@@ -54,7 +58,14 @@ max_attempts: 3
 history: 2
 protected: ["spec/**"]
 on_failure: comment
+memory: 2GiB
+cpus: 1.5
+allow_test_infrastructure_changes: true
 `, full},
+		{"memory as Docker writes it", "memory: 512m", with(func(c *Config) { c.Memory = 512 << 20 })},
+		{"memory in bytes", "memory: 1073741824", with(func(c *Config) { c.Memory = 1 << 30 })},
+		{"memory with a space", "memory: 3 GB", with(func(c *Config) { c.Memory = 3 << 30 })},
+		{"whole cpus", "cpus: 4", with(func(c *Config) { c.CPUs = 4 })},
 		{"timeout in seconds", "timeout: 300", with(func(c *Config) { c.Timeout = 5 * time.Minute })},
 		{"timeout in quoted seconds", `timeout: "45"`, with(func(c *Config) { c.Timeout = 45 * time.Second })},
 		{"compound timeout", "timeout: 1h30m", with(func(c *Config) { c.Timeout = 90 * time.Minute })},
@@ -189,7 +200,8 @@ func TestSuggest(t *testing.T) {
 		"on-failure":   `(did you mean "on_failure"?)`,
 		"protect":      `(did you mean "protected"?)`,
 		"timout":       `(did you mean "timeout"?)`,
-		"retries":      "(known keys: label, test, setup, network, image, timeout, max_attempts, history, protected, on_failure)",
+		"retries":      "(known keys: label, test, setup, network, image, timeout, max_attempts, history, protected, on_failure, memory, cpus, allow_test_infrastructure_changes)",
+		"cpu":          `(did you mean "cpus"?)`,
 		"x":            "(known keys:",
 		"labelled_bot": "(known keys:",
 	}
@@ -218,7 +230,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if c.Label == "" || c.Timeout <= 0 || c.MaxAttempts < 0 || c.History < 0 {
+		if c.Label == "" || c.Timeout <= 0 || c.MaxAttempts < 0 || c.History < 0 || c.Memory < 0 || c.CPUs < 0 {
 			t.Errorf("Parse accepted %q as %+v", data, c)
 		}
 		if c.OnFailure != OnFailureDraft && c.OnFailure != OnFailureComment {
