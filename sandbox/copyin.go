@@ -10,48 +10,34 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/capsulehq/capsule/sandbox/agent"
 )
 
 // writeSeed writes the tar archive copied into the container's /capsule
-// volume before it starts: the agent binary and the pristine workspace,
-// owned by root and read-only for the sandbox user, and the empty
-// workspace and layer directories the sandbox user owns.
+// volume before it starts: the agent binary, the pristine workspace in a
+// directory only root may enter, the empty layer directory (root's too)
+// and the mount point of the workspace's tmpfs.
 func writeSeed(w io.Writer, agentPath string, spec Spec) error {
-	workspace, root := spec.Workspace, spec.Limits.Root
 	tw := tar.NewWriter(w)
-	uid, gid := sandboxIDs(root)
-	if err := addFile(tw, agentPath, path.Base(agent.Binary), 0o555); err != nil {
+	if err := addFile(tw, agentPath, path.Base(agent.Binary), 0o500); err != nil {
 		return fmt.Errorf("%w: copy %s: %w", ErrAgent, agentPath, err)
 	}
-	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: path.Base(agent.Base) + "/", Mode: 0o555}); err != nil {
-		return err
-	}
-	if workspace != "" {
-		if err := addTree(tw, workspace, path.Base(agent.Base), spec.Exclude); err != nil {
+	for _, dir := range []struct {
+		path string
+		mode int64
+	}{{agent.Base, 0o700}, {agent.Layer, 0o700}, {agent.Workspace, 0o755}} {
+		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: path.Base(dir.path) + "/", Mode: dir.mode}); err != nil {
 			return err
 		}
 	}
-	for _, dir := range []string{agent.Workspace, agent.Layer} {
-		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: path.Base(dir) + "/", Mode: 0o755, Uid: uid, Gid: gid}); err != nil {
+	if spec.Workspace != "" {
+		if err := addTree(tw, spec.Workspace, path.Base(agent.Base), spec.Exclude); err != nil {
 			return err
 		}
 	}
 	return tw.Close()
-}
-
-// sandboxIDs returns the numeric user and group of SandboxUser, or root's.
-func sandboxIDs(root bool) (int, int) {
-	if root {
-		return 0, 0
-	}
-	u, g, _ := strings.Cut(SandboxUser, ":")
-	uid, _ := strconv.Atoi(u)
-	gid, _ := strconv.Atoi(g)
-	return uid, gid
 }
 
 // addFile adds one regular file, owned by root, under name.

@@ -9,6 +9,8 @@ package sandbox
 import (
 	"fmt"
 	"time"
+
+	"github.com/capsulehq/capsule/sandbox/agent"
 )
 
 // The hardened defaults. A caller may change any of them through Limits;
@@ -20,24 +22,38 @@ const (
 	DefaultTimeout     = 30 * time.Second
 	DefaultOutputLimit = 1 << 20 // bytes kept of each of stdout and stderr
 	DefaultTmpSize     = 64 << 20
-	// SandboxUser is the numeric user and group that runs everything in the
-	// container; it needs no entry in the image's /etc/passwd.
-	SandboxUser = "10001:10001"
+	DefaultDisk        = 1 << 30 // bytes a run may have in its workspace
+	DefaultDiskFiles   = 100_000 // files and directories in the workspace
+	// SandboxUser is the numeric user and group that runs every command in
+	// the container (the agent itself runs as root with a few
+	// capabilities); it needs no entry in the image's /etc/passwd.
+	SandboxUser = agent.RunAs
 )
 
 // Limits are the isolation settings of a sandbox container.
 type Limits struct {
 	Network      bool          // attach to the default bridge network
 	WritableRoot bool          // leave the root filesystem writable
-	Root         bool          // run as root instead of SandboxUser
+	Root         bool          // run commands as root instead of SandboxUser
 	KeepCaps     bool          // keep Docker's default capabilities
-	Memory       int64         // bytes; swap is set to the same value, i.e. none
+	Memory       int64         // bytes for the processes; swap is none (see ContainerMemory)
 	CPUs         float64       // cores
 	Pids         int64         // processes and threads
 	Timeout      time.Duration // wall-clock time of one run
 	OutputLimit  int           // bytes kept of each output stream
-	TmpSize      int64         // bytes of the /tmp tmpfs
+	TmpSize      int64         // bytes of each of the /tmp and /dev/shm tmpfs
+	// Disk and DiskFiles bound the workspace, a tmpfs: bytes, and files
+	// and directories. A run that writes more gets ENOSPC.
+	Disk      int64
+	DiskFiles int64
 }
+
+// ContainerMemory is the container's memory limit: Memory for the
+// processes plus every tmpfs (the workspace, /tmp and /dev/shm), because
+// the kernel charges a tmpfs's pages to the memory of the container that
+// wrote them. Tests that fill their disk quota get ENOSPC, not an
+// out-of-memory kill, and still have Memory for themselves.
+func (l Limits) ContainerMemory() int64 { return l.Memory + l.Disk + 2*l.TmpSize }
 
 // DefaultLimits returns the hardened defaults.
 func DefaultLimits() Limits {
@@ -48,6 +64,8 @@ func DefaultLimits() Limits {
 		Timeout:     DefaultTimeout,
 		OutputLimit: DefaultOutputLimit,
 		TmpSize:     DefaultTmpSize,
+		Disk:        DefaultDisk,
+		DiskFiles:   DefaultDiskFiles,
 	}
 }
 
@@ -62,7 +80,7 @@ func (l Limits) Changes() []string {
 	}
 	flag(l.Network, "network enabled")
 	flag(l.WritableRoot, "root filesystem writable")
-	flag(l.Root, "running as root")
+	flag(l.Root, "commands running as root")
 	flag(l.KeepCaps, "default capabilities kept")
 	if l.Memory != d.Memory {
 		out = append(out, fmt.Sprintf("memory %s (default %s)", FormatBytes(l.Memory), FormatBytes(d.Memory)))
@@ -82,6 +100,12 @@ func (l Limits) Changes() []string {
 	if l.TmpSize != d.TmpSize {
 		out = append(out, fmt.Sprintf("/tmp size %s (default %s)", FormatBytes(l.TmpSize), FormatBytes(d.TmpSize)))
 	}
+	if l.Disk != d.Disk {
+		out = append(out, fmt.Sprintf("disk %s (default %s)", FormatBytes(l.Disk), FormatBytes(d.Disk)))
+	}
+	if l.DiskFiles != d.DiskFiles {
+		out = append(out, fmt.Sprintf("disk files %d (default %d)", l.DiskFiles, d.DiskFiles))
+	}
 	return out
 }
 
@@ -100,6 +124,10 @@ func (l Limits) Validate() error {
 		return fmt.Errorf("output limit must not be negative, got %d", l.OutputLimit)
 	case l.TmpSize <= 0:
 		return fmt.Errorf("/tmp size must be positive, got %d", l.TmpSize)
+	case l.Disk < 1<<20:
+		return fmt.Errorf("disk limit %s is below the minimum of 1 MiB", FormatBytes(l.Disk))
+	case l.DiskFiles < 16:
+		return fmt.Errorf("disk file limit %d is too small (at least 16)", l.DiskFiles)
 	}
 	return nil
 }

@@ -218,9 +218,11 @@ func TestForkBombStoppedByPidsLimit(t *testing.T) {
 
 func TestMemoryBombIsOOMKilled(t *testing.T) {
 	eng := sandboxtest.Engine(t)
-	s := newSession(t, eng, nil, func(l *sandbox.Limits) { l.Memory = 64 << 20 })
+	// The container's limit: 64 MiB for the processes, 16 MiB for the
+	// workspace's files and 8 MiB each for /tmp and /dev/shm.
+	s := newSession(t, eng, nil, func(l *sandbox.Limits) { l.Memory, l.Disk, l.TmpSize = 64<<20, 16<<20, 8<<20 })
 	res := run(t, s, sandbox.Run{Cmd: py("x = bytearray(512 << 20); print('allocated')")})
-	if !res.OOMKilled || res.Passed() || !strings.Contains(res.Reason(), "more than 64 MiB") {
+	if !res.OOMKilled || res.Passed() || !strings.Contains(res.Reason(), "more than 96 MiB") {
 		t.Errorf("memory bomb: OOMKilled %v, exit %d, reason %q, stderr %s", res.OOMKilled, res.ExitCode, res.Reason(), res.Stderr)
 	}
 	if res := run(t, s, sandbox.Run{Cmd: sh("echo alive")}); string(res.Stdout) != "alive\n" {

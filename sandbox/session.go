@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -62,8 +61,16 @@ type Result struct {
 	TimedOut    bool
 	OOMKilled   bool
 	PidsLimited bool // a fork failed because the process limit was reached
-	Timeout     time.Duration
-	Memory      int64
+	// DiskFull and FilesFull report that the run left its workspace at the
+	// disk quota, of bytes or of files: its writes failed with ENOSPC.
+	DiskFull  bool
+	FilesFull bool
+	// The limits the run had, for Reason. Memory is the container's
+	// (Limits.ContainerMemory): files in its tmpfs count as memory.
+	Timeout   time.Duration
+	Memory    int64
+	Disk      int64
+	DiskFiles int64
 }
 
 // Truncated reports whether output was dropped from either stream.
@@ -84,7 +91,11 @@ func (r Result) Reason() string {
 	case r.TimedOut:
 		reason = fmt.Sprintf("timed out after %s", r.Timeout)
 	case r.OOMKilled:
-		reason = fmt.Sprintf("killed for using more than %s of memory", FormatBytes(r.Memory))
+		reason = fmt.Sprintf("killed for using more than %s of memory (processes and the files of the workspace, /tmp and /dev/shm)", FormatBytes(r.Memory))
+	case r.DiskFull:
+		reason = fmt.Sprintf("the tests wrote more than %s, the disk quota (exit status %d)", FormatBytes(r.Disk), r.ExitCode)
+	case r.FilesFull:
+		reason = fmt.Sprintf("the tests created more than %d files, the disk quota (exit status %d)", r.DiskFiles, r.ExitCode)
 	default:
 		reason = fmt.Sprintf("exit status %d", r.ExitCode)
 	}
@@ -110,15 +121,19 @@ type Session struct {
 	offline bool
 }
 
-// live is one started container and the streams to its agent.
+// live is one started container and the streams to its agent, which
+// carry length-prefixed frames (agent.ReadFrame).
 type live struct {
 	id      string
 	conn    types.HijackedResponse
-	enc     *json.Encoder
-	dec     *json.Decoder
+	in      io.Writer       // to the agent's stdin
+	out     io.Reader       // from the agent's stdout
 	stderr  *agent.HeadTail // the agent's own diagnostics
 	started time.Time
 }
+
+// greetingLimit bounds the agent's first frame.
+const greetingLimit = 4 << 10
 
 // NewSession starts a warm container for spec.
 func (e *Engine) NewSession(ctx context.Context, spec Spec) (*Session, error) {
@@ -165,6 +180,9 @@ func (s *Session) Run(ctx context.Context, r Run) (Result, error) {
 		Collect:     r.CollectTo != "",
 		Commit:      r.Commit,
 	}
+	if req.Collect {
+		req.CollectLimit = collectLimit(s.spec.Limits)
+	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -174,7 +192,8 @@ func (s *Session) Run(ctx context.Context, r Run) (Result, error) {
 		}
 	}
 	resp, err := s.exchange(ctx, req, timeout+hostGrace)
-	res := Result{Timeout: timeout, Memory: s.spec.Limits.Memory}
+	l := s.spec.Limits
+	res := Result{Timeout: timeout, Memory: l.ContainerMemory(), Disk: l.Disk, DiskFiles: l.DiskFiles}
 	if err != nil {
 		return s.failed(ctx, res, err)
 	}
@@ -186,6 +205,7 @@ func (s *Session) Run(ctx context.Context, r Run) (Result, error) {
 	res.StdoutBytes, res.StderrBytes = resp.StdoutBytes, resp.StderrBytes
 	res.Duration = resp.Duration
 	res.TimedOut, res.OOMKilled, res.PidsLimited = resp.TimedOut, resp.OOMKilled, resp.PidsLimited
+	res.DiskFull, res.FilesFull = resp.DiskFull, resp.FilesFull
 	if resp.Error != "" {
 		res.Stderr = append(res.Stderr, []byte("capsule sandbox: "+resp.Error+"\n")...)
 	}
@@ -243,9 +263,13 @@ func (s *Session) failed(ctx context.Context, res Result, cause error) (Result, 
 	state := s.engine.inspectState(l.id)
 	s.engine.remove(l.id)
 	l.conn.Close()
+	res.ExitCode = -1 // unless known below: a caller that skips the error must not see a pass
 	switch {
 	case ctx.Err() != nil:
 		return res, ctx.Err()
+	case errors.Is(cause, agent.ErrFrame):
+		// Whatever the container's state, a malformed answer is never a
+		// result.
 	case errors.Is(cause, errHostTimeout):
 		res.TimedOut, res.ExitCode = true, 124
 		return res, nil
@@ -258,7 +282,13 @@ func (s *Session) failed(ctx context.Context, res Result, cause error) (Result, 
 
 var errHostTimeout = errors.New("agent did not answer in time")
 
-// exchange sends req and waits for the answer, for at most wait.
+// collectLimit bounds the workspace archive of a run under l: the quota's
+// bytes, and a tar header and padding for each file.
+func collectLimit(l Limits) int64 { return l.Disk + 2<<10*l.DiskFiles + 1<<10 }
+
+// exchange sends req and waits for the answer, for at most wait. An answer
+// that is not one well-formed frame of the size req allows is an error
+// wrapping agent.ErrFrame.
 func (s *Session) exchange(ctx context.Context, req agent.Request, wait time.Duration) (agent.Response, error) {
 	l := s.live
 	type answer struct {
@@ -268,8 +298,11 @@ func (s *Session) exchange(ctx context.Context, req agent.Request, wait time.Dur
 	done := make(chan answer, 1)
 	go func() {
 		var a answer
-		if a.err = l.enc.Encode(req); a.err == nil {
-			a.err = l.dec.Decode(&a.resp)
+		if a.err = agent.WriteFrame(l.in, req); a.err == nil {
+			a.err = agent.ReadFrame(l.out, agent.ResponseLimit(req.OutputLimit, req.CollectLimit), &a.resp)
+		}
+		if a.err == nil {
+			a.err = agent.CheckAnswer(req, a.resp)
 		}
 		done <- a
 	}()
@@ -365,13 +398,11 @@ func (s *Session) start(ctx context.Context) (err error) {
 		return fmt.Errorf("attach to sandbox container: %w", err)
 	}
 	outR, outW := io.Pipe()
-	l := &live{id: id, conn: conn, stderr: agent.NewHeadTail(64 << 10)}
+	l := &live{id: id, conn: conn, in: conn.Conn, out: outR, stderr: agent.NewHeadTail(64 << 10)}
 	go func() {
 		_, err := stdcopy.StdCopy(outW, l.stderr, conn.Reader)
 		outW.CloseWithError(err)
 	}()
-	l.enc = json.NewEncoder(conn.Conn)
-	l.dec = json.NewDecoder(outR)
 
 	if err := e.cli.ContainerStart(ctx, id, container.StartOptions{}); err != nil {
 		conn.Close()
@@ -380,7 +411,7 @@ func (s *Session) start(ctx context.Context) (err error) {
 	greeting := make(chan error, 1)
 	go func() {
 		var hello agent.Response
-		err := l.dec.Decode(&hello)
+		err := agent.ReadFrame(l.out, greetingLimit, &hello)
 		if err == nil && (!hello.Ready || hello.Protocol != agent.ProtocolVersion) {
 			err = fmt.Errorf("unexpected greeting (protocol %d, want %d)", hello.Protocol, agent.ProtocolVersion)
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/capsulehq/capsule/sandbox/agent"
 	"github.com/docker/docker/api/types/container"
@@ -21,9 +23,13 @@ const (
 // cpuPeriod is the CFS period of the CPU limit, in microseconds.
 const cpuPeriod = 10_000
 
-// agentCommand is how the container starts the agent: the Capsule binary,
-// copied in, with its hidden agent subcommand.
-var agentCommand = []string{agent.Binary, AgentSubcommand}
+// agentCaps are the only capabilities of the container, which the agent
+// alone uses: it runs as root so that the commands, run as SandboxUser,
+// cannot reach it. SETUID and SETGID drop each command to that user; KILL
+// ends what a run left behind; CHOWN, FOWNER and DAC_OVERRIDE give the
+// restored workspace to the sandbox user and undo what a run locked. A
+// command leaving uid 0 loses them all.
+var agentCaps = []string{"CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL", "SETGID", "SETUID"}
 
 // AgentSubcommand is the hidden argument that makes the Capsule binary act
 // as the in-container agent. cmd/capsule dispatches on it.
@@ -63,15 +69,15 @@ type Spec struct {
 // configuration. It is pure, so it can be tested without an engine.
 func containerConfig(spec Spec, labels map[string]string) (*container.Config, *container.HostConfig) {
 	l := spec.Limits
-	user := SandboxUser
+	runAs := SandboxUser
 	if l.Root {
-		user = "0:0"
+		runAs = "0:0"
 	}
 	cfg := &container.Config{
 		Image:           spec.Image,
-		Entrypoint:      slices.Clone(agentCommand),
+		Entrypoint:      []string{agent.Binary, AgentSubcommand, runAs},
 		Cmd:             nil,
-		User:            user,
+		User:            "0:0", // the agent; it drops every command to runAs
 		Env:             append(slices.Clone(baseEnv), spec.Env...),
 		WorkingDir:      agent.Workspace,
 		Labels:          maps.Clone(labels),
@@ -88,16 +94,22 @@ func containerConfig(spec Spec, labels map[string]string) (*container.Config, *c
 		network = "bridge"
 	}
 	pids := l.Pids
+	uid, gid := runIDs(runAs)
 	host := &container.HostConfig{
 		NetworkMode:    network,
 		ReadonlyRootfs: !l.WritableRoot,
+		// The workspace is a tmpfs, the disk quota, mounted inside the
+		// volume that brings the agent and the pristine base in.
 		Tmpfs: map[string]string{
 			agent.TmpDir: fmt.Sprintf("rw,nosuid,nodev,size=%d,mode=1777", l.TmpSize),
+			agent.Workspace: fmt.Sprintf("rw,exec,nosuid,nodev,size=%d,nr_inodes=%d,mode=0755,uid=%d,gid=%d",
+				l.Disk, l.DiskFiles, uid, gid),
 		},
-		Mounts: []mount.Mount{{Type: mount.TypeVolume, Target: agent.Root}},
+		ShmSize: l.TmpSize,
+		Mounts:  []mount.Mount{{Type: mount.TypeVolume, Target: agent.Root}},
 		Resources: container.Resources{
-			Memory:     l.Memory,
-			MemorySwap: l.Memory, // equal to Memory: no swap
+			Memory:     l.ContainerMemory(),
+			MemorySwap: l.ContainerMemory(), // equal to Memory: no swap
 			// A CPU limit as a quota per short period: with Docker's usual
 			// 100 ms period, a brief burst over one core (an interpreter
 			// starting while the agent drains output) is throttled for
@@ -112,7 +124,16 @@ func containerConfig(spec Spec, labels map[string]string) (*container.Config, *c
 	}
 	if !l.KeepCaps {
 		host.CapDrop = []string{"ALL"}
+		host.CapAdd = slices.Clone(agentCaps)
 	}
 	host.SecurityOpt = []string{"no-new-privileges"}
 	return cfg, host
+}
+
+// runIDs reads the numeric user and group of a UID:GID pair.
+func runIDs(s string) (uid, gid int) {
+	u, g, _ := strings.Cut(s, ":")
+	uid, _ = strconv.Atoi(u)
+	gid, _ = strconv.Atoi(g)
+	return uid, gid
 }

@@ -25,18 +25,26 @@ func TestContainerConfig(t *testing.T) {
 				if !host.ReadonlyRootfs {
 					t.Error("root filesystem writable")
 				}
-				if !slices.Equal(host.CapDrop, []string{"ALL"}) || !slices.Equal(host.SecurityOpt, []string{"no-new-privileges"}) {
-					t.Errorf("caps %v, security %v", host.CapDrop, host.SecurityOpt)
+				wantCaps := []string{"CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL", "SETGID", "SETUID"}
+				if !slices.Equal(host.CapDrop, []string{"ALL"}) || !slices.Equal(host.CapAdd, wantCaps) || !slices.Equal(host.SecurityOpt, []string{"no-new-privileges"}) {
+					t.Errorf("caps drop %v add %v, security %v", host.CapDrop, host.CapAdd, host.SecurityOpt)
 				}
-				if cfg.User != SandboxUser {
-					t.Errorf("user %q", cfg.User)
+				if cfg.User != "0:0" || cfg.Entrypoint[len(cfg.Entrypoint)-1] != "10001:10001" {
+					t.Errorf("user %q, entrypoint %v: want the agent as root running commands as 10001", cfg.User, cfg.Entrypoint)
 				}
 				r := host.Resources
-				if r.Memory != DefaultMemory || r.MemorySwap != DefaultMemory || r.CPUQuota != r.CPUPeriod || r.NanoCPUs != 0 || *r.PidsLimit != DefaultPids {
-					t.Errorf("resources %+v", r)
+				const mem = DefaultMemory + DefaultDisk + 2*DefaultTmpSize
+				if r.Memory != mem || r.MemorySwap != mem || r.CPUQuota != r.CPUPeriod || r.NanoCPUs != 0 || *r.PidsLimit != DefaultPids {
+					t.Errorf("resources %+v, want memory %d", r, int64(mem))
 				}
 				if got := host.Tmpfs["/tmp"]; !strings.Contains(got, "size=67108864") || !strings.Contains(got, "nosuid") {
 					t.Errorf("tmpfs %q", got)
+				}
+				if got, want := host.Tmpfs["/capsule/workspace"], "rw,exec,nosuid,nodev,size=1073741824,nr_inodes=100000,mode=0755,uid=10001,gid=10001"; got != want {
+					t.Errorf("workspace tmpfs %q, want %q", got, want)
+				}
+				if host.ShmSize != DefaultTmpSize {
+					t.Errorf("/dev/shm size %d", host.ShmSize)
 				}
 				if host.LogConfig.Type != "none" {
 					t.Errorf("log driver %q: output would reach the engine's disk", host.LogConfig.Type)
@@ -44,7 +52,7 @@ func TestContainerConfig(t *testing.T) {
 				if len(host.Mounts) != 1 || host.Mounts[0].Target != "/capsule" || host.Mounts[0].Source != "" {
 					t.Errorf("mounts %+v, want one anonymous volume at /capsule", host.Mounts)
 				}
-				if !slices.Equal(cfg.Entrypoint, []string{"/capsule/agent", AgentSubcommand}) || !cfg.OpenStdin || cfg.Tty {
+				if !slices.Equal(cfg.Entrypoint, []string{"/capsule/agent", AgentSubcommand, "10001:10001"}) || !cfg.OpenStdin || cfg.Tty {
 					t.Errorf("entrypoint %v, stdin %v, tty %v", cfg.Entrypoint, cfg.OpenStdin, cfg.Tty)
 				}
 				if cfg.Labels[LabelManaged] != "true" {
@@ -63,12 +71,15 @@ func TestContainerConfig(t *testing.T) {
 		},
 		{
 			name: "relaxed",
-			tune: func(l *Limits) { l.Root, l.KeepCaps, l.WritableRoot, l.CPUs, l.Memory = true, true, true, 0.5, 1<<30 },
+			tune: func(l *Limits) {
+				l.Root, l.KeepCaps, l.WritableRoot, l.CPUs, l.Memory, l.Disk, l.TmpSize = true, true, true, 0.5, 1<<30, 1<<29, 1<<20
+			},
 			check: func(t *testing.T, cfg *container.Config, host *container.HostConfig) {
-				if cfg.User != "0:0" || host.CapDrop != nil || host.ReadonlyRootfs {
-					t.Errorf("user %q, caps %v, read-only %v", cfg.User, host.CapDrop, host.ReadonlyRootfs)
+				if cfg.Entrypoint[len(cfg.Entrypoint)-1] != "0:0" || host.CapDrop != nil || host.CapAdd != nil || host.ReadonlyRootfs {
+					t.Errorf("entrypoint %v, caps %v %v, read-only %v", cfg.Entrypoint, host.CapDrop, host.CapAdd, host.ReadonlyRootfs)
 				}
-				if host.CPUQuota*2 != host.CPUPeriod || host.Memory != 1<<30 || host.MemorySwap != 1<<30 {
+				const mem = 1<<30 + 1<<29 + 2<<20
+				if host.CPUQuota*2 != host.CPUPeriod || host.Memory != mem || host.MemorySwap != mem {
 					t.Errorf("resources %+v", host.Resources)
 				}
 				if !slices.Equal(host.SecurityOpt, []string{"no-new-privileges"}) {
@@ -97,8 +108,9 @@ func TestLimitsChanges(t *testing.T) {
 		t.Errorf("defaults report changes: %v", got)
 	}
 	l := DefaultLimits()
-	l.Network, l.Memory, l.Timeout = true, 1<<30, time.Minute
-	want := []string{"network enabled", "memory 1 GiB (default 512 MiB)", "timeout 1m0s (default 30s)"}
+	l.Network, l.Memory, l.Timeout, l.Disk, l.DiskFiles = true, 1<<30, time.Minute, 4<<30, 1000
+	want := []string{"network enabled", "memory 1 GiB (default 512 MiB)", "timeout 1m0s (default 30s)",
+		"disk 4 GiB (default 1 GiB)", "disk files 1000 (default 100000)"}
 	if got := l.Changes(); !slices.Equal(got, want) {
 		t.Errorf("Changes() = %q, want %q", got, want)
 	}
@@ -115,6 +127,8 @@ func TestLimitsValidate(t *testing.T) {
 		{"no cpu", func(l *Limits) { l.CPUs = 0 }, "cpu limit"},
 		{"few pids", func(l *Limits) { l.Pids = 2 }, "pids limit"},
 		{"no timeout", func(l *Limits) { l.Timeout = 0 }, "timeout"},
+		{"tiny disk", func(l *Limits) { l.Disk = 1 << 10 }, "disk limit 1 KiB"},
+		{"few files", func(l *Limits) { l.DiskFiles = 3 }, "disk file limit"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -82,7 +82,14 @@ func moduleRoot() (string, error) {
 // test ends. It also makes sure the default image is present.
 func Engine(t testing.TB) *sandbox.Engine {
 	t.Helper()
-	eng, err := sandbox.Connect(context.Background(), sandbox.Options{AgentPath: AgentBinary(t)})
+	return EngineWithAgent(t, AgentBinary(t))
+}
+
+// EngineWithAgent is Engine with another agent binary, such as a stand-in
+// that breaks the protocol.
+func EngineWithAgent(t testing.TB, agentPath string) *sandbox.Engine {
+	t.Helper()
+	eng, err := sandbox.Connect(context.Background(), sandbox.Options{AgentPath: agentPath})
 	if err != nil {
 		Unavailable(t, err)
 	}

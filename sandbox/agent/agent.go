@@ -3,23 +3,49 @@
 package agent
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
+// RunAs is the user and group every command runs as unless the agent is
+// started with another UID:GID after its subcommand; 0:0 runs commands as
+// root, with the agent's capabilities.
+const RunAs = "10001:10001"
+
+// user is who runs the commands and owns the workspace.
+var user struct{ uid, gid int }
+
 // Main runs the agent on the process's standard input and output and
-// returns the process exit code. It refuses to run unless it is process 1,
-// because it kills every other process it may signal between runs.
+// returns the process exit code. It refuses to run unless it is process 1
+// and root, because it kills every other process between runs and drops
+// each command to the sandbox user. os.Args[2], when present, overrides
+// RunAs.
 func Main() int {
-	if os.Getpid() != 1 {
-		fmt.Fprintln(os.Stderr, "capsule agent: must run as process 1 inside a sandbox container")
+	if os.Getpid() != 1 || os.Geteuid() != 0 {
+		fmt.Fprintln(os.Stderr, "capsule agent: must run as process 1 and root inside a sandbox container")
 		return 2
+	}
+	runAs := RunAs
+	if len(os.Args) > 2 {
+		runAs = os.Args[2]
+	}
+	if err := setUser(runAs); err != nil {
+		fmt.Fprintf(os.Stderr, "capsule agent: %v\n", err)
+		return 2
+	}
+	// Neither the commands nor anything else may trace the agent or open
+	// its /proc entries (descriptors, memory).
+	if err := nonDumpable(); err != nil {
+		fmt.Fprintf(os.Stderr, "capsule agent: %v\n", err)
+		return 1
 	}
 	prewarmThreads(8)
 	if err := Serve(os.Stdin, os.Stdout); err != nil {
@@ -29,22 +55,42 @@ func Main() int {
 	return 0
 }
 
+// setUser reads UID:GID into user.
+func setUser(s string) error {
+	u, g, ok := strings.Cut(s, ":")
+	uid, err1 := strconv.Atoi(u)
+	gid, err2 := strconv.Atoi(g)
+	if !ok || err1 != nil || err2 != nil || uid < 0 || gid < 0 {
+		return fmt.Errorf("bad user %q: want UID:GID", s)
+	}
+	user.uid, user.gid = uid, gid
+	return nil
+}
+
+// nonDumpable clears the process's dumpable flag: without it, only a
+// process with CAP_SYS_PTRACE may trace the agent or open its /proc files,
+// whatever its user.
+func nonDumpable() error {
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_DUMPABLE, 0, 0); errno != 0 {
+		return fmt.Errorf("prctl(PR_SET_DUMPABLE): %w", errno)
+	}
+	return nil
+}
+
 // Serve greets the host, then answers requests from in until it is closed.
 func Serve(in io.Reader, out io.Writer) error {
-	dec := json.NewDecoder(in)
-	enc := json.NewEncoder(out)
-	if err := enc.Encode(Response{Ready: true, Protocol: ProtocolVersion}); err != nil {
+	if err := WriteFrame(out, Response{Ready: true, Protocol: ProtocolVersion}); err != nil {
 		return fmt.Errorf("greet host: %w", err)
 	}
 	for {
 		var req Request
-		if err := dec.Decode(&req); err != nil {
+		if err := ReadFrame(in, MaxRequest, &req); err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
 			return fmt.Errorf("read request: %w", err)
 		}
-		if err := enc.Encode(handle(req)); err != nil {
+		if err := WriteFrame(out, handle(req)); err != nil {
 			return fmt.Errorf("write response: %w", err)
 		}
 	}
@@ -64,7 +110,7 @@ func handle(req Request) Response {
 		}
 	}
 	if req.Collect && resp.Error == "" {
-		ws, err := archiveDir(Workspace)
+		ws, err := archiveDir(Workspace, req.CollectLimit)
 		if err != nil {
 			resp.Error = fmt.Sprintf("collect workspace: %v", err)
 		}

@@ -1,9 +1,12 @@
 // Package agent is the small supervisor that runs as process 1 inside every
 // sandbox container. The host sends it run requests over the container's
 // standard input and reads one response per request from its standard output,
-// both as JSON documents. Between runs the agent puts the container back to
-// its starting state: it kills every process it started, restores the
-// workspace from the pristine copy and empties /tmp.
+// both as length-prefixed JSON frames (see ReadFrame). The agent runs as root
+// with a few capabilities; every command runs as another user with none, so
+// that it can neither signal, trace nor read the agent. Between runs the
+// agent puts the container back to its starting state: it kills every
+// process it started, restores the workspace from the pristine copy and
+// empties /tmp, /dev/shm, /dev/mqueue and the System V IPC objects.
 //
 // The package uses the standard library only, so that the agent stays small
 // and works in any Linux image.
@@ -13,9 +16,10 @@ import "time"
 
 // Paths inside the container. The host copies the agent binary and the
 // pristine workspace into a volume mounted at Root before the container
-// starts; the agent restores Workspace from Base before every run, or from
-// Layer once a run has been committed (a set-up phase that installed the
-// repository's dependencies).
+// starts; the agent restores Workspace, a tmpfs whose size is the disk
+// quota, from Base before every run, or from Layer once a run has been
+// committed (a set-up phase that installed the repository's dependencies).
+// Base and Layer belong to root and are closed to the sandbox user.
 const (
 	Root      = "/capsule"
 	Binary    = Root + "/agent"
@@ -23,10 +27,12 @@ const (
 	Layer     = Root + "/layer"
 	Workspace = Root + "/workspace"
 	TmpDir    = "/tmp"
+	ShmDir    = "/dev/shm"
+	MqueueDir = "/dev/mqueue"
 )
 
 // ProtocolVersion changes whenever Request or Response change incompatibly.
-const ProtocolVersion = 1
+const ProtocolVersion = 2
 
 // Request asks the agent to run one command.
 type Request struct {
@@ -48,6 +54,8 @@ type Request struct {
 	Delete []string `json:"delete,omitempty"`
 	// Collect asks for a tar archive of the workspace after the run.
 	Collect bool `json:"collect,omitempty"`
+	// CollectLimit bounds that archive; a larger one is an error.
+	CollectLimit int64 `json:"collect_limit,omitempty"`
 	// Commit makes the workspace as this run left it the starting state
 	// of every later run, when the run exits 0.
 	Commit bool `json:"commit,omitempty"`
@@ -68,6 +76,10 @@ type Response struct {
 	TimedOut    bool          `json:"timed_out,omitempty"`
 	OOMKilled   bool          `json:"oom_killed,omitempty"`
 	PidsLimited bool          `json:"pids_limited,omitempty"`
+	// DiskFull and FilesFull report a workspace left without free bytes
+	// or free inodes: the run reached its disk quota.
+	DiskFull  bool `json:"disk_full,omitempty"`
+	FilesFull bool `json:"files_full,omitempty"`
 	// Workspace is the tar archive asked for with Request.Collect.
 	Workspace []byte `json:"workspace,omitempty"`
 	// Error describes a failure of the agent itself, such as a command that

@@ -60,7 +60,12 @@ func run(req Request) Response {
 		Dir:   dir,
 		Env:   env,
 		Files: []*os.File{devnull, outW, errW},
-		Sys:   &syscall.SysProcAttr{Setpgid: true},
+		Sys: &syscall.SysProcAttr{
+			Setpgid: true,
+			// The command runs as the sandbox user with no supplementary
+			// groups; leaving uid 0 clears every capability it had.
+			Credential: &syscall.Credential{Uid: uint32(user.uid), Gid: uint32(user.gid), Groups: []uint32{}},
+		},
 	})
 	devnull.Close()
 	outW.Close()
@@ -103,6 +108,7 @@ func run(req Request) Response {
 	after := readCounters()
 	resp.OOMKilled = after.oomKills > before.oomKills
 	resp.PidsLimited = after.pidsMax > before.pidsMax
+	resp.DiskFull, resp.FilesFull = quotaReached(Workspace)
 	return resp
 }
 

@@ -10,31 +10,57 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // committed records that Layer holds the starting state.
 var committed bool
 
-// restore empties the workspace and /tmp, copies the starting state back
-// (the pristine base, or the committed layer), lays the overlay archive
-// over it and removes the files named in remove.
+// scratch are the places every run may write besides the workspace, each
+// emptied before a run and given back its mode and root as its owner.
+var scratch = []string{TmpDir, ShmDir, MqueueDir}
+
+// restore empties every place a run may write and every System V IPC
+// object, copies the starting state back into the workspace (the pristine
+// base, or the committed layer), lays the overlay archive over it and
+// removes the files named in remove. Whatever a run did to the modes of
+// these places, the agent, as root with CAP_DAC_OVERRIDE and CAP_FOWNER,
+// can undo it.
 func restore(overlay []byte, remove []string) error {
-	for _, dir := range []string{Workspace, TmpDir} {
+	for _, dir := range scratch {
 		if err := removeContents(dir); err != nil {
 			return err
 		}
+		if err := resetDir(dir, 0o777|fs.ModeSticky, 0, 0); err != nil {
+			return err
+		}
 	}
+	if err := removeIPC(user.uid); err != nil {
+		return fmt.Errorf("remove System V IPC objects: %w", err)
+	}
+	if err := removeContents(Workspace); err != nil {
+		return err
+	}
+	if err := resetDir(Workspace, 0o755, user.uid, user.gid); err != nil {
+		return err
+	}
+	ws, err := os.OpenRoot(Workspace)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
 	from := Base
 	if committed {
 		from = Layer
 	}
-	if err := copyTree(from, Workspace); err != nil {
+	if err := copyTree(from, ws, user.uid, user.gid); err != nil {
 		return fmt.Errorf("restore the workspace: %w", err)
 	}
 	if len(overlay) > 0 {
-		if err := extract(bytes.NewReader(overlay), Workspace); err != nil {
+		if err := extract(bytes.NewReader(overlay), ws, user.uid, user.gid); err != nil {
 			return fmt.Errorf("apply files: %w", err)
 		}
 	}
@@ -43,39 +69,50 @@ func restore(overlay []byte, remove []string) error {
 		if !filepath.IsLocal(clean) {
 			return fmt.Errorf("delete %q: outside the workspace", name)
 		}
-		if err := os.Remove(filepath.Join(Workspace, clean)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := ws.Remove(clean); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("delete %s: %w", name, err)
 		}
 	}
 	return nil
 }
 
+// resetDir gives dir its mode and owner back, in case a run changed them.
+// A place that does not exist (an image without /dev/mqueue) is skipped.
+func resetDir(dir string, mode fs.FileMode, uid, gid int) error {
+	err := os.Lchown(dir, uid, gid)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err == nil {
+		err = os.Chmod(dir, mode)
+	}
+	if err != nil {
+		return fmt.Errorf("reset %s: %w", dir, err)
+	}
+	return nil
+}
+
 // commit makes the workspace the starting state of later runs. The layer
-// is made read-only so that a run cannot change it by accident; the
-// sandbox user owns it, so a run that means to could, which is why only
-// set-up phases commit.
+// belongs to root and sits in a directory the sandbox user cannot enter,
+// so no later run can change it.
 func commit() error {
 	if err := removeContents(Layer); err != nil {
 		return err
 	}
-	if err := copyTree(Workspace, Layer); err != nil {
+	layer, err := os.OpenRoot(Layer)
+	if err != nil {
+		return fmt.Errorf("commit the workspace: %w", err)
+	}
+	defer layer.Close()
+	if err := copyTree(Workspace, layer, 0, 0); err != nil {
 		return fmt.Errorf("commit the workspace: %w", err)
 	}
 	committed = true
-	return filepath.WalkDir(Layer, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || path == Layer || d.Type()&fs.ModeSymlink != 0 {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		return os.Chmod(path, info.Mode().Perm()&^0o222)
-	})
+	return nil
 }
 
-// removeContents deletes everything inside dir, first making directories
-// that a run may have locked (chmod 000) writable again.
+// removeContents deletes everything inside dir. The agent may remove what
+// a run locked (chmod 000), since it has CAP_DAC_OVERRIDE.
 func removeContents(dir string) error {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -85,85 +122,116 @@ func removeContents(dir string) error {
 		return fmt.Errorf("clean %s: %w", dir, err)
 	}
 	for _, e := range entries {
-		p := filepath.Join(dir, e.Name())
-		if os.RemoveAll(p) == nil {
-			continue
-		}
-		unlock(p)
-		if err := os.RemoveAll(p); err != nil {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
 			return fmt.Errorf("clean %s: %w", dir, err)
 		}
 	}
 	return nil
 }
 
-// unlock gives the owner full access to every directory below p.
-func unlock(p string) {
-	_ = os.Chmod(p, 0o700)
-	_ = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-		if d != nil && d.IsDir() {
-			_ = os.Chmod(path, 0o700)
-		}
-		return nil
-	})
-}
-
-// copyTree copies src into dst, which exists. Files become writable by
-// their new owner; symbolic links are copied as links.
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if errors.Is(err, fs.ErrNotExist) && path == src {
+// copyTree copies the tree below src into dst, owned by uid and gid.
+// Files become writable by their owner; symbolic links are copied as
+// links; nothing is written outside dst, whatever links it holds.
+func copyTree(src string, dst *os.Root, uid, gid int) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) && p == src {
 			return fs.SkipAll // no base: an empty workspace
 		}
 		if err != nil {
 			return err
 		}
-		rel, err := filepath.Rel(src, path)
+		rel, err := filepath.Rel(src, p)
 		if err != nil || rel == "." {
 			return err
 		}
-		target := filepath.Join(dst, rel)
 		info, err := d.Info()
 		if err != nil {
 			return err
 		}
 		switch {
 		case d.IsDir():
-			return os.Mkdir(target, info.Mode().Perm()|0o700)
+			if err := dst.Mkdir(rel, info.Mode().Perm()|0o700); err != nil {
+				return err
+			}
+			return lchown(dst, rel, uid, gid)
 		case d.Type()&fs.ModeSymlink != 0:
-			link, err := os.Readlink(path)
+			link, err := os.Readlink(p)
 			if err != nil {
 				return err
 			}
-			return os.Symlink(link, target)
+			if err := dst.Symlink(link, rel); err != nil {
+				return err
+			}
+			return lchown(dst, rel, uid, gid)
 		case d.Type().IsRegular():
-			return copyFile(path, target, info.Mode().Perm()|0o200)
+			in, err := os.Open(p)
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			return writeFile(dst, rel, in, info.Mode().Perm()|0o200, uid, gid)
 		default:
 			return nil // devices, sockets and pipes are not copied
 		}
 	})
 }
 
-func copyFile(src, dst string, mode fs.FileMode) error {
-	in, err := os.Open(src)
+// writeFile creates name in dst from r, owned by uid and gid.
+func writeFile(dst *os.Root, name string, r io.Reader, mode fs.FileMode, uid, gid int) error {
+	out, err := dst.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return err
 	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-	if err != nil {
+	if err := chownFile(out, uid, gid); err != nil {
+		out.Close()
 		return err
 	}
-	if _, err := io.Copy(out, in); err != nil {
+	if _, err := io.Copy(out, r); err != nil {
 		out.Close()
 		return err
 	}
 	return out.Close()
 }
 
-// extract unpacks a tar archive into dir, refusing entries that would land
-// outside it.
-func extract(r io.Reader, dir string) error {
+// lchown gives name in dst to uid and gid, unless they are root's, who
+// created it.
+func lchown(dst *os.Root, name string, uid, gid int) error {
+	if uid == 0 && gid == 0 {
+		return nil
+	}
+	return dst.Lchown(name, uid, gid)
+}
+
+func chownFile(f *os.File, uid, gid int) error {
+	if uid == 0 && gid == 0 {
+		return nil
+	}
+	return f.Chown(uid, gid)
+}
+
+// mkdirAll creates name and its missing parents in dst, owned by uid and
+// gid.
+func mkdirAll(dst *os.Root, name string, uid, gid int) error {
+	dir := "."
+	for part := range strings.SplitSeq(filepath.ToSlash(name), "/") {
+		dir = path.Join(dir, part)
+		err := dst.Mkdir(dir, 0o755)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err == nil {
+			err = lchown(dst, dir, uid, gid)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// extract unpacks a tar archive into dst, owned by uid and gid, refusing
+// entries that would land outside it.
+func extract(r io.Reader, dst *os.Root, uid, gid int) error {
 	tr := tar.NewReader(r)
 	for {
 		hdr, err := tr.Next()
@@ -174,50 +242,66 @@ func extract(r io.Reader, dir string) error {
 			return err
 		}
 		name := filepath.Clean(hdr.Name)
-		if filepath.IsAbs(name) || name == ".." || strings.HasPrefix(name, "../") {
+		if !filepath.IsLocal(name) {
 			return fmt.Errorf("entry %q leaves the workspace", hdr.Name)
 		}
-		target := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			return err
+		if dir := filepath.Dir(name); dir != "." {
+			if err := mkdirAll(dst, dir, uid, gid); err != nil {
+				return err
+			}
 		}
-		mode := fs.FileMode(hdr.Mode).Perm() | 0o600
 		switch hdr.Typeflag {
 		case tar.TypeDir:
-			if err := os.MkdirAll(target, mode|0o700); err != nil {
+			if err := mkdirAll(dst, name, uid, gid); err != nil {
 				return err
 			}
 		case tar.TypeReg:
-			_ = os.Remove(target)
-			f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-			if err != nil {
+			if err := dst.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
-			if _, err := io.Copy(f, tr); err != nil {
-				f.Close()
-				return err
-			}
-			if err := f.Close(); err != nil {
+			if err := writeFile(dst, name, tr, fs.FileMode(hdr.Mode).Perm()|0o600, uid, gid); err != nil {
 				return err
 			}
 		case tar.TypeSymlink:
-			_ = os.Remove(target)
-			if err := os.Symlink(hdr.Linkname, target); err != nil {
+			if err := dst.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			if err := dst.Symlink(hdr.Linkname, name); err != nil {
+				return err
+			}
+			if err := lchown(dst, name, uid, gid); err != nil {
 				return err
 			}
 		}
 	}
 }
 
-// archiveDir returns a tar archive of the tree below dir.
-func archiveDir(dir string) ([]byte, error) {
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+// errCollectLimit is the error of a workspace too large to send.
+var errCollectLimit = errors.New("the workspace archive is larger than the limit")
+
+// limitedBuffer is a buffer that refuses to grow past max bytes.
+type limitedBuffer struct {
+	bytes.Buffer
+	max int64
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if int64(b.Len()+len(p)) > b.max {
+		return 0, fmt.Errorf("%w of %d bytes", errCollectLimit, b.max)
+	}
+	return b.Buffer.Write(p)
+}
+
+// archiveDir returns a tar archive of the tree below dir, of at most
+// limit bytes.
+func archiveDir(dir string, limit int64) ([]byte, error) {
+	buf := &limitedBuffer{max: limit}
+	tw := tar.NewWriter(buf)
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel, err := filepath.Rel(dir, path)
+		rel, err := filepath.Rel(dir, p)
 		if err != nil || rel == "." {
 			return err
 		}
@@ -227,7 +311,7 @@ func archiveDir(dir string) ([]byte, error) {
 		}
 		link := ""
 		if d.Type()&fs.ModeSymlink != 0 {
-			if link, err = os.Readlink(path); err != nil {
+			if link, err = os.Readlink(p); err != nil {
 				return err
 			}
 		} else if !d.IsDir() && !d.Type().IsRegular() {
@@ -242,7 +326,7 @@ func archiveDir(dir string) ([]byte, error) {
 			return err
 		}
 		if d.Type().IsRegular() {
-			f, err := os.Open(path)
+			f, err := os.Open(p)
 			if err != nil {
 				return err
 			}
@@ -259,4 +343,18 @@ func archiveDir(dir string) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// quotaFree is how little free space of the workspace counts as full: a
+// write that fails for want of space leaves less than a page.
+const quotaFree = 64 << 10
+
+// quotaReached reports whether dir's filesystem has no room left for
+// bytes, or for files.
+func quotaReached(dir string) (bytesFull, filesFull bool) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return false, false
+	}
+	return st.Bavail*uint64(st.Bsize) < quotaFree, st.Files > 0 && st.Ffree == 0
 }
