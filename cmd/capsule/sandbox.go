@@ -34,6 +34,7 @@ func runSandbox(ctx context.Context, env *environment, args []string) int {
 type limitFlags struct {
 	timeout time.Duration
 	memory  string
+	disk    string
 	cpus    float64
 	pids    int64
 	network bool
@@ -42,6 +43,7 @@ type limitFlags struct {
 func (f *limitFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.timeout, "timeout", sandbox.DefaultTimeout, "wall-clock limit of the run")
 	fs.StringVar(&f.memory, "memory", "512m", "memory limit, with no swap (k, m, g suffixes)")
+	fs.StringVar(&f.disk, "disk", "1g", "bytes the workspace may hold (k, m, g suffixes); it lives in memory, so the container's memory limit grows by as much")
 	fs.Float64Var(&f.cpus, "cpus", sandbox.DefaultCPUs, "CPU limit in cores")
 	fs.Int64Var(&f.pids, "pids", sandbox.DefaultPids, "limit on processes and threads")
 	fs.BoolVar(&f.network, "network", false, "give the sandbox network access (off by default)")
@@ -53,7 +55,11 @@ func (f *limitFlags) limits() (sandbox.Limits, error) {
 	if err != nil {
 		return l, fmt.Errorf("%w: --memory: %w", errUsage, err)
 	}
-	l.Memory, l.CPUs, l.Pids, l.Timeout, l.Network = mem, f.cpus, f.pids, f.timeout, f.network
+	disk, err := sandbox.ParseBytes(f.disk)
+	if err != nil {
+		return l, fmt.Errorf("%w: --disk: %w", errUsage, err)
+	}
+	l.Memory, l.Disk, l.CPUs, l.Pids, l.Timeout, l.Network = mem, disk, f.cpus, f.pids, f.timeout, f.network
 	if err := l.Validate(); err != nil {
 		return l, fmt.Errorf("%w: %w", errUsage, err)
 	}
@@ -111,7 +117,7 @@ func runSandboxRun(ctx context.Context, env *environment, args []string) int {
 	case res.OOMKilled:
 		fmt.Fprintf(env.stderr, "capsule sandbox: %s\n", res.Reason())
 		return 137
-	case res.PidsLimited && !res.Passed():
+	case (res.PidsLimited || res.DiskFull || res.FilesFull) && !res.Passed():
 		fmt.Fprintf(env.stderr, "capsule sandbox: %s\n", res.Reason())
 	}
 	return res.ExitCode
