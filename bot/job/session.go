@@ -155,6 +155,7 @@ func (s *session) work(ctx context.Context, repo *github.Repository, cfg repocon
 		ID: fmt.Sprintf("issue-%d", s.t.Issue), Dir: dir, Config: cfg,
 		Title: issue.GetTitle(), Body: issue.GetBody(),
 		Progress: func(e pipeline.Event) { s.progress(ctx, e) },
+		Logger:   s.log,
 	})
 	if err != nil {
 		return s.fail(ctx, outcome, "", err)

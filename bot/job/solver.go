@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
@@ -19,6 +20,9 @@ type Task struct {
 	Config      repoconfig.Config
 	Title, Body string
 	Progress    func(pipeline.Event)
+	// Logger hears what the plan changed of the configuration; nil means
+	// slog.Default().
+	Logger *slog.Logger
 }
 
 // Solver runs repo mode on a task.
@@ -28,8 +32,9 @@ type Solver interface {
 	Solve(ctx context.Context, t Task) (*pipeline.RepoOutcome, error)
 }
 
-// Overrides are settings that win over the repository's configuration;
-// negative counts and empty strings leave the configuration's.
+// Overrides are the operator's settings that win over the repository's
+// configuration, and are not capped; negative counts, zero sizes and empty
+// strings leave the configuration's.
 type Overrides struct {
 	TestCommand   string
 	Image         string
@@ -37,6 +42,8 @@ type Overrides struct {
 	History       int
 	Feedback      pipeline.FeedbackMode
 	ContextBudget int
+	Memory        int64   // bytes of memory of the tests
+	CPUs          float64 // cores of the tests
 }
 
 // NoOverrides leaves every setting to the repository's configuration.
@@ -48,25 +55,40 @@ type Sandboxed struct {
 	Model     pipeline.Model
 	ModelName string
 	Overrides Overrides
+	Maxima    Maxima
 }
 
-// Plan is a task's settings resolved from the configuration and the
-// overrides: what the loop will run.
+// Plan is a task's settings resolved from the configuration, the
+// operator's maxima and the overrides: what the loop will run.
 type Plan struct {
 	Task     pipeline.RepoTask
 	Settings pipeline.Settings
 	Image    string
 	Limits   sandbox.Limits
+	// Capped notes each value of the configuration cut to the operator's
+	// maximum.
+	Capped []string
 }
 
-// NewPlan resolves a task's settings.
-func NewPlan(t Task, o Overrides) (Plan, error) {
-	cfg := t.Config
+// NewPlan resolves a task's settings: the repository's configuration,
+// capped by the maxima (the zero Maxima means DefaultMaxima), then the
+// overrides.
+func NewPlan(t Task, o Overrides, m Maxima) (Plan, error) {
+	if m == (Maxima{}) {
+		m = DefaultMaxima()
+	}
+	if err := m.Validate(); err != nil {
+		return Plan{}, err
+	}
+	cfg, capped := m.Cap(t.Config)
 	task := pipeline.RepoTask{
 		ID: t.ID, Title: t.Title, Body: t.Body, Repo: t.Dir,
 		Setup: cfg.Setup, SetupNetwork: cfg.Network, TestTimeout: cfg.Timeout,
 		ContextBudget: o.ContextBudget,
 		Protected:     func(p string) (string, bool) { return repoconfig.Protected(p, cfg.Protected) },
+		MaxFiles:      m.AnswerFiles,
+
+		AllowTestInfrastructure: cfg.AllowTestInfrastructureChanges,
 	}
 	task.TestCommand, task.TestReason = o.TestCommand, "from --test-cmd"
 	if task.TestCommand == "" {
@@ -84,16 +106,22 @@ func NewPlan(t Task, o Overrides) (Plan, error) {
 	limits := sandbox.DefaultLimits()
 	limits.Timeout = cfg.Timeout
 	limits.Network = cfg.Network && cfg.Setup != ""
+	limits.Memory = cmp.Or(o.Memory, cfg.Memory)
+	limits.CPUs = cmp.Or(o.CPUs, cfg.CPUs)
 	img := cmp.Or(o.Image, cfg.Image, image.Default())
 	s.Image = img
-	return Plan{Task: task, Settings: s, Image: img, Limits: limits}, nil
+	return Plan{Task: task, Settings: s, Image: img, Limits: limits, Capped: capped}, nil
 }
 
 // Solve runs the loop in a new sandbox session.
 func (x *Sandboxed) Solve(ctx context.Context, t Task) (*pipeline.RepoOutcome, error) {
-	plan, err := NewPlan(t, x.Overrides)
+	plan, err := NewPlan(t, x.Overrides, x.Maxima)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	log := cmp.Or(t.Logger, slog.Default())
+	for _, note := range plan.Capped {
+		log.Warn("repository setting capped", "note", note)
 	}
 	plan.Settings.Model = x.ModelName
 	if err := x.Engine.EnsureImage(ctx, plan.Image, plan.Image != image.Default()); err != nil {

@@ -167,8 +167,16 @@ func action(ctx context.Context, env *environment, wf workflow) (int, error) {
 		return 0, err
 	}
 
+	var limits operatorLimits
+	if err := limits.fromEnv(); err != nil {
+		return 0, err
+	}
+	if err := limits.check(); err != nil {
+		return 0, err
+	}
 	cfg := programmer.ConfigFromEnv()
 	cfg.Model, cfg.BaseURL, cfg.APIKey = cmp.Or(in.model, cfg.Model), cmp.Or(in.baseURL, cfg.BaseURL), cmp.Or(in.apiKey, cfg.APIKey)
+	cfg.MaxAnswerBytes = limits.answerBytes
 	model, err := programmer.New(cfg)
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", errUsage, err)
@@ -194,7 +202,7 @@ func action(ctx context.Context, env *environment, wf workflow) (int, error) {
 	overrides := job.NoOverrides()
 	overrides.MaxAttempts = in.maxAttempts
 	runner := &job.Runner{
-		Solver: &job.Sandboxed{Engine: eng, Model: model, ModelName: model.Config().Model, Overrides: overrides},
+		Solver: &job.Sandboxed{Engine: eng, Model: model, ModelName: model.Config().Model, Overrides: overrides, Maxima: limits.max},
 		Label:  in.label, ConfigPath: in.config, Version: version.Version, Logger: log,
 		RunURL: runURL(),
 	}

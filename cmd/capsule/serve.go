@@ -36,6 +36,7 @@ type serveSettings struct {
 	grace          time.Duration
 	maxBody        int64
 	image          string
+	limits         operatorLimits
 }
 
 func (s *serveSettings) register(fs *flag.FlagSet) {
@@ -79,6 +80,9 @@ func runServe(ctx context.Context, env *environment, args []string) int {
 	mf.register(fs)
 	var ss serveSettings
 	ss.register(fs)
+	if err := ss.limits.register(fs); err != nil {
+		return fail(env, err)
+	}
 	fs.Usage = func() {
 		fmt.Fprintln(env.stderr, "Usage: capsule serve [flags]\n\nRuns the GitHub App: takes webhook deliveries at POST /webhook, queues\nthe labelled issues durably and takes each to a pull request. Also serves\n/healthz, /readyz and /metrics. SIGTERM stops taking jobs, lets running\nones finish within --grace and puts the rest back in the queue.\n\nFlags:")
 		fs.PrintDefaults()
@@ -142,6 +146,10 @@ func newServer(ctx context.Context, env *environment, log *slog.Logger, mf *mode
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
+	if err := ss.limits.check(); err != nil {
+		return nil, nil, err
+	}
+	mf.cfg.MaxAnswerBytes = ss.limits.answerBytes
 	client, err := mf.client(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -167,7 +175,7 @@ func newServer(ctx context.Context, env *environment, log *slog.Logger, mf *mode
 		Workers: ss.workers, Grace: ss.grace, Logger: log,
 		Ready: func(ctx context.Context) error { return eng.Ping(ctx) },
 		Runner: &job.Runner{
-			Solver:        &job.Sandboxed{Engine: eng, Model: client, ModelName: client.Config().Model, Overrides: overrides},
+			Solver:        &job.Sandboxed{Engine: eng, Model: client, ModelName: client.Config().Model, Overrides: overrides, Maxima: ss.limits.max},
 			MinPermission: ss.minPermission, Version: version.Version, Logger: log,
 		},
 	})

@@ -40,12 +40,22 @@ func runSolve(ctx context.Context, env *environment, args []string) int {
 	history := fs.Int("history", -1, "earlier (code, feedback) pairs kept in fix calls (default: the repository's config, else 1)")
 	feedbackMode := fs.String("feedback", string(pipeline.FeedbackRefined), "feedback to the model: refined or raw")
 	budget := fs.Int("context-budget", 0, "token budget of the repository context (default 24000)")
+	var memory byteSize
+	fs.Var(&memory, "memory", "memory of the tests, e.g. 2g (overrides .github/capsule.yml; default "+sandbox.FormatBytes(sandbox.DefaultMemory)+")")
+	cpus := fs.Float64("cpus", 0, "CPU cores of the tests (overrides .github/capsule.yml; default 1)")
 	fs.Usage = func() {
 		fmt.Fprintln(env.stderr, "Usage: capsule solve --repo DIR --issue FILE|- [--out DIR] [--apply] [flags]\n\nRuns the self-debugging loop on an issue against the repository's own\ntests in the sandbox. Exits 0 when the tests pass, 1 when no attempt\npassed, 2 on a usage or configuration error, 3 when the engine or the\nmodel cannot be reached.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if code := parseFlags(fs, env, args); code >= 0 {
 		return code
+	}
+	var limits operatorLimits
+	if err := limits.fromEnv(); err != nil {
+		return fail(env, err)
+	}
+	if err := limits.check(); err != nil {
+		return fail(env, err)
 	}
 	if *repo == "" || *issuePath == "" || fs.NArg() > 0 {
 		fmt.Fprintln(env.stderr, "capsule solve: need --repo DIR and --issue FILE (or -), and no other arguments")
@@ -68,13 +78,20 @@ func runSolve(ctx context.Context, env *environment, args []string) int {
 	}
 	plan, err := job.NewPlan(job.Task{ID: "issue", Dir: *repo, Config: cfg, Title: title, Body: body}, job.Overrides{
 		TestCommand: *testCmd, Image: *img, MaxAttempts: *maxAttempts, History: *history,
-		Feedback: feedback, ContextBudget: *budget,
-	})
+		Feedback: feedback, ContextBudget: *budget, Memory: int64(memory), CPUs: *cpus,
+	}, limits.max)
 	if err != nil {
 		return fail(env, fmt.Errorf("%w: %w", errUsage, err))
 	}
+	if err := plan.Limits.Validate(); err != nil {
+		return fail(env, fmt.Errorf("%w: %w", errUsage, err))
+	}
 	task, settings := plan.Task, plan.Settings
+	for _, note := range plan.Capped {
+		fmt.Fprintf(env.stderr, "capsule solve: %s\n", note)
+	}
 
+	mf.cfg.MaxAnswerBytes = limits.answerBytes
 	client, err := mf.client(ctx)
 	if err != nil {
 		return fail(env, err)

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/capsulehq/capsule/bot/job"
+	"github.com/capsulehq/capsule/pipeline/programmer"
+	"github.com/capsulehq/capsule/sandbox"
+)
+
+// operatorLimits are the operator's maxima over what a repository's
+// .github/capsule.yml may ask for, and the bounds on the model's answers.
+type operatorLimits struct {
+	max         job.Maxima
+	answerBytes int64
+}
+
+// operatorLimitEnv names the environment variable of each flag.
+var operatorLimitEnv = []struct{ flag, env string }{
+	{"max-attempts", "CAPSULE_MAX_ATTEMPTS"},
+	{"max-timeout", "CAPSULE_MAX_TIMEOUT"},
+	{"max-history", "CAPSULE_MAX_HISTORY"},
+	{"max-memory", "CAPSULE_MAX_MEMORY"},
+	{"max-cpus", "CAPSULE_MAX_CPUS"},
+	{"max-answer-bytes", "CAPSULE_MAX_ANSWER_BYTES"},
+	{"max-answer-files", "CAPSULE_MAX_ANSWER_FILES"},
+}
+
+// register adds the limits' flags to fs, with the defaults, and then
+// takes each from its environment variable when that is set.
+func (l *operatorLimits) register(fs *flag.FlagSet) error {
+	d := job.DefaultMaxima()
+	l.max, l.answerBytes = d, programmer.DefaultMaxAnswerBytes
+	fs.IntVar(&l.max.Attempts, "max-attempts", d.Attempts, "most fix attempts a repository's max_attempts may ask for ($CAPSULE_MAX_ATTEMPTS)")
+	fs.DurationVar(&l.max.Timeout, "max-timeout", d.Timeout, "longest test run a repository's timeout may ask for ($CAPSULE_MAX_TIMEOUT)")
+	fs.IntVar(&l.max.History, "max-history", d.History, "most earlier attempts a repository's history may show the model ($CAPSULE_MAX_HISTORY)")
+	fs.Var((*byteSize)(&l.max.Memory), "max-memory", "most memory a repository's memory may ask for, e.g. 4g ($CAPSULE_MAX_MEMORY)")
+	fs.Float64Var(&l.max.CPUs, "max-cpus", d.CPUs, "most CPU cores a repository's cpus may ask for ($CAPSULE_MAX_CPUS)")
+	fs.Var((*byteSize)(&l.answerBytes), "max-answer-bytes", "largest model response read, e.g. 4m; a longer answer is a failed attempt ($CAPSULE_MAX_ANSWER_BYTES)")
+	fs.IntVar(&l.max.AnswerFiles, "max-answer-files", d.AnswerFiles, "most files one answer may change ($CAPSULE_MAX_ANSWER_FILES)")
+	for _, e := range operatorLimitEnv {
+		if v := os.Getenv(e.env); v != "" {
+			if err := fs.Set(e.flag, v); err != nil {
+				return fmt.Errorf("%w: $%s: %w", errUsage, e.env, err)
+			}
+		}
+	}
+	return nil
+}
+
+// fromEnv reads the limits from the environment alone, for the commands
+// whose flags do not carry them (solve, action).
+func (l *operatorLimits) fromEnv() error {
+	fs := flag.NewFlagSet("limits", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return l.register(fs)
+}
+
+// check reports limits that make no sense.
+func (l *operatorLimits) check() error {
+	if err := l.max.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if l.answerBytes < 1<<10 {
+		return fmt.Errorf("%w: the largest answer read, %s, is below 1 KiB", errUsage, sandbox.FormatBytes(l.answerBytes))
+	}
+	return nil
+}
+
+// byteSize is a flag holding a size as Docker's CLI writes it: 512m, 4g.
+type byteSize int64
+
+func (b *byteSize) String() string { return sandbox.FormatBytes(int64(*b)) }
+
+func (b *byteSize) Set(s string) error {
+	n, err := sandbox.ParseBytes(s)
+	if err != nil {
+		return err
+	}
+	*b = byteSize(n)
+	return nil
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/capsulehq/capsule/bot/job"
+	"github.com/capsulehq/capsule/pipeline/programmer"
+)
+
+func TestOperatorLimits(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want func(*operatorLimits)
+		err  string
+	}{
+		{name: "defaults", want: func(*operatorLimits) {}},
+		{
+			name: "environment",
+			env: map[string]string{
+				"CAPSULE_MAX_ATTEMPTS": "3", "CAPSULE_MAX_TIMEOUT": "10m", "CAPSULE_MAX_HISTORY": "2",
+				"CAPSULE_MAX_MEMORY": "2g", "CAPSULE_MAX_CPUS": "0.5", "CAPSULE_MAX_ANSWER_BYTES": "512k", "CAPSULE_MAX_ANSWER_FILES": "7",
+			},
+			want: func(l *operatorLimits) {
+				l.max = job.Maxima{Attempts: 3, Timeout: 10 * time.Minute, History: 2, Memory: 2 << 30, CPUs: 0.5, AnswerFiles: 7}
+				l.answerBytes = 512 << 10
+			},
+		},
+		{
+			name: "flags win over the environment",
+			env:  map[string]string{"CAPSULE_MAX_ATTEMPTS": "3", "CAPSULE_MAX_MEMORY": "2g"},
+			args: []string{"--max-attempts", "1", "--max-memory", "1g", "--max-answer-bytes", "2m"},
+			want: func(l *operatorLimits) { l.max.Attempts, l.max.Memory, l.answerBytes = 1, 1<<30, 2<<20 },
+		},
+		{name: "bad environment", env: map[string]string{"CAPSULE_MAX_TIMEOUT": "soon"}, err: "$CAPSULE_MAX_TIMEOUT"},
+		{name: "bad size", env: map[string]string{"CAPSULE_MAX_MEMORY": "lots"}, err: "$CAPSULE_MAX_MEMORY"},
+		{name: "no time", args: []string{"--max-timeout", "0s"}, err: "maximum timeout must be positive"},
+		{name: "tiny answers", args: []string{"--max-answer-bytes", "100"}, err: "below 1 KiB"},
+		{name: "no files", env: map[string]string{"CAPSULE_MAX_ANSWER_FILES": "0"}, err: "files per answer"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, e := range operatorLimitEnv {
+				t.Setenv(e.env, tt.env[e.env])
+			}
+			fs := flag.NewFlagSet("test", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			var got operatorLimits
+			err := got.register(fs)
+			if err == nil {
+				err = fs.Parse(tt.args)
+			}
+			if err == nil {
+				err = got.check()
+			}
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want one mentioning %q", err, tt.err)
+				}
+				if !errors.Is(err, errUsage) {
+					t.Errorf("err = %v, want a usage error", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := operatorLimits{max: job.DefaultMaxima(), answerBytes: programmer.DefaultMaxAnswerBytes}
+			tt.want(&want)
+			if got != want {
+				t.Errorf("limits = %+v, want %+v", got, want)
+			}
+		})
+	}
+}
