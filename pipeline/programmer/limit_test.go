@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -80,5 +81,33 @@ func TestConfigNegativeAnswerLimit(t *testing.T) {
 	_, err := New(Config{BaseURL: "http://localhost:1", Model: "m", MaxAnswerBytes: -1})
 	if !errors.Is(err, ErrConfig) {
 		t.Errorf("New with a negative answer limit = %v; want ErrConfig", err)
+	}
+}
+
+// BenchmarkCompleteLongAnswer compares what a 54 MB answer costs the client
+// with the default bound and without one (B/op): run both side by side.
+func BenchmarkCompleteLongAnswer(b *testing.B) {
+	body := completion(strings.Repeat("x", 54<<20))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, body) // no copy, so that B/op is the client's
+	}))
+	defer srv.Close()
+	for _, bc := range []struct {
+		name  string
+		limit int64
+	}{{"bounded", DefaultMaxAnswerBytes}, {"unbounded", 1 << 40}} {
+		b.Run(bc.name, func(b *testing.B) {
+			c, err := New(Config{BaseURL: srv.URL + "/v1", Model: "m", MaxAnswerBytes: bc.limit})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				reply, err := c.Complete(context.Background(), hello)
+				if err != nil || (reply.OverLimit != 0) != (bc.name == "bounded") {
+					b.Fatalf("Complete = %d bytes, over %d, %v", len(reply.Content), reply.OverLimit, err)
+				}
+			}
+		})
 	}
 }
