@@ -46,8 +46,11 @@ type Config struct {
 	// Secret is the webhook secret; required.
 	Secret       []byte
 	MaxBodyBytes int64
-	Workers      int           // jobs run at once; DefaultWorkers when 0
-	Lease        time.Duration // DefaultLease when 0
+	// MaxInFlightBytes bounds the webhook body bytes held at once (see
+	// webhook.Options); 0 means webhook.DefaultMaxInFlightBytes.
+	MaxInFlightBytes int64
+	Workers          int           // jobs run at once; DefaultWorkers when 0
+	Lease            time.Duration // DefaultLease when 0
 	// Grace is how long a shutdown waits for running jobs before it
 	// stops them and puts them back in the queue.
 	Grace time.Duration
@@ -99,7 +102,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, log: cfg.Logger, wake: make(chan struct{}, 1), busy: map[string]bool{}}
 	s.metrics = metrics.New(s.jobCounts, cfg.Logger)
 	h, err := webhook.NewHandler(webhook.Options{
-		Secret: cfg.Secret, MaxBodyBytes: cfg.MaxBodyBytes, Sink: s,
+		Secret: cfg.Secret, MaxBodyBytes: cfg.MaxBodyBytes, MaxInFlightBytes: cfg.MaxInFlightBytes, Sink: s,
 		OnInstallation: s.installation, Logger: cfg.Logger, Observe: s.metrics.Delivery,
 	})
 	if err != nil {
@@ -117,6 +120,21 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /readyz", s.ready)
 	mux.Handle("GET /metrics", s.metrics.Handler())
 	return mux
+}
+
+// HTTPServer returns an http.Server for Handler with the limits a server
+// facing the Internet needs: slow or idle connections are closed, headers
+// are bounded.
+func (s *Server) HTTPServer() *http.Server {
+	return &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       time.Minute,
+		WriteTimeout:      time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
 }
 
 // jobCounts counts the stored jobs by state, for capsule_jobs.

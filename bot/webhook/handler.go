@@ -1,11 +1,12 @@
 package webhook
 
 import (
+	"cmp"
 	"context"
+	"crypto/hmac"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"time"
@@ -22,9 +23,13 @@ const (
 	// maxHeaderLog is how much of a header value (still unverified when
 	// logged) goes into a log line.
 	maxHeaderLog = 128
-	// maxPrealloc bounds the buffer allocated up front from a
-	// Content-Length, which an unsigned request may overstate.
-	maxPrealloc = 64 << 10
+	// MaxDeliveryID is the longest X-GitHub-Delivery accepted (GitHub's
+	// are 36-character GUIDs); a longer one is answered 400. Ids are stored
+	// whole, never clipped, so two long ids stay two deliveries.
+	MaxDeliveryID = 256
+	// retryAfter is the Retry-After, in seconds, of a 503 for a budget
+	// that ran out.
+	retryAfter = "5"
 )
 
 // The outcomes passed to Options.Observe.
@@ -38,6 +43,7 @@ const (
 	outcomeMalformed    = "malformed"
 	outcomeError        = "error"
 	outcomeMethod       = "method"
+	outcomeOverloaded   = "overloaded"
 )
 
 // Options configures NewHandler.
@@ -48,6 +54,14 @@ type Options struct {
 	// MaxBodyBytes caps a delivery's body; a larger one is answered 413.
 	// 0 means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// MaxInFlightBytes bounds the body bytes held at once across all the
+	// deliveries being read; a delivery that would go past it is answered
+	// 503 with a Retry-After header. Bodies past 1 MiB may use only three
+	// quarters of it, leaving room for GitHub's usual small deliveries, and
+	// those three quarters must hold MaxBodyBytes. A body that gives its
+	// Content-Length is admitted whole or not at all. 0 means
+	// DefaultMaxInFlightBytes.
+	MaxInFlightBytes int64
 	// Sink stores the Requests. It is required.
 	Sink Sink
 	// OnInstallation, if set, is called with every installation and
@@ -60,7 +74,8 @@ type Options struct {
 	// Observe, if set, is called once per delivery with its event and
 	// outcome: one of "accepted", "ignored", "pong", "installation",
 	// "bad_signature", "too_large", "malformed", "error" (the body could
-	// not be read, or the Sink failed) or "method". The event is empty
+	// not be read, or the Sink failed), "overloaded" (MaxInFlightBytes ran
+	// out) or "method". The event is empty
 	// for a delivery refused before its signature was verified, because
 	// its X-GitHub-Event header cannot be trusted (and would let anyone
 	// add label values to a metric).
@@ -73,8 +88,14 @@ type Options struct {
 // omitted when empty:
 //
 //   - a method other than POST: 405 with an Allow header;
+//   - an X-GitHub-Delivery header longer than MaxDeliveryID bytes or
+//     with control characters: 400;
 //   - a body over MaxBodyBytes (by its Content-Length or as read): 413;
-//   - an X-Hub-Signature-256 header missing or not matching the body: 401;
+//   - an X-Hub-Signature-256 header missing or malformed: 401, before
+//     the body is read;
+//   - MaxInFlightBytes used up by the bodies being read: 503 with
+//     Retry-After, and the connection closed;
+//   - a body not matching its X-Hub-Signature-256: 401;
 //   - an X-GitHub-Event or X-GitHub-Delivery header missing: 400;
 //   - ping: 200 "pong";
 //   - installation and installation_repositories: OnInstallation is
@@ -86,7 +107,10 @@ type Options struct {
 //     the reason;
 //   - a malformed issues or issue_comment payload: 400.
 //
-// Nothing is parsed, and nothing stored, before the signature is verified.
+// The body's HMAC is computed as it is read, in chunks taken from the
+// shared budget; nothing is parsed, and nothing stored, before the
+// signature is verified, and a body whose signature is wrong is dropped
+// as soon as its end is read.
 func NewHandler(o Options) (http.Handler, error) {
 	switch {
 	case len(o.Secret) == 0:
@@ -95,17 +119,21 @@ func NewHandler(o Options) (http.Handler, error) {
 		return nil, errors.New("webhook: Options.Sink is required")
 	case o.MaxBodyBytes < 0:
 		return nil, fmt.Errorf("webhook: Options.MaxBodyBytes is negative (%d)", o.MaxBodyBytes)
+	case o.MaxInFlightBytes < 0:
+		return nil, fmt.Errorf("webhook: Options.MaxInFlightBytes is negative (%d)", o.MaxInFlightBytes)
 	}
 	h := &handler{
 		secret:         append([]byte(nil), o.Secret...),
-		max:            o.MaxBodyBytes,
+		max:            cmp.Or(o.MaxBodyBytes, DefaultMaxBodyBytes),
 		sink:           o.Sink,
 		onInstallation: o.OnInstallation,
 		log:            o.Logger,
 		observe:        o.Observe,
 	}
-	if h.max == 0 {
-		h.max = DefaultMaxBodyBytes
+	h.budget = newBudget(cmp.Or(o.MaxInFlightBytes, DefaultMaxInFlightBytes))
+	if need := roundUp(h.max + 1); h.budget.large < need {
+		return nil, fmt.Errorf("webhook: Options.MaxInFlightBytes (%d) leaves %d bytes for large bodies, less than the largest body (%d)",
+			h.budget.limit, h.budget.large, h.max)
 	}
 	if h.log == nil {
 		h.log = slog.Default()
@@ -116,6 +144,7 @@ func NewHandler(o Options) (http.Handler, error) {
 type handler struct {
 	secret         []byte
 	max            int64
+	budget         *budget
 	sink           Sink
 	onInstallation func(InstallationEvent)
 	log            *slog.Logger
@@ -130,10 +159,10 @@ type delivery struct {
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	d := delivery{
-		id:    clip(r.Header.Get("X-GitHub-Delivery")),
+		id:    r.Header.Get("X-GitHub-Delivery"),
 		event: clip(r.Header.Get("X-GitHub-Event")),
 	}
-	d.log = h.log.With("delivery", d.id, "event", d.event)
+	d.log = h.log.With("delivery", clip(d.id), "event", d.event)
 	outcome, verified := h.serve(w, r, d)
 	if h.observe != nil {
 		event := d.event
@@ -153,21 +182,40 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request, d delivery) (out
 		d.log.Warn("webhook: method not allowed", "method", clip(r.Method))
 		return outcomeMethod, false
 	}
-	body, err := h.readBody(w, r)
+	if err := checkDeliveryID(d.id); err != nil {
+		reply(w, http.StatusBadRequest, "error", err.Error())
+		d.log.Warn("webhook: bad delivery id", "err", err)
+		return outcomeMalformed, false
+	}
+	if r.ContentLength > h.max {
+		return h.tooLarge(w, r, d), false
+	}
+	want, err := wantMAC(r.Header)
 	if err != nil {
-		if tooLarge := (*http.MaxBytesError)(nil); errors.As(err, &tooLarge) {
-			reply(w, http.StatusRequestEntityTooLarge, "error", fmt.Sprintf("body larger than %d bytes", h.max))
-			d.log.Warn("webhook: body too large", "limit", h.max, "content_length", r.ContentLength)
-			return outcomeTooLarge, false
-		}
+		return h.badSignature(w, d, err), false
+	}
+	var body []byte
+	if r.Body != nil {
+		body, err = h.budget.readBody(r.Body, r.ContentLength, h.max, h.secret, want)
+	} else if !hmac.Equal(mac(h.secret, nil), want) {
+		err = errBadSignature
+	}
+	var tooLarge *tooLargeError
+	switch {
+	case errors.As(err, &tooLarge):
+		return h.tooLarge(w, r, d), false
+	case errors.Is(err, errBadSignature):
+		return h.badSignature(w, d, err), false
+	case errors.Is(err, errOverBudget):
+		w.Header().Set("Retry-After", retryAfter)
+		w.Header().Set("Connection", "close")
+		reply(w, http.StatusServiceUnavailable, "error", "too many deliveries in flight; try again later")
+		d.log.Warn("webhook: in-flight budget used up", "content_length", r.ContentLength)
+		return outcomeOverloaded, false
+	case err != nil:
 		reply(w, http.StatusBadRequest, "error", "could not read the body")
 		d.log.Warn("webhook: could not read the body", "err", err)
 		return outcomeError, false
-	}
-	if err := verify(h.secret, body, r.Header); err != nil {
-		reply(w, http.StatusUnauthorized, "error", "invalid signature")
-		d.log.Warn("webhook: delivery refused", "err", err)
-		return outcomeBadSignature, false
 	}
 	switch {
 	case d.event == "":
@@ -256,35 +304,33 @@ func (h *handler) issue(w http.ResponseWriter, r *http.Request, d delivery, body
 	return outcomeAccepted
 }
 
-// readBody reads at most h.max bytes of the body (h.max+1 to tell that it
-// is larger), and fails with an *http.MaxBytesError when it is larger or
-// its Content-Length says so.
-func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	if r.ContentLength > h.max {
-		return nil, &http.MaxBytesError{Limit: h.max}
+func (h *handler) tooLarge(w http.ResponseWriter, r *http.Request, d delivery) string {
+	w.Header().Set("Connection", "close")
+	reply(w, http.StatusRequestEntityTooLarge, "error", fmt.Sprintf("body larger than %d bytes", h.max))
+	d.log.Warn("webhook: body too large", "limit", h.max, "content_length", r.ContentLength)
+	return outcomeTooLarge
+}
+
+func (h *handler) badSignature(w http.ResponseWriter, d delivery, err error) string {
+	w.Header().Set("Connection", "close")
+	reply(w, http.StatusUnauthorized, "error", "invalid signature")
+	d.log.Warn("webhook: delivery refused", "err", err)
+	return outcomeBadSignature
+}
+
+// checkDeliveryID refuses an X-GitHub-Delivery too long to be GitHub's or
+// with control characters; an empty one is refused after the signature
+// check.
+func checkDeliveryID(id string) error {
+	if len(id) > MaxDeliveryID {
+		return fmt.Errorf("X-GitHub-Delivery header longer than %d bytes", MaxDeliveryID)
 	}
-	if r.Body == nil {
-		return nil, nil
-	}
-	size := 512
-	if r.ContentLength > 0 {
-		size = int(min(r.ContentLength+1, maxPrealloc))
-	}
-	buf := make([]byte, 0, size)
-	body := http.MaxBytesReader(w, r.Body, h.max)
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := body.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("webhook: read body: %w", err)
+	for _, c := range []byte(id) {
+		if c < 0x20 || c == 0x7f {
+			return errors.New("X-GitHub-Delivery header has control characters")
 		}
 	}
+	return nil
 }
 
 // response is the JSON body of every answer.

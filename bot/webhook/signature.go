@@ -21,29 +21,26 @@ var (
 	errBadSignature = errors.New("webhook: signature does not match")
 )
 
-// verify checks the body against the X-Hub-Signature-256 header of h. The
-// MAC is compared in constant time; a header that is repeated, lacks the
-// "sha256=" prefix or is not 64 hex digits never matches.
-func verify(secret, body []byte, h http.Header) error {
+// wantMAC reads the MAC the X-Hub-Signature-256 header of h claims for
+// the body. A header that is repeated, lacks the "sha256=" prefix or is not
+// 64 hex digits is refused before any of the body is read.
+func wantMAC(h http.Header) ([]byte, error) {
 	values := h.Values(signatureHeader)
 	switch {
 	case len(values) == 0:
-		return errNoSignature
+		return nil, errNoSignature
 	case len(values) > 1:
-		return errBadSignature
+		return nil, errBadSignature
 	}
 	digits, ok := strings.CutPrefix(values[0], signaturePrefix)
 	if !ok || len(digits) != hex.EncodedLen(sha256.Size) {
-		return errBadSignature
+		return nil, errBadSignature
 	}
-	var got [sha256.Size]byte
-	if _, err := hex.Decode(got[:], []byte(digits)); err != nil {
-		return errBadSignature
+	want := make([]byte, sha256.Size)
+	if _, err := hex.Decode(want, []byte(digits)); err != nil {
+		return nil, errBadSignature
 	}
-	if !hmac.Equal(got[:], mac(secret, body)) {
-		return errBadSignature
-	}
-	return nil
+	return want, nil
 }
 
 // sign returns the X-Hub-Signature-256 value GitHub sends for body.

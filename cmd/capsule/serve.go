@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/bot/server"
 	"github.com/capsulehq/capsule/bot/store"
+	"github.com/capsulehq/capsule/bot/webhook"
 	"github.com/capsulehq/capsule/internal/version"
 	"github.com/capsulehq/capsule/sandbox/image"
 )
@@ -35,6 +35,7 @@ type serveSettings struct {
 	minPermission  string
 	grace          time.Duration
 	maxBody        int64
+	maxInFlight    int64
 	image          string
 	limits         operatorLimits
 }
@@ -53,6 +54,7 @@ func (s *serveSettings) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.minPermission, "min-permission", envOr("CAPSULE_MIN_PERMISSION", "write"), "least permission a sender needs: read, triage, write, maintain or admin ($CAPSULE_MIN_PERMISSION)")
 	fs.DurationVar(&s.grace, "grace", server.DefaultGrace, "on SIGTERM, how long running jobs may finish before they are put back in the queue")
 	fs.Int64Var(&s.maxBody, "max-body", 25<<20, "largest webhook body accepted, in bytes")
+	fs.Int64Var(&s.maxInFlight, "max-in-flight", webhook.DefaultMaxInFlightBytes, "webhook body bytes held at once across all deliveries; past it deliveries are answered 503 with Retry-After")
 	fs.StringVar(&s.image, "image", "", "sandbox image for repositories that name none (default "+image.Default()+")")
 }
 
@@ -105,7 +107,7 @@ func runServe(ctx context.Context, env *environment, args []string) int {
 	if err != nil {
 		return fail(env, fmt.Errorf("%w: listen on %s: %w", errUsage, ss.listen, err))
 	}
-	httpServer := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute}
+	httpServer := srv.HTTPServer()
 	served := make(chan error, 1)
 	go func() { served <- httpServer.Serve(ln) }()
 	log.Info("serving", "addr", ln.Addr().String(), "version", version.Version)
@@ -171,7 +173,7 @@ func newServer(ctx context.Context, env *environment, log *slog.Logger, mf *mode
 	overrides := job.NoOverrides()
 	overrides.Image = ss.image
 	srv, err := server.New(server.Config{
-		Store: st, Clients: apps, Secret: []byte(ss.secret), MaxBodyBytes: ss.maxBody,
+		Store: st, Clients: apps, Secret: []byte(ss.secret), MaxBodyBytes: ss.maxBody, MaxInFlightBytes: ss.maxInFlight,
 		Workers: ss.workers, Grace: ss.grace, Logger: log,
 		Ready: func(ctx context.Context) error { return eng.Ping(ctx) },
 		Runner: &job.Runner{

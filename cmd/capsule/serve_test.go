@@ -82,24 +82,7 @@ func TestServeSurvivesKill(t *testing.T) {
 		"GITHUB_APP_PRIVATE_KEY="+string(keyPEM),
 		"CAPSULE_DATA_DIR="+dataDir, "CAPSULE_LISTEN="+addr,
 		"OPENAI_BASE_URL="+model.URL(), "CAPSULE_MODEL=m", "OPENAI_API_KEY=k")
-	serve := func() (*exec.Cmd, *bytes.Buffer) {
-		var logs bytes.Buffer
-		cmd := exec.Command(sandboxtest.AgentBinary(t), "serve")
-		cmd.Env, cmd.Stdout, cmd.Stderr = env, &logs, &logs
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		waitFor(t, "the server to be ready", func() bool {
-			resp, err := http.Get("http://" + addr + "/readyz")
-			if err == nil {
-				resp.Body.Close()
-			}
-			return err == nil && resp.StatusCode == http.StatusOK
-		}, &logs)
-		return cmd, &logs
-	}
-
+	serve := func() (*exec.Cmd, *bytes.Buffer) { return startServe(t, addr, env) }
 	first, logs := serve()
 	body := webhooktest.Payload(t, "issues__labeled.payload.json", func(m map[string]any) {
 		webhooktest.Retarget(m, "octo", "calculator", 3, "alice", 9)
