@@ -22,6 +22,7 @@ type Maxima struct {
 	History  int           // history: earlier attempts shown to the model
 	Memory   int64         // memory: bytes of memory of the tests
 	CPUs     float64       // cpus: cores of the tests
+	Disk     int64         // disk: bytes the tests may write
 	// AnswerFiles is the most files one answer may change. (The bytes of an
 	// answer are bounded by the model client: programmer.Config.)
 	AnswerFiles int
@@ -30,7 +31,8 @@ type Maxima struct {
 // DefaultMaxima are the bounds when the operator sets none: twice the
 // default attempts, a generous time and enough memory and cores for real
 // suites (4 cores, or all of a smaller host: Docker refuses more cores
-// than the host has), without letting one repository take a host.
+// than the host has), without letting one repository take a host. The
+// disk is a tmpfs, host memory too: its maximum adds to memory's.
 func DefaultMaxima() Maxima {
 	return Maxima{
 		Attempts:    10,
@@ -38,6 +40,7 @@ func DefaultMaxima() Maxima {
 		History:     5,
 		Memory:      4 << 30,
 		CPUs:        min(4, float64(runtime.NumCPU())),
+		Disk:        4 << 30,
 		AnswerFiles: pipeline.DefaultMaxFiles,
 	}
 }
@@ -55,6 +58,8 @@ func (m Maxima) Validate() error {
 		return fmt.Errorf("the maximum memory %s is below Docker's minimum of 6 MiB", sandbox.FormatBytes(m.Memory))
 	case !(m.CPUs > 0):
 		return fmt.Errorf("the maximum of cpus must be positive, got %g", m.CPUs)
+	case m.Disk < 1<<20:
+		return fmt.Errorf("the maximum disk %s is below the sandbox's minimum of 1 MiB", sandbox.FormatBytes(m.Disk))
 	case m.AnswerFiles < 1:
 		return errors.New("the maximum of files per answer must be at least 1")
 	}
@@ -69,12 +74,14 @@ func (m Maxima) Cap(cfg repoconfig.Config) (repoconfig.Config, []string) {
 	def := repoconfig.Default()
 	cfg.Memory = cmp.Or(cfg.Memory, sandbox.DefaultMemory)
 	cfg.CPUs = cmp.Or(cfg.CPUs, sandbox.DefaultCPUs)
+	cfg.Disk = cmp.Or(cfg.Disk, sandbox.DefaultDisk)
 	c := capper{source: cmp.Or(cfg.Source, "the configuration")}
 	capTo(&c, "max_attempts", &cfg.MaxAttempts, def.MaxAttempts, m.Attempts, strconv.Itoa)
 	capTo(&c, "timeout", &cfg.Timeout, def.Timeout, m.Timeout, time.Duration.String)
 	capTo(&c, "history", &cfg.History, def.History, m.History, strconv.Itoa)
 	capTo(&c, "memory", &cfg.Memory, sandbox.DefaultMemory, m.Memory, sandbox.FormatBytes)
 	capTo(&c, "cpus", &cfg.CPUs, sandbox.DefaultCPUs, m.CPUs, func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) })
+	capTo(&c, "disk", &cfg.Disk, sandbox.DefaultDisk, m.Disk, sandbox.FormatBytes)
 	return cfg, c.notes
 }
 

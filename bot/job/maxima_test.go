@@ -12,7 +12,7 @@ import (
 )
 
 // testMaxima are small maxima, so that the defaults can exceed them.
-var testMaxima = Maxima{Attempts: 10, Timeout: time.Hour, History: 3, Memory: 2 << 30, CPUs: 2, AnswerFiles: 20}
+var testMaxima = Maxima{Attempts: 10, Timeout: time.Hour, History: 3, Memory: 2 << 30, CPUs: 2, Disk: 2 << 30, AnswerFiles: 20}
 
 func TestMaximaCap(t *testing.T) {
 	fromFile := func(edit func(*repoconfig.Config)) repoconfig.Config {
@@ -38,10 +38,10 @@ func TestMaximaCap(t *testing.T) {
 			name: "every value over its maximum",
 			max:  testMaxima,
 			config: fromFile(func(c *repoconfig.Config) {
-				c.MaxAttempts, c.Timeout, c.History, c.Memory, c.CPUs = 1_000_000, 10000*time.Hour, 50, 64<<30, 64
+				c.MaxAttempts, c.Timeout, c.History, c.Memory, c.CPUs, c.Disk = 1_000_000, 10000*time.Hour, 50, 64<<30, 64, 1<<40
 			}),
 			want: func(c *repoconfig.Config) {
-				c.MaxAttempts, c.Timeout, c.History, c.Memory, c.CPUs = 10, time.Hour, 3, 2<<30, 2
+				c.MaxAttempts, c.Timeout, c.History, c.Memory, c.CPUs, c.Disk = 10, time.Hour, 3, 2<<30, 2, 2<<30
 			},
 			notes: []string{
 				"max_attempts 1000000 in .github/capsule.yml capped to 10 by the operator",
@@ -49,22 +49,23 @@ func TestMaximaCap(t *testing.T) {
 				"history 50 in .github/capsule.yml capped to 3 by the operator",
 				"memory 64 GiB in .github/capsule.yml capped to 2 GiB by the operator",
 				"cpus 64 in .github/capsule.yml capped to 2 by the operator",
+				"disk 1024 GiB in .github/capsule.yml capped to 2 GiB by the operator",
 			},
 		},
 		{
 			name: "values at their maximum",
 			max:  testMaxima,
 			config: fromFile(func(c *repoconfig.Config) {
-				c.MaxAttempts, c.Timeout, c.History, c.Memory, c.CPUs = 10, time.Hour, 3, 2<<30, 2
+				c.MaxAttempts, c.Timeout, c.History, c.Memory, c.CPUs, c.Disk = 10, time.Hour, 3, 2<<30, 2, 2<<30
 			}),
 			want: func(c *repoconfig.Config) {},
 		},
 		{
 			name:   "defaults over tight maxima",
-			max:    Maxima{Attempts: 1, Timeout: time.Minute, History: 0, Memory: 256 << 20, CPUs: 0.5, AnswerFiles: 1},
+			max:    Maxima{Attempts: 1, Timeout: time.Minute, History: 0, Memory: 256 << 20, CPUs: 0.5, Disk: 64 << 20, AnswerFiles: 1},
 			config: fromFile(func(c *repoconfig.Config) {}),
 			want: func(c *repoconfig.Config) {
-				c.MaxAttempts, c.Timeout, c.History, c.Memory, c.CPUs = 1, time.Minute, 0, 256<<20, 0.5
+				c.MaxAttempts, c.Timeout, c.History, c.Memory, c.CPUs, c.Disk = 1, time.Minute, 0, 256<<20, 0.5, 64<<20
 			},
 			notes: []string{
 				"max_attempts 5 (Capsule's default) capped to 1 by the operator",
@@ -72,6 +73,7 @@ func TestMaximaCap(t *testing.T) {
 				"history 1 (Capsule's default) capped to 0 by the operator",
 				"memory 512 MiB (Capsule's default) capped to 256 MiB by the operator",
 				"cpus 1 (Capsule's default) capped to 0.5 by the operator",
+				"disk 1 GiB (Capsule's default) capped to 64 MiB by the operator",
 			},
 		},
 		{
@@ -93,7 +95,7 @@ func TestMaximaCap(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, notes := tt.max.Cap(tt.config)
 			want := tt.config
-			want.Memory, want.CPUs = cmp.Or(want.Memory, sandbox.DefaultMemory), cmp.Or(want.CPUs, sandbox.DefaultCPUs)
+			want.Memory, want.CPUs, want.Disk = cmp.Or(want.Memory, sandbox.DefaultMemory), cmp.Or(want.CPUs, sandbox.DefaultCPUs), cmp.Or(want.Disk, sandbox.DefaultDisk)
 			tt.want(&want)
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("Cap =\n%+v\nwant\n%+v", got, want)
@@ -109,7 +111,7 @@ func TestNewPlanCaps(t *testing.T) {
 	dir := t.TempDir()
 	cfg := repoconfig.Default()
 	cfg.Source, cfg.Test = repoconfig.Path, "pytest"
-	cfg.MaxAttempts, cfg.Timeout, cfg.Memory, cfg.CPUs = 1_000_000, 10000*time.Hour, 64<<30, 64
+	cfg.MaxAttempts, cfg.Timeout, cfg.Memory, cfg.CPUs, cfg.Disk = 1_000_000, 10000*time.Hour, 64<<30, 64, 64<<30
 	cfg.AllowTestInfrastructureChanges = true
 	task := Task{ID: "issue-1", Dir: dir, Config: cfg}
 
@@ -118,10 +120,10 @@ func TestNewPlanCaps(t *testing.T) {
 		t.Fatal(err)
 	}
 	if plan.Settings.MaxAttempts != 10 || plan.Task.TestTimeout != time.Hour || plan.Limits.Timeout != time.Hour ||
-		plan.Limits.Memory != 2<<30 || plan.Limits.CPUs != 2 || plan.Task.MaxFiles != 20 || !plan.Task.AllowTestInfrastructure {
+		plan.Limits.Memory != 2<<30 || plan.Limits.CPUs != 2 || plan.Limits.Disk != 2<<30 || plan.Task.MaxFiles != 20 || !plan.Task.AllowTestInfrastructure {
 		t.Errorf("plan = %+v, %+v, %+v; want the capped values", plan.Settings, plan.Task, plan.Limits)
 	}
-	if len(plan.Capped) != 4 || !strings.HasPrefix(plan.Capped[0], "max_attempts 1000000 in .github/capsule.yml capped to 10") {
+	if len(plan.Capped) != 5 || !strings.HasPrefix(plan.Capped[0], "max_attempts 1000000 in .github/capsule.yml capped to 10") {
 		t.Errorf("Capped = %q", plan.Capped)
 	}
 	if err := plan.Limits.Validate(); err != nil {
@@ -130,12 +132,12 @@ func TestNewPlanCaps(t *testing.T) {
 
 	// The operator's own overrides win and are not capped.
 	o := NoOverrides()
-	o.MaxAttempts, o.Memory, o.CPUs = 20, 3<<30, 3
+	o.MaxAttempts, o.Memory, o.CPUs, o.Disk = 20, 3<<30, 3, 3<<30
 	plan, err = NewPlan(task, o, testMaxima)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plan.Settings.MaxAttempts != 20 || plan.Limits.Memory != 3<<30 || plan.Limits.CPUs != 3 {
+	if plan.Settings.MaxAttempts != 20 || plan.Limits.Memory != 3<<30 || plan.Limits.CPUs != 3 || plan.Limits.Disk != 3<<30 {
 		t.Errorf("plan with overrides = %+v, %+v; want the overrides", plan.Settings, plan.Limits)
 	}
 
@@ -156,6 +158,7 @@ func TestMaximaValidate(t *testing.T) {
 		"negative history":  func(m *Maxima) { m.History = -1 },
 		"tiny memory":       func(m *Maxima) { m.Memory = 1 << 20 },
 		"no cores":          func(m *Maxima) { m.CPUs = 0 },
+		"tiny disk":         func(m *Maxima) { m.Disk = 1 << 10 },
 		"no files":          func(m *Maxima) { m.AnswerFiles = 0 },
 	} {
 		m := DefaultMaxima()

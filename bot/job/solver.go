@@ -44,6 +44,7 @@ type Overrides struct {
 	ContextBudget int
 	Memory        int64   // bytes of memory of the tests
 	CPUs          float64 // cores of the tests
+	Disk          int64   // bytes the tests may write
 }
 
 // NoOverrides leaves every setting to the repository's configuration.
@@ -108,6 +109,7 @@ func NewPlan(t Task, o Overrides, m Maxima) (Plan, error) {
 	limits.Network = cfg.Network && cfg.Setup != ""
 	limits.Memory = cmp.Or(o.Memory, cfg.Memory)
 	limits.CPUs = cmp.Or(o.CPUs, cfg.CPUs)
+	limits.Disk = cmp.Or(o.Disk, cfg.Disk)
 	img := cmp.Or(o.Image, cfg.Image, image.Default())
 	s.Image = img
 	return Plan{Task: task, Settings: s, Image: img, Limits: limits, Capped: capped}, nil

@@ -25,6 +25,7 @@ var operatorLimitEnv = []struct{ flag, env string }{
 	{"max-history", "CAPSULE_MAX_HISTORY"},
 	{"max-memory", "CAPSULE_MAX_MEMORY"},
 	{"max-cpus", "CAPSULE_MAX_CPUS"},
+	{"max-disk", "CAPSULE_MAX_DISK"},
 	{"max-answer-bytes", "CAPSULE_MAX_ANSWER_BYTES"},
 	{"max-answer-files", "CAPSULE_MAX_ANSWER_FILES"},
 }
@@ -39,6 +40,7 @@ func (l *operatorLimits) register(fs *flag.FlagSet) error {
 	fs.IntVar(&l.max.History, "max-history", d.History, "most earlier attempts a repository's history may show the model ($CAPSULE_MAX_HISTORY)")
 	fs.Var((*byteSize)(&l.max.Memory), "max-memory", "most memory a repository's memory may ask for, e.g. 4g ($CAPSULE_MAX_MEMORY)")
 	fs.Float64Var(&l.max.CPUs, "max-cpus", d.CPUs, "most CPU cores a repository's cpus may ask for ($CAPSULE_MAX_CPUS)")
+	fs.Var((*byteSize)(&l.max.Disk), "max-disk", "most bytes a repository's disk may let the tests write, e.g. 4g; it is held in memory ($CAPSULE_MAX_DISK)")
 	fs.Var((*byteSize)(&l.answerBytes), "max-answer-bytes", "largest model response read, e.g. 4m; a longer answer is a failed attempt ($CAPSULE_MAX_ANSWER_BYTES)")
 	fs.IntVar(&l.max.AnswerFiles, "max-answer-files", d.AnswerFiles, "most files one answer may change ($CAPSULE_MAX_ANSWER_FILES)")
 	for _, e := range operatorLimitEnv {

@@ -25,10 +25,10 @@ func TestOperatorLimits(t *testing.T) {
 			name: "environment",
 			env: map[string]string{
 				"CAPSULE_MAX_ATTEMPTS": "3", "CAPSULE_MAX_TIMEOUT": "10m", "CAPSULE_MAX_HISTORY": "2",
-				"CAPSULE_MAX_MEMORY": "2g", "CAPSULE_MAX_CPUS": "0.5", "CAPSULE_MAX_ANSWER_BYTES": "512k", "CAPSULE_MAX_ANSWER_FILES": "7",
+				"CAPSULE_MAX_MEMORY": "2g", "CAPSULE_MAX_CPUS": "0.5", "CAPSULE_MAX_DISK": "3g", "CAPSULE_MAX_ANSWER_BYTES": "512k", "CAPSULE_MAX_ANSWER_FILES": "7",
 			},
 			want: func(l *operatorLimits) {
-				l.max = job.Maxima{Attempts: 3, Timeout: 10 * time.Minute, History: 2, Memory: 2 << 30, CPUs: 0.5, AnswerFiles: 7}
+				l.max = job.Maxima{Attempts: 3, Timeout: 10 * time.Minute, History: 2, Memory: 2 << 30, CPUs: 0.5, Disk: 3 << 30, AnswerFiles: 7}
 				l.answerBytes = 512 << 10
 			},
 		},

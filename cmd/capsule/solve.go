@@ -43,6 +43,8 @@ func runSolve(ctx context.Context, env *environment, args []string) int {
 	var memory byteSize
 	fs.Var(&memory, "memory", "memory of the tests, e.g. 2g (overrides .github/capsule.yml; default "+sandbox.FormatBytes(sandbox.DefaultMemory)+")")
 	cpus := fs.Float64("cpus", 0, "CPU cores of the tests (overrides .github/capsule.yml; default 1)")
+	var disk byteSize
+	fs.Var(&disk, "disk", "bytes the tests may write, e.g. 2g (overrides .github/capsule.yml; default "+sandbox.FormatBytes(sandbox.DefaultDisk)+")")
 	fs.Usage = func() {
 		fmt.Fprintln(env.stderr, "Usage: capsule solve --repo DIR --issue FILE|- [--out DIR] [--apply] [flags]\n\nRuns the self-debugging loop on an issue against the repository's own\ntests in the sandbox. Exits 0 when the tests pass, 1 when no attempt\npassed, 2 on a usage or configuration error, 3 when the engine or the\nmodel cannot be reached.\n\nFlags:")
 		fs.PrintDefaults()
@@ -78,7 +80,7 @@ func runSolve(ctx context.Context, env *environment, args []string) int {
 	}
 	plan, err := job.NewPlan(job.Task{ID: "issue", Dir: *repo, Config: cfg, Title: title, Body: body}, job.Overrides{
 		TestCommand: *testCmd, Image: *img, MaxAttempts: *maxAttempts, History: *history,
-		Feedback: feedback, ContextBudget: *budget, Memory: int64(memory), CPUs: *cpus,
+		Feedback: feedback, ContextBudget: *budget, Memory: int64(memory), CPUs: *cpus, Disk: int64(disk),
 	}, limits.max)
 	if err != nil {
 		return fail(env, fmt.Errorf("%w: %w", errUsage, err))

@@ -12,9 +12,9 @@ import (
 )
 
 // limitsTest is a test file the model may add: it passes only when the
-// sandbox has the given cores (quota over period) and a memory limit in
-// [low, high) bytes, on cgroup v1 or v2.
-func limitsTest(cpus float64, low, high int64) string {
+// sandbox has the given cores (quota over period), a memory limit in
+// [low, high) bytes, on cgroup v1 or v2, and a workspace of disk bytes.
+func limitsTest(cpus float64, low, high, disk int64) string {
 	return fmt.Sprintf(`def read(*names):
     for name in names:
         try:
@@ -37,7 +37,13 @@ def test_cpus():
 def test_memory():
     limit = int(read("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")[0])
     assert %d <= limit < %d, limit
-`, cpus, low, high)
+
+
+def test_disk():
+    import os
+    st = os.statvfs(".")
+    assert st.f_blocks * st.f_frsize == %d, st
+`, cpus, low, high, disk)
 }
 
 // TestSolveCapsRepositoryLimits runs a repository whose configuration asks
@@ -45,17 +51,19 @@ def test_memory():
 // said, and the sandbox gets the capped memory and cores.
 func TestSolveCapsRepositoryLimits(t *testing.T) {
 	sandboxtest.Engine(t)
-	config := "test: python3 -m pytest -q -p no:cacheprovider\nmax_attempts: 1000000\ntimeout: 10000h\nhistory: 40\nmemory: 64g\ncpus: 64\n"
+	config := "test: python3 -m pytest -q -p no:cacheprovider\nmax_attempts: 1000000\ntimeout: 10000h\nhistory: 40\nmemory: 64g\ncpus: 64\ndisk: 64g\n"
 	t.Setenv("CAPSULE_MAX_ATTEMPTS", "2")
 	t.Setenv("CAPSULE_MAX_TIMEOUT", "2m")
 	t.Setenv("CAPSULE_MAX_MEMORY", "1g")
 	t.Setenv("CAPSULE_MAX_CPUS", "1.5")
+	t.Setenv("CAPSULE_MAX_DISK", "256m")
 	notes := []string{
 		"capsule solve: max_attempts 1000000 in .github/capsule.yml capped to 2 by the operator\n",
 		"capsule solve: timeout 10000h0m0s in .github/capsule.yml capped to 2m0s by the operator\n",
 		"capsule solve: history 40 in .github/capsule.yml capped to 5 by the operator\n",
 		"capsule solve: memory 64 GiB in .github/capsule.yml capped to 1 GiB by the operator\n",
 		"capsule solve: cpus 64 in .github/capsule.yml capped to 1.5 by the operator\n",
+		"capsule solve: disk 64 GiB in .github/capsule.yml capped to 256 MiB by the operator\n",
 	}
 
 	t.Run("attempts", func(t *testing.T) {
@@ -72,7 +80,7 @@ func TestSolveCapsRepositoryLimits(t *testing.T) {
 	t.Run("sandbox", func(t *testing.T) {
 		// The container may hold more than the tests' memory (its tmpfs
 		// mounts count too), but far less than the 64 GiB asked for.
-		answer := calculatortest.Answer("calc/stats.py", calculatortest.RightStats, "tests/test_limits.py", limitsTest(1.5, 1<<30, 8<<30))
+		answer := calculatortest.Answer("calc/stats.py", calculatortest.RightStats, "tests/test_limits.py", limitsTest(1.5, 1<<30, 8<<30, 256<<20))
 		r := solveWith(t, exampleRepo(t, config), []string{answer})
 		if r.code != exitOK {
 			t.Fatalf("exit %d, want 0: the sandbox does not have the capped limits\n%s\n%s", r.code, r.stderr, readOut(t, r.out, attemptsMDFile))

@@ -32,6 +32,7 @@ type Config struct {
 	OnFailure   string        // OnFailureDraft or OnFailureComment
 	Memory      int64         // bytes of memory for the tests; 0 means Capsule's default
 	CPUs        float64       // cores for the tests; 0 means Capsule's default
+	Disk        int64         // bytes the tests may write; 0 means Capsule's default
 	// AllowTestInfrastructureChanges lets the model change the test
 	// infrastructure (conftest.py, pytest's settings, sitecustomize.py,
 	// .pth files), which is protected by default whatever Protected says.

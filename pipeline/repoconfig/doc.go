@@ -16,10 +16,11 @@
 //	on_failure: draft              # draft (a draft pull request) or comment
 //	memory: 512m                   # memory of the tests: 512m, 2g, 2GiB, or bytes
 //	cpus: 1                        # CPU cores of the tests, such as 2 or 1.5
+//	disk: 1g                       # bytes the tests may write in the workspace
 //	allow_test_infrastructure_changes: false  # let the model change conftest.py and pytest's settings
 //
-// The operator who runs Capsule caps timeout, max_attempts, history, memory
-// and cpus; a value above the operator's maximum is cut to it and the log
+// The operator who runs Capsule caps timeout, max_attempts, history, memory,
+// cpus and disk; a value above the operator's maximum is cut to it and the log
 // says so. The test infrastructure (conftest.py, pytest's settings,
 // sitecustomize.py, .pth files; see package edits) is protected whatever
 // protected says; only allow_test_infrastructure_changes lifts that.

@@ -34,11 +34,16 @@ var fields = []field{
 	{"on_failure", func(c *Config, v value) { v.oneOf(&c.OnFailure, OnFailureDraft, OnFailureComment) }},
 	{"memory", func(c *Config, v value) { v.size(&c.Memory, minMemory) }},
 	{"cpus", func(c *Config, v value) { v.cores(&c.CPUs) }},
+	{"disk", func(c *Config, v value) { v.size(&c.Disk, minDisk) }},
 	{"allow_test_infrastructure_changes", func(c *Config, v value) { v.boolean(&c.AllowTestInfrastructureChanges) }},
 }
 
-// minMemory is the least memory Docker gives a container.
-const minMemory = 6 << 20
+// The least memory Docker gives a container, and the least disk the
+// sandbox gives a workspace.
+const (
+	minMemory = 6 << 20
+	minDisk   = 1 << 20
+)
 
 // lookup returns the field called key.
 func lookup(key string) (field, bool) {

@@ -27,6 +27,7 @@ func TestParse(t *testing.T) {
 		OnFailure:   OnFailureComment,
 		Memory:      2 << 30,
 		CPUs:        1.5,
+		Disk:        3 << 30,
 		Source:      Path,
 
 		AllowTestInfrastructureChanges: true,
@@ -60,6 +61,7 @@ protected: ["spec/**"]
 on_failure: comment
 memory: 2GiB
 cpus: 1.5
+disk: 3g
 allow_test_infrastructure_changes: true
 `, full},
 		{"memory as Docker writes it", "memory: 512m", with(func(c *Config) { c.Memory = 512 << 20 })},
@@ -200,7 +202,7 @@ func TestSuggest(t *testing.T) {
 		"on-failure":   `(did you mean "on_failure"?)`,
 		"protect":      `(did you mean "protected"?)`,
 		"timout":       `(did you mean "timeout"?)`,
-		"retries":      "(known keys: label, test, setup, network, image, timeout, max_attempts, history, protected, on_failure, memory, cpus, allow_test_infrastructure_changes)",
+		"retries":      "(known keys: label, test, setup, network, image, timeout, max_attempts, history, protected, on_failure, memory, cpus, disk, allow_test_infrastructure_changes)",
 		"cpu":          `(did you mean "cpus"?)`,
 		"x":            "(known keys:",
 		"labelled_bot": "(known keys:",
@@ -230,7 +232,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if c.Label == "" || c.Timeout <= 0 || c.MaxAttempts < 0 || c.History < 0 || c.Memory < 0 || c.CPUs < 0 {
+		if c.Label == "" || c.Timeout <= 0 || c.MaxAttempts < 0 || c.History < 0 || c.Memory < 0 || c.CPUs < 0 || c.Disk < 0 {
 			t.Errorf("Parse accepted %q as %+v", data, c)
 		}
 		if c.OnFailure != OnFailureDraft && c.OnFailure != OnFailureComment {
