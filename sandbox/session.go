@@ -132,6 +132,10 @@ type live struct {
 	started time.Time
 }
 
+// maxFiles bounds the archive of Run.Files, so that its request, in
+// base64, stays within the agent's agent.MaxRequest.
+const maxFiles = agent.MaxRequest / 2
+
 // greetingLimit bounds the agent's first frame.
 const greetingLimit = 4 << 10
 
@@ -164,6 +168,9 @@ func (s *Session) Run(ctx context.Context, r Run) (Result, error) {
 	overlay, err := FilesArchive(r.Files)
 	if err != nil {
 		return Result{}, fmt.Errorf("sandbox run: %w", err)
+	}
+	if len(overlay) > maxFiles {
+		return Result{}, fmt.Errorf("sandbox run: the files to lay over the workspace take %s, more than the %s one run accepts", FormatBytes(int64(len(overlay))), FormatBytes(maxFiles))
 	}
 	timeout := s.spec.Limits.Timeout
 	if r.Timeout > 0 {
