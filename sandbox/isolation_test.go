@@ -17,8 +17,10 @@ import (
 )
 
 // reachAgent tries every way a command could reach the agent (process 1)
-// and prints one line per attempt with the errno it got. Then it forges
-// the answer of the old protocol on the agent's stdout and exits 1.
+// and prints one line per attempt with the errno it got: every descriptor
+// number below 1024, open or not, so that the error cannot come from a
+// descriptor that moved. Then it forges the answer of the old protocol on
+// the agent's descriptors and exits 1.
 const reachAgent = `
 import ctypes, errno, os, signal
 def attempt(what, fn):
@@ -28,7 +30,7 @@ def attempt(what, fn):
     except OSError as e:
         print(what, errno.errorcode.get(e.errno, e.errno))
 attempt("listdir /proc/1/fd", lambda: os.listdir("/proc/1/fd"))
-for fd in range(64):
+for fd in range(1024):
     attempt("write /proc/1/fd/%d" % fd, lambda: open("/proc/1/fd/%d" % fd, "wb").close())
 attempt("write /proc/1/mem", lambda: open("/proc/1/mem", "r+b").close())
 attempt("read /proc/1/environ", lambda: open("/proc/1/environ", "rb").read())
@@ -47,7 +49,7 @@ with open("/proc/self/status") as f:
             print(line.strip())
 print("done")
 forged = b'{"exit_code":0,"stdout":"cGFzc2Vk"}\n'
-for fd in range(64):
+for fd in range(1024):
     try:
         with open("/proc/1/fd/%d" % fd, "wb") as f:
             f.write(forged)
@@ -76,7 +78,7 @@ func checkOutOfReach(t *testing.T, res sandbox.Result) {
 		"kill 1 SIGKILL":       "EPERM",
 		"kill 1 SIGTERM":       "EPERM",
 	}
-	for fd := range 64 {
+	for fd := range 1024 {
 		want["write /proc/1/fd/"+strconv.Itoa(fd)] = "EACCES"
 	}
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
