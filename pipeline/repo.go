@@ -61,6 +61,13 @@ type RepoTask struct {
 // RepoTask.MaxFiles is zero.
 const DefaultMaxFiles = 50
 
+// readOnly reports whether the context shows the file at p as one the
+// model may not change: protected, or test infrastructure.
+func (t RepoTask) readOnly(p string) bool {
+	_, ok := protectedBy(t.Protected, p)
+	return ok || !t.AllowTestInfrastructure && edits.IsTestInfrastructure(p)
+}
+
 // RepoOutcome is the result of the loop on an issue.
 type RepoOutcome struct {
 	Log *attemptlog.Log
@@ -89,7 +96,7 @@ func SolveRepo(ctx context.Context, model Model, box RepoSandbox, task RepoTask,
 
 	rc, err := repocontext.Build(task.Repo, repocontext.Issue{Title: task.Title, Body: task.Body}, repocontext.Options{
 		Budget:    task.ContextBudget,
-		Protected: func(p string) bool { _, ok := protectedBy(task.Protected, p); return ok },
+		Protected: task.readOnly,
 	})
 	if err != nil {
 		return out, fmt.Errorf("build the repository context: %w", err)

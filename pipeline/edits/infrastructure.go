@@ -28,15 +28,10 @@ func infrastructureChange(p string, old, new []byte) (what, why string) {
 		return "", ""
 	}
 	base := path.Base(p)
+	if why := wholeFile(base); why != "" {
+		return p, why
+	}
 	switch {
-	case base == "conftest.py":
-		return p, "pytest loads every conftest.py as a plugin that can decide how each test ends"
-	case base == "sitecustomize.py" || base == "usercustomize.py":
-		return p, "Python runs " + base + " at start-up, before any test"
-	case path.Ext(base) == ".pth":
-		return p, "Python runs .pth files at start-up, before any test"
-	case base == "pytest.ini" || base == ".pytest.ini" || base == "pytest.toml" || base == ".pytest.toml":
-		return p, "it holds pytest's settings"
 	case base == "tox.ini" || base == "setup.cfg":
 		return iniChange(p, old, new)
 	case base == "pyproject.toml":
@@ -45,6 +40,30 @@ func infrastructureChange(p string, old, new []byte) (what, why string) {
 		return "pytest_plugins in " + p, "it makes pytest load other modules as plugins"
 	}
 	return "", ""
+}
+
+// IsTestInfrastructure reports whether the file at the slash-separated
+// path p is test infrastructure as a whole, such as a conftest.py. Files of
+// which only some sections are (setup.cfg, tox.ini, pyproject.toml) are
+// not.
+func IsTestInfrastructure(p string) bool {
+	return wholeFile(path.Base(p)) != ""
+}
+
+// wholeFile says why a file called base is test infrastructure as a
+// whole, or returns "".
+func wholeFile(base string) string {
+	switch {
+	case base == "conftest.py":
+		return "pytest loads every conftest.py as a plugin that can decide how each test ends"
+	case base == "sitecustomize.py" || base == "usercustomize.py":
+		return "Python runs " + base + " at start-up, before any test"
+	case path.Ext(base) == ".pth":
+		return "Python runs .pth files at start-up, before any test"
+	case base == "pytest.ini" || base == ".pytest.ini" || base == "pytest.toml" || base == ".pytest.toml":
+		return "it holds pytest's settings"
+	}
+	return ""
 }
 
 // runnerSection reports whether the INI section called name configures

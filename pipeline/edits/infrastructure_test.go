@@ -86,6 +86,18 @@ func TestInfrastructureChange(t *testing.T) {
 	}
 }
 
+func TestIsTestInfrastructure(t *testing.T) {
+	for p, want := range map[string]bool{
+		"conftest.py": true, "tests/unit/conftest.py": true, "sitecustomize.py": true, "lib/x.pth": true,
+		"pytest.ini": true, "a/.pytest.ini": true,
+		"setup.cfg": false, "tox.ini": false, "pyproject.toml": false, "calc/conftest_helpers.py": false, "tests/test_x.py": false,
+	} {
+		if got := IsTestInfrastructure(p); got != want {
+			t.Errorf("IsTestInfrastructure(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
 // TestCheckTestInfrastructure runs the rule through Check on a real tree:
 // refused by default, also through a directory link, and allowed when the
 // rules say so.
