@@ -62,6 +62,9 @@ type Job struct {
 	PullRequest   int       // number of the pull request once opened (0 = none)
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
+	// NotBefore, when set, is when a queued job may be claimed again: a
+	// job put back with Defer waits until then.
+	NotBefore time.Time
 }
 
 // Outcome says what Enqueue did with a job.

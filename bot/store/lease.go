@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -12,11 +13,13 @@ import (
 // claimed MaxClaims times already.
 var abandonedReason = fmt.Sprintf("abandoned after %d attempts to run it: the server stopped each time", MaxClaims)
 
-// claimableQuery finds the oldest claimable job at time ?. The state term
-// matches jobs_claimable's WHERE clause word for word, which is what lets
-// SQLite use that partial index.
+// claimableQuery finds the oldest claimable job at time ?1 created before
+// ?2. The state term matches jobs_claimable's WHERE clause word for word,
+// which is what lets SQLite use that partial index.
 const claimableQuery = `SELECT ` + jobColumns + ` FROM jobs
-	WHERE state IN ('queued', 'running') AND (state = 'queued' OR lease_until <= ?)
+	WHERE state IN ('queued', 'running')
+		AND ((state = 'queued' AND not_before <= ?1) OR (state = 'running' AND lease_until <= ?1))
+		AND created_at < ?2
 	ORDER BY id LIMIT 1`
 
 // Claim hands worker the oldest claimable job: one that is queued, or one
@@ -25,8 +28,16 @@ const claimableQuery = `SELECT ` + jobColumns + ` FROM jobs
 // goes up by one. Claim reports false when there is nothing to claim.
 //
 // A job already claimed MaxClaims times is not handed out again but
-// marked Failed, and Claim moves on to the next.
+// marked Failed, and Claim moves on to the next. A queued job whose
+// NotBefore is still ahead is not claimable yet.
 func (s *Store) Claim(ctx context.Context, worker string, lease time.Duration) (Job, bool, error) {
+	return s.ClaimCreatedBefore(ctx, worker, lease, time.Time{})
+}
+
+// ClaimCreatedBefore is Claim among the jobs created before t only; the
+// zero t means every job. A server whose model endpoint is down uses it
+// to take up only the jobs that have waited for it too long.
+func (s *Store) ClaimCreatedBefore(ctx context.Context, worker string, lease time.Duration, t time.Time) (Job, bool, error) {
 	if err := checkLease(worker, lease); err != nil {
 		return Job{}, false, fmt.Errorf("store: claim: %w", err)
 	}
@@ -36,7 +47,7 @@ func (s *Store) Claim(ctx context.Context, worker string, lease time.Duration) (
 	)
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
-		j, ok, err = s.claim(ctx, tx, worker, lease)
+		j, ok, err = s.claim(ctx, tx, worker, lease, t)
 		return err
 	})
 	if err != nil {
@@ -46,10 +57,14 @@ func (s *Store) Claim(ctx context.Context, worker string, lease time.Duration) (
 }
 
 // claim does Claim's work inside tx.
-func (s *Store) claim(ctx context.Context, tx *sql.Tx, worker string, lease time.Duration) (Job, bool, error) {
+func (s *Store) claim(ctx context.Context, tx *sql.Tx, worker string, lease time.Duration, createdBefore time.Time) (Job, bool, error) {
 	now := s.clock()
+	before := int64(math.MaxInt64)
+	if !createdBefore.IsZero() {
+		before = toNanos(createdBefore)
+	}
 	for {
-		j, err := scanJob(tx.QueryRowContext(ctx, claimableQuery, toNanos(now)))
+		j, err := scanJob(tx.QueryRowContext(ctx, claimableQuery, toNanos(now), before))
 		if errors.Is(err, sql.ErrNoRows) {
 			return Job{}, false, nil
 		}
@@ -70,8 +85,9 @@ func (s *Store) claim(ctx context.Context, tx *sql.Tx, worker string, lease time
 		j.LeaseUntil = now.Add(lease)
 		j.Claims++
 		j.UpdatedAt = now
+		j.NotBefore = time.Time{}
 		_, err = tx.ExecContext(ctx, `UPDATE jobs SET state = 'running', worker = ?,
-			lease_until = ?, claims = ?, updated_at = ? WHERE id = ?`,
+			lease_until = ?, claims = ?, updated_at = ?, not_before = 0 WHERE id = ?`,
 			j.Worker, toNanos(j.LeaseUntil), j.Claims, toNanos(now), j.ID)
 		if err != nil {
 			return Job{}, false, err
@@ -131,6 +147,24 @@ func (s *Store) Release(ctx context.Context, id int64, worker string) error {
 	})
 	if err != nil {
 		return fmt.Errorf("store: release job %d: %w", id, err)
+	}
+	return nil
+}
+
+// Defer puts job id, which must be running under worker, back in the
+// queue until notBefore, for a job that cannot go on yet (its model
+// endpoint is down). Like Release, the claim does not count towards
+// MaxClaims: waiting spends none of the job's claims. Defer fails with
+// ErrLeaseLost when the job is no longer running under worker.
+func (s *Store) Defer(ctx context.Context, id int64, worker string, notBefore time.Time) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		return s.leased(ctx, tx, id, worker, `UPDATE jobs SET state = 'queued',
+			claims = max(claims - 1, 0), lease_until = 0, not_before = ?, updated_at = ?
+			WHERE id = ? AND state = 'running' AND worker = ?`,
+			toNanos(notBefore), toNanos(s.clock()), id, worker)
+	})
+	if err != nil {
+		return fmt.Errorf("store: defer job %d: %w", id, err)
 	}
 	return nil
 }

@@ -153,7 +153,7 @@ func TestQueryPlans(t *testing.T) {
 		index string
 	}{
 		{activeQuery, []any{"acme", "widgets", 1}, "jobs_active_issue"},
-		{claimableQuery, []any{0}, "jobs_claimable"},
+		{claimableQuery, []any{0, 1}, "jobs_claimable"},
 	}
 	for _, tt := range tests {
 		rows, err := s.r.Query("EXPLAIN QUERY PLAN "+tt.query, tt.args...)

@@ -11,7 +11,7 @@ import (
 // jobColumns is the column list scanJob expects, in its order.
 const jobColumns = `id, delivery, event, trigger, installation, owner, repo, issue,
 	sender, label, state, reason, claims, worker, lease_until, status_comment,
-	pull_request, created_at, updated_at`
+	pull_request, created_at, updated_at, not_before`
 
 // scanner is what *sql.Row and *sql.Rows have in common.
 type scanner interface {
@@ -24,11 +24,12 @@ func scanJob(row scanner) (Job, error) {
 		j                       Job
 		state                   string
 		lease, created, updated int64
+		notBefore               int64
 	)
 	err := row.Scan(&j.ID, &j.Delivery, &j.Event, &j.Trigger, &j.Installation,
 		&j.Owner, &j.Repo, &j.Issue, &j.Sender, &j.Label, &state, &j.Reason,
 		&j.Claims, &j.Worker, &lease, &j.StatusComment, &j.PullRequest,
-		&created, &updated)
+		&created, &updated, &notBefore)
 	if err != nil {
 		return Job{}, err
 	}
@@ -36,6 +37,7 @@ func scanJob(row scanner) (Job, error) {
 	j.LeaseUntil = fromNanos(lease)
 	j.CreatedAt = fromNanos(created)
 	j.UpdatedAt = fromNanos(updated)
+	j.NotBefore = fromNanos(notBefore)
 	return j, nil
 }
 

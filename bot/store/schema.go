@@ -51,6 +51,9 @@ CREATE TABLE deliveries (
 	job_id   INTEGER NOT NULL REFERENCES jobs (id)
 ) STRICT, WITHOUT ROWID;
 `,
+	// 2: a time before which a queued job is not claimed (a job waiting
+	// for the model endpoint); 0, for every job of version 1, is none.
+	`ALTER TABLE jobs ADD COLUMN not_before INTEGER NOT NULL DEFAULT 0;`,
 }
 
 // schemaVersion is the version this build writes and understands.

@@ -19,6 +19,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -44,6 +45,9 @@ const busyTimeout = "busy_timeout(5000)"
 type Store struct {
 	path string
 	lock *os.File
+	// opened is the database file as Open found it, which Check compares
+	// the file at path with.
+	opened os.FileInfo
 	w    *sql.DB // one connection: every write, in transactions
 	r    *sql.DB // reads outside transactions
 	now  func() time.Time
@@ -139,7 +143,11 @@ func (s *Store) open(ctx context.Context) error {
 	s.r = r
 	r.SetMaxOpenConns(readConns)
 	r.SetMaxIdleConns(readConns)
-	return s.Ping(ctx)
+	if err := s.Ping(ctx); err != nil {
+		return err
+	}
+	s.opened, err = os.Stat(s.path)
+	return err
 }
 
 // dsn is the driver's name for the database at path with the given
@@ -190,6 +198,38 @@ func (s *Store) Ping(ctx context.Context) error {
 	var n int
 	if err := s.r.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&n); err != nil {
 		return fmt.Errorf("store: ping %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// sqliteHeader starts every SQLite database file.
+const sqliteHeader = "SQLite format 3\x00"
+
+// Check reports whether the store can still serve its workers: the
+// database answers, and the file at its path is still the one Open
+// opened (same device and inode) and still starts with SQLite's header.
+// SQLite goes on reading and writing a database file that was deleted,
+// replaced or truncated under it, without an error, so Ping alone cannot
+// tell; what it writes then is lost at the next start.
+func (s *Store) Check(ctx context.Context) error {
+	if err := s.Ping(ctx); err != nil {
+		return err
+	}
+	now, err := os.Stat(s.path)
+	if err != nil {
+		return fmt.Errorf("store: the database file is gone: %w", err)
+	}
+	if !os.SameFile(now, s.opened) {
+		return fmt.Errorf("store: %s was replaced by another file since it was opened", s.path)
+	}
+	f, err := os.Open(s.path)
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	defer f.Close()
+	head := make([]byte, len(sqliteHeader))
+	if _, err := io.ReadFull(f, head); err != nil || string(head) != sqliteHeader {
+		return fmt.Errorf("store: %s was truncated or overwritten (%d bytes, no SQLite header)", s.path, now.Size())
 	}
 	return nil
 }
