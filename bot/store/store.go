@@ -48,9 +48,9 @@ type Store struct {
 	// opened is the database file as Open found it, which Check compares
 	// the file at path with.
 	opened os.FileInfo
-	w    *sql.DB // one connection: every write, in transactions
-	r    *sql.DB // reads outside transactions
-	now  func() time.Time
+	w      *sql.DB // one connection: every write, in transactions
+	r      *sql.DB // reads outside transactions
+	now    func() time.Time
 
 	calls    chan *enqueueCall // to commitLoop; unbuffered
 	closing  chan struct{}     // closed by Close
