@@ -86,7 +86,7 @@ func iniChange(p string, old, new []byte) (what, why string) {
 	before, after := iniSections(old), iniSections(new)
 	for _, name := range sortedKeys(before, after) {
 		switch {
-		case runnerSection(name) && !slices.Equal(before[name], after[name]):
+		case runnerSection(name) && !sameSection(before, after, name):
 			return fmt.Sprintf("the [%s] section of %s", name, p), "it holds the test runner's settings (the rest of the file may change)"
 		case strings.EqualFold(name, entryPointsSection) && !slices.Equal(iniKey(before[name], "pytest11"), iniKey(after[name], "pytest11")):
 			return fmt.Sprintf("the pytest11 entry points in [%s] of %s", name, p), "they declare pytest plugins (the rest of the file may change)"
@@ -112,13 +112,23 @@ func iniSections(data []byte) map[string][]string {
 			// Indented headers count too: parsers disagree on them.
 			if end := strings.IndexByte(trimmed, ']'); end > 0 {
 				name = strings.TrimSpace(trimmed[1:end])
-				sections[name] = sections[name] // a section may be empty
+				if _, ok := sections[name]; !ok {
+					sections[name] = []string{} // an empty section counts too
+				}
 				continue
 			}
 		}
 		sections[name] = append(sections[name], line)
 	}
 	return sections
+}
+
+// sameSection reports whether the section called name is in both or in
+// neither of a and b, with the same lines.
+func sameSection(a, b map[string][]string, name string) bool {
+	x, inA := a[name]
+	y, inB := b[name]
+	return inA == inB && slices.Equal(x, y)
 }
 
 // iniKey returns the lines of key in a section's lines: the line that

@@ -40,6 +40,7 @@ func TestInfrastructureChange(t *testing.T) {
 		{"tox: new file without runner sections", "tox.ini", "-", "[flake8]\nmax-line-length = 100\n", ""},
 		{"tox: new file with pytest", "sub/tox.ini", "-", "[pytest]\naddopts = -p evil\n", "the [pytest] section of sub/tox.ini"},
 		{"tox: deleted", "tox.ini", tox, "-", "the [pytest] section of tox.ini"},
+		{"tox: new empty pytest section", "sub/tox.ini", "[flake8]\n", "[pytest]\n[flake8]\n", "the [pytest] section of sub/tox.ini"},
 		{"tox: section case", "tox.ini", tox, tox + "[PyTest]\naddopts = -x\n", "the [PyTest] section of tox.ini"},
 
 		{"setup.cfg: tool:pytest", "setup.cfg", setupCfg, strings.Replace(setupCfg, "tests", "nowhere", 1), "the [tool:pytest] section of setup.cfg"},
