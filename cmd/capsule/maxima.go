@@ -38,10 +38,10 @@ func (l *operatorLimits) register(fs *flag.FlagSet) error {
 	fs.IntVar(&l.max.Attempts, "max-attempts", d.Attempts, "most fix attempts a repository's max_attempts may ask for ($CAPSULE_MAX_ATTEMPTS)")
 	fs.DurationVar(&l.max.Timeout, "max-timeout", d.Timeout, "longest test run a repository's timeout may ask for ($CAPSULE_MAX_TIMEOUT)")
 	fs.IntVar(&l.max.History, "max-history", d.History, "most earlier attempts a repository's history may show the model ($CAPSULE_MAX_HISTORY)")
-	fs.Var((*byteSize)(&l.max.Memory), "max-memory", "most memory a repository's memory may ask for, e.g. 4g ($CAPSULE_MAX_MEMORY)")
+	fs.Var((*byteSize)(&l.max.Memory), "max-memory", "most memory a repository's memory may ask for, a `SIZE` such as 4g ($CAPSULE_MAX_MEMORY)")
 	fs.Float64Var(&l.max.CPUs, "max-cpus", d.CPUs, "most CPU cores a repository's cpus may ask for ($CAPSULE_MAX_CPUS)")
-	fs.Var((*byteSize)(&l.max.Disk), "max-disk", "most bytes a repository's disk may let the tests write, e.g. 4g; it is held in memory ($CAPSULE_MAX_DISK)")
-	fs.Var((*byteSize)(&l.answerBytes), "max-answer-bytes", "largest model response read, e.g. 4m; a longer answer is a failed attempt ($CAPSULE_MAX_ANSWER_BYTES)")
+	fs.Var((*byteSize)(&l.max.Disk), "max-disk", "most bytes a repository's disk may let the tests write, a `SIZE` such as 4g; it is held in memory ($CAPSULE_MAX_DISK)")
+	fs.Var((*byteSize)(&l.answerBytes), "max-answer-bytes", "largest model response read, a `SIZE` such as 4m; a longer answer is a failed attempt ($CAPSULE_MAX_ANSWER_BYTES)")
 	fs.IntVar(&l.max.AnswerFiles, "max-answer-files", d.AnswerFiles, "most files one answer may change ($CAPSULE_MAX_ANSWER_FILES)")
 	for _, e := range operatorLimitEnv {
 		if v := os.Getenv(e.env); v != "" {

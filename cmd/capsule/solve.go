@@ -41,10 +41,10 @@ func runSolve(ctx context.Context, env *environment, args []string) int {
 	feedbackMode := fs.String("feedback", string(pipeline.FeedbackRefined), "feedback to the model: refined or raw")
 	budget := fs.Int("context-budget", 0, "token budget of the repository context (default 24000)")
 	var memory byteSize
-	fs.Var(&memory, "memory", "memory of the tests, e.g. 2g (overrides .github/capsule.yml; default "+sandbox.FormatBytes(sandbox.DefaultMemory)+")")
+	fs.Var(&memory, "memory", "memory of the tests, a `SIZE` such as 2g (overrides .github/capsule.yml; default "+sandbox.FormatBytes(sandbox.DefaultMemory)+")")
 	cpus := fs.Float64("cpus", 0, "CPU cores of the tests (overrides .github/capsule.yml; default 1)")
 	var disk byteSize
-	fs.Var(&disk, "disk", "bytes the tests may write, e.g. 2g (overrides .github/capsule.yml; default "+sandbox.FormatBytes(sandbox.DefaultDisk)+")")
+	fs.Var(&disk, "disk", "bytes the tests may write, a `SIZE` such as 2g (overrides .github/capsule.yml; default "+sandbox.FormatBytes(sandbox.DefaultDisk)+")")
 	fs.Usage = func() {
 		fmt.Fprintln(env.stderr, "Usage: capsule solve --repo DIR --issue FILE|- [--out DIR] [--apply] [flags]\n\nRuns the self-debugging loop on an issue against the repository's own\ntests in the sandbox. Exits 0 when the tests pass, 1 when no attempt\npassed, 2 on a usage or configuration error, 3 when the engine or the\nmodel cannot be reached.\n\nFlags:")
 		fs.PrintDefaults()
