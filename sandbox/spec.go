@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/capsulehq/capsule/sandbox/agent"
 	"github.com/docker/docker/api/types/container"
@@ -94,7 +92,7 @@ func containerConfig(spec Spec, labels map[string]string) (*container.Config, *c
 		network = "bridge"
 	}
 	pids := l.Pids
-	uid, gid := runIDs(runAs)
+	uid, gid, _ := agent.ParseUser(runAs) // one of two constants
 	host := &container.HostConfig{
 		NetworkMode:    network,
 		ReadonlyRootfs: !l.WritableRoot,
@@ -128,12 +126,4 @@ func containerConfig(spec Spec, labels map[string]string) (*container.Config, *c
 	}
 	host.SecurityOpt = []string{"no-new-privileges"}
 	return cfg, host
-}
-
-// runIDs reads the numeric user and group of a UID:GID pair.
-func runIDs(s string) (uid, gid int) {
-	u, g, _ := strings.Cut(s, ":")
-	uid, _ = strconv.Atoi(u)
-	gid, _ = strconv.Atoi(g)
-	return uid, gid
 }

@@ -8,8 +8,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -37,7 +35,8 @@ func Main() int {
 	if len(os.Args) > 2 {
 		runAs = os.Args[2]
 	}
-	if err := setUser(runAs); err != nil {
+	var err error
+	if user.uid, user.gid, err = ParseUser(runAs); err != nil {
 		fmt.Fprintf(os.Stderr, "capsule agent: %v\n", err)
 		return 2
 	}
@@ -53,18 +52,6 @@ func Main() int {
 		return 1
 	}
 	return 0
-}
-
-// setUser reads UID:GID into user.
-func setUser(s string) error {
-	u, g, ok := strings.Cut(s, ":")
-	uid, err1 := strconv.Atoi(u)
-	gid, err2 := strconv.Atoi(g)
-	if !ok || err1 != nil || err2 != nil || uid < 0 || gid < 0 {
-		return fmt.Errorf("bad user %q: want UID:GID", s)
-	}
-	user.uid, user.gid = uid, gid
-	return nil
 }
 
 // nonDumpable clears the process's dumpable flag: without it, only a

@@ -12,7 +12,12 @@
 // and works in any Linux image.
 package agent
 
-import "time"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
 
 // Paths inside the container. The host copies the agent binary and the
 // pristine workspace into a volume mounted at Root before the container
@@ -85,4 +90,15 @@ type Response struct {
 	// Error describes a failure of the agent itself, such as a command that
 	// could not be started; ExitCode is then 126 or 127 like a shell's.
 	Error string `json:"error,omitempty"`
+}
+
+// ParseUser reads a numeric UID:GID pair, such as RunAs.
+func ParseUser(s string) (uid, gid int, err error) {
+	u, g, ok := strings.Cut(s, ":")
+	uid, err1 := strconv.Atoi(u)
+	gid, err2 := strconv.Atoi(g)
+	if !ok || err1 != nil || err2 != nil || uid < 0 || gid < 0 {
+		return 0, 0, fmt.Errorf("bad user %q: want UID:GID", s)
+	}
+	return uid, gid, nil
 }

@@ -138,9 +138,10 @@ func reap(pid int, exited chan<- syscall.WaitStatus, reaped chan<- struct{}) {
 	}
 }
 
-// killAll sends SIGKILL to every process the agent may signal (all but
-// itself) until none is left and all are reaped. It reports whether that
-// happened within killGrace.
+// killAll sends SIGKILL to every other process of the container until none
+// is left and all are reaped: kill(-1) never signals its caller, and the
+// agent, root with CAP_KILL, may signal every command's processes. It
+// reports whether that happened within killGrace.
 func killAll(reaped <-chan struct{}) bool {
 	deadline := time.Now().Add(killGrace)
 	for time.Now().Before(deadline) {
