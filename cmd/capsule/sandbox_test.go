@@ -30,7 +30,10 @@ func TestSandboxRun(t *testing.T) {
 	}{
 		{"exit code passes through", []string{"--", "python3", "hello.py"}, 4, "hi\n", ""},
 		{"timeout", []string{"--timeout", "1s", "--", "python3", "-c", "while True: pass"}, 124, "", "timed out after 1s"},
-		{"out of memory", []string{"--memory", "64m", "--", "python3", "-c", "x = bytearray(256 << 20)"}, 137, "", "killed for using more than 64 MiB"},
+		// The container's memory: 64 MiB, the 16 MiB disk quota, 64 MiB each for /tmp and /dev/shm.
+		{"out of memory", []string{"--memory", "64m", "--disk", "16m", "--", "python3", "-c", "x = bytearray(512 << 20)"}, 137, "", "killed for using more than 208 MiB"},
+		{"disk full", []string{"--disk", "8m", "--", "python3", "-c", "open('f', 'wb').write(bytes(64 << 20))"}, 1, "", "the tests wrote more than 8 MiB, the disk quota (exit status 1)"},
+		{"bad disk size", []string{"--disk", "lots", "--", "true"}, exitUsage, "", "--disk"},
 		{"limits changes are said", []string{"--network", "--", "true"}, 0, "", "network enabled"},
 		{"missing image", []string{"--image", "capsule-python:no-such-tag", "--", "true"}, exitUsage, "", "capsule-python:no-such-tag"},
 		{"missing registry image", []string{"--image", "no-such-image-anywhere", "--", "true"}, exitUsage, "", "no-such-image-anywhere is not present and pulling it failed"},
