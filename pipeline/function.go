@@ -78,6 +78,10 @@ func attempt(ctx context.Context, model Model, box Sandbox, task FunctionTask, s
 	a.Answer = reply.Content
 	a.PromptTokens, a.CompletionTokens, a.ModelDuration = reply.PromptTokens, reply.CompletionTokens, reply.Duration
 
+	if reply.OverLimit > 0 {
+		a.Feedback, a.FeedbackKind = tooLarge(reply.OverLimit, "Answer again with only the code of the function."), kindTooLarge
+		return a, nil
+	}
 	parsed, err := response.ParseFunction(reply.Content, task.EntryPoint)
 	if err != nil || parsed.Code == "" {
 		a.Feedback, a.FeedbackKind = response.FormatReminder, "format"
@@ -198,6 +202,16 @@ func joinOutput(stdout, stderr string) string {
 		return stdout
 	}
 	return strings.TrimRight(stdout, "\n") + "\n" + stderr
+}
+
+// kindTooLarge is the feedback kind of an answer longer than the model
+// client reads.
+const kindTooLarge = "too-large"
+
+// tooLarge is the feedback on an answer longer than limit bytes, which the
+// model client dropped unread; ask says what to send instead.
+func tooLarge(limit int64, ask string) string {
+	return fmt.Sprintf("Nothing was tested: your answer was longer than %s, the most that is read, so none of it was used. %s", sandbox.FormatBytes(limit), ask)
 }
 
 func nonEmpty(s, fallback string) string {

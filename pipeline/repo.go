@@ -155,8 +155,7 @@ func repoAttempt(ctx context.Context, model Model, box RepoSandbox, task RepoTas
 	a.PromptTokens, a.CompletionTokens, a.ModelDuration = reply.PromptTokens, reply.CompletionTokens, reply.Duration
 
 	if reply.OverLimit > 0 {
-		a.Feedback, a.FeedbackKind = fmt.Sprintf("Nothing was tested: your answer was longer than %s, the most that is read, so none of it was used. "+
-			"Answer again with only the files the fix needs.", sandbox.FormatBytes(reply.OverLimit)), "too-large"
+		a.Feedback, a.FeedbackKind = tooLarge(reply.OverLimit, "Answer again with only the files the fix needs."), kindTooLarge
 		return a, nil, nil
 	}
 	parsed, _ := response.Parse(reply.Content)
