@@ -20,6 +20,8 @@ import (
 
 // Config describes one benchmark run.
 type Config struct {
+	// Dataset is the name of a dataset shipped in package datasets, or the
+	// path of a dataset file.
 	Dataset string
 	Format  dataset.Format
 	Limit   int      // the first N problems in file order; 0 means all
@@ -61,7 +63,7 @@ func Run(ctx context.Context, cfg Config, model pipeline.Model, runner Runner) (
 	if cfg.Workers < 1 {
 		cfg.Workers = 1
 	}
-	set, err := dataset.Load(cfg.Dataset, cfg.Format)
+	set, err := LoadDataset(cfg.Dataset, cfg.Format)
 	if err != nil {
 		return Outcome{}, err
 	}

@@ -18,7 +18,6 @@ import (
 	"github.com/capsulehq/capsule/bench/report"
 	"github.com/capsulehq/capsule/internal/fakeopenai"
 	"github.com/capsulehq/capsule/internal/sandboxtest"
-	"github.com/capsulehq/capsule/internal/testdata"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/programmer"
 	"github.com/sashabaranov/go-openai"
@@ -91,10 +90,12 @@ type run struct {
 	out     string
 }
 
-func runBench(t *testing.T, file string, format dataset.Format, limit int, answer policy, tune func(*bench.Config)) run {
+// runBench runs the dataset (a shipped name or a file) with a fake model
+// that answers by policy.
+func runBench(t *testing.T, name string, format dataset.Format, limit int, answer policy, tune func(*bench.Config)) run {
 	t.Helper()
 	eng := sandboxtest.Engine(t)
-	set, err := dataset.Load(file, format)
+	set, err := bench.LoadDataset(name, format)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func runBench(t *testing.T, file string, format dataset.Format, limit int, answe
 		t.Fatal(err)
 	}
 	cfg := bench.Config{
-		Dataset: file,
+		Dataset: name,
 		Format:  format,
 		Limit:   limit,
 		Workers: 2,
@@ -147,29 +148,25 @@ func readResults(t *testing.T, dir string) []report.Result {
 	return out
 }
 
-func dataFile(t *testing.T, elem ...string) string {
-	return testdata.Shared(t, append([]string{"datasets"}, elem...)...)
-}
-
 func TestCanonicalSolutionsPass(t *testing.T) {
 	tests := []struct {
-		name   string
-		file   []string
-		format dataset.Format
+		name    string
+		dataset string
+		format  dataset.Format
 	}{
-		{"HumanEval", []string{"humaneval", "HumanEval.jsonl.gz"}, dataset.Format("humaneval")},
-		{"MBPP sanitized", []string{"mbpp", "sanitized-mbpp.json"}, dataset.Format("mbpp")},
-		{"HumanEval-ET", []string{"humaneval_et", "HumanEvalET.jsonl"}, dataset.Format("humaneval-et")},
+		{"HumanEval", "humaneval", dataset.Format("humaneval")},
+		{"MBPP sanitized", "mbpp", dataset.Format("mbpp")},
+		{"HumanEval-ET", "humaneval-et", dataset.Format("humaneval-et")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := runBench(t, dataFile(t, tt.file...), tt.format, 0, canonical, nil)
+			r := runBench(t, tt.dataset, tt.format, 0, canonical, nil)
 			s := r.outcome.Summary
 			sound := s.Total - r.outcome.Broken
 			if s.Passed != sound || s.APICallsMean != 1 {
 				t.Errorf("passed %d of %d (%d with sound tests), api_calls_mean %.2f; want %d and 1.00", s.Passed, s.Total, sound, s.APICallsMean, sound)
 			}
-			broken := brokenIDs(t, dataFile(t, tt.file...), tt.format)
+			broken := brokenIDs(t, tt.dataset, tt.format)
 			for _, res := range r.results {
 				if res.Solved == broken[res.TaskID] {
 					t.Errorf("%s: solved %v, but its upstream tests are sound: %v", res.TaskID, res.Solved, !broken[res.TaskID])
@@ -180,8 +177,8 @@ func TestCanonicalSolutionsPass(t *testing.T) {
 	}
 }
 
-func brokenIDs(t *testing.T, file string, format dataset.Format) map[string]bool {
-	set, err := dataset.Load(file, format)
+func brokenIDs(t *testing.T, name string, format dataset.Format) map[string]bool {
+	set, err := bench.LoadDataset(name, format)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,13 +192,12 @@ func brokenIDs(t *testing.T, file string, format dataset.Format) map[string]bool
 }
 
 func TestWrongThenRight(t *testing.T) {
-	file := dataFile(t, "humaneval", "HumanEval.jsonl.gz")
-	r := runBench(t, file, "humaneval", 0, wrongThenRight, nil)
+	r := runBench(t, "humaneval", "humaneval", 0, wrongThenRight, nil)
 	s := r.outcome.Summary
 	if s.Passed != s.Total || s.APICallsMean != 2 || s.AttemptHistogram[1] != s.Total {
 		t.Errorf("passed %d/%d, api_calls_mean %.2f, histogram %v; want all at attempt 1 and 2.00", s.Passed, s.Total, s.APICallsMean, s.AttemptHistogram)
 	}
-	set, _ := dataset.Load(file, "humaneval")
+	set, _ := bench.LoadDataset("humaneval", "humaneval")
 	failedAt := regexp.MustCompile(`tests\.py, line (\d+)`)
 	fixes, quoted := 0, 0
 	for _, req := range r.server.Requests() {
@@ -242,7 +238,7 @@ func TestWrongThenRight(t *testing.T) {
 }
 
 func TestNeverRight(t *testing.T) {
-	r := runBench(t, dataFile(t, "mbpp", "sanitized-mbpp.json"), "mbpp", 12, neverRight, nil)
+	r := runBench(t, "mbpp", "mbpp", 12, neverRight, nil)
 	s := r.outcome.Summary
 	if s.Passed != 0 || s.APICallsMean != 6 || len(r.server.Requests()) != 6*s.Total {
 		t.Errorf("passed %d, api_calls_mean %.2f, %d requests for %d problems; want 0, 6.00, 6 each", s.Passed, s.APICallsMean, len(r.server.Requests()), s.Total)
@@ -255,7 +251,7 @@ func TestNeverRight(t *testing.T) {
 }
 
 func TestTokenTotalsMatchServer(t *testing.T) {
-	r := runBench(t, dataFile(t, "humaneval", "HumanEval.jsonl.gz"), "humaneval", 20, wrongThenRight, nil)
+	r := runBench(t, "humaneval", "humaneval", 20, wrongThenRight, nil)
 	var prompt, completion int
 	for _, u := range r.server.Usages() {
 		prompt += u.Prompt
@@ -285,9 +281,8 @@ func TestTokenTotalsMatchServer(t *testing.T) {
 // the frames of the model's code and the tests, so raw output is lean here;
 // refined feedback must not cost more than 5% over it.
 func TestFeedbackTokens(t *testing.T) {
-	file := dataFile(t, "humaneval", "HumanEval.jsonl.gz")
 	perFix := func(mode pipeline.FeedbackMode) (prompt, feedback float64) {
-		r := runBench(t, file, "humaneval", 40, wrongThenRight, func(c *bench.Config) { c.Loop.Feedback = mode })
+		r := runBench(t, "humaneval", "humaneval", 40, wrongThenRight, func(c *bench.Config) { c.Loop.Feedback = mode })
 		var tokens, words, fixes int
 		reqs, usages := r.server.Requests(), r.server.Usages()
 		for i, req := range reqs {
@@ -309,9 +304,8 @@ func TestFeedbackTokens(t *testing.T) {
 }
 
 func TestResume(t *testing.T) {
-	file := dataFile(t, "humaneval", "HumanEval.jsonl.gz")
 	eng := sandboxtest.Engine(t)
-	set, _ := dataset.Load(file, "humaneval")
+	set, _ := bench.LoadDataset("humaneval", "humaneval")
 	var mu sync.Mutex
 	calls := 0
 	srv := fakeModel(t, set.Problems, func(p dataset.Problem, fix bool) string {
@@ -321,7 +315,7 @@ func TestResume(t *testing.T) {
 		return p.Reference
 	})
 	client, _ := programmer.New(programmer.Config{BaseURL: srv.URL(), Model: "m", MaxRetries: -1})
-	cfg := bench.Config{Dataset: file, Format: "humaneval", Limit: 5, Workers: 1, Out: t.TempDir(), Model: "m", Loop: pipeline.DefaultSettings(), Sandbox: sandboxtest.Spec("")}
+	cfg := bench.Config{Dataset: "humaneval", Format: "humaneval", Limit: 5, Workers: 1, Out: t.TempDir(), Model: "m", Loop: pipeline.DefaultSettings(), Sandbox: sandboxtest.Spec("")}
 	if _, err := bench.Run(context.Background(), cfg, client, eng); err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/capsulehq/capsule/bench"
 	"github.com/capsulehq/capsule/bench/dataset"
 	"github.com/capsulehq/capsule/internal/sandboxtest"
-	"github.com/capsulehq/capsule/internal/testdata"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/harness"
 	"github.com/capsulehq/capsule/pipeline/programmer"
@@ -24,8 +23,7 @@ import (
 //
 //	go test -run '^$' -bench HumanEval -benchtime 3x ./bench/
 func BenchmarkHumanEval(b *testing.B) {
-	file := testdata.Shared(b, "datasets", "humaneval", "HumanEval.jsonl.gz")
-	set, err := dataset.Load(file, "humaneval")
+	set, err := bench.LoadDataset("humaneval", "humaneval")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -48,7 +46,7 @@ func BenchmarkHumanEval(b *testing.B) {
 			b.Fatal(err)
 		}
 		for b.Loop() {
-			cfg := bench.Config{Dataset: file, Format: "humaneval", Workers: workers, Out: b.TempDir(), Model: "instant",
+			cfg := bench.Config{Dataset: "humaneval", Format: "humaneval", Workers: workers, Out: b.TempDir(), Model: "instant",
 				Loop: pipeline.DefaultSettings(), Sandbox: sandboxtest.Spec("")}
 			oc, err := bench.Run(context.Background(), cfg, client, eng)
 			if err != nil || oc.Summary.Passed != len(set.Problems) {
@@ -68,7 +66,7 @@ func runBare(b *testing.B, python string, problems []dataset.Problem, workers in
 			defer wg.Done()
 			for p := range queue {
 				dir := b.TempDir()
-				prog := harness.Program{Solution: p.Reference, Tests: p.DebugTests.Source, EntryPoint: p.EntryPoint, Timeout: pipeline.DefaultTestTimeout}
+				prog := harness.Program{Solution: p.Reference, Tests: p.DebugTests.Source, EntryPoint: p.EntryPoint, CPULimit: pipeline.DefaultTestCPU}
 				for name, data := range prog.Files() {
 					if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 						b.Error(err)

@@ -22,8 +22,8 @@ type rawRecord struct {
 	data []byte
 }
 
-// Load reads a benchmark file: JSON Lines, gzip-compressed JSON Lines, or a
-// JSON array (sanitized MBPP). With format Auto the layout is detected from
+// Load reads a benchmark file: JSON Lines or a JSON array (sanitized MBPP),
+// either of them possibly gzip-compressed. With format Auto the layout is detected from
 // the file name and the first valid record.
 //
 // Records that are not valid JSON or lack required fields are skipped and
@@ -32,12 +32,30 @@ type rawRecord struct {
 // cannot be benchmarked the error wraps ErrEvalUnsupported and the Set is
 // still returned.
 func Load(path string, format Format) (Set, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Set{}, fmt.Errorf("load %s: %w", path, err)
+	}
+	return parse(path, data, format)
+}
+
+// Read is Load for a file's content read from r; name is the file's name,
+// which format detection and messages use.
+func Read(name string, r io.Reader, format Format) (Set, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return Set{}, fmt.Errorf("load %s: %w", name, err)
+	}
+	return parse(name, data, format)
+}
+
+// parse decodes the content of the file at path.
+func parse(path string, data []byte, format Format) (Set, error) {
 	format, err := ParseFormat(string(format))
 	if err != nil {
 		return Set{}, err
 	}
-	data, err := readFile(path)
-	if err != nil {
+	if data, err = gunzip(data); err != nil {
 		return Set{}, fmt.Errorf("load %s: %w", path, err)
 	}
 	raws, errs := splitRecords(data)
@@ -106,12 +124,8 @@ func firstError(errs []LineError) string {
 	return fmt.Sprintf(" (%d bad; first: %v)", len(errs), errs[0])
 }
 
-// readFile returns the file's content, decompressed when it is gzip data.
-func readFile(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
+// gunzip returns data decompressed when it is gzip data, else unchanged.
+func gunzip(data []byte) ([]byte, error) {
 	if !bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
 		return data, nil
 	}

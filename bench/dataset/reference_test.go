@@ -12,7 +12,7 @@ import (
 	"github.com/capsulehq/capsule/internal/testdata"
 )
 
-// referenceFile is one shared dataset file and what loading it must give.
+// referenceFile is one dataset file under datasets/ and what loading it must give.
 type referenceFile struct {
 	path        string
 	loaded      int
@@ -25,11 +25,11 @@ type referenceFile struct {
 
 var referenceFiles = []referenceFile{
 	{path: "humaneval/HumanEval.jsonl.gz", loaded: 164},
-	{path: "humaneval_et/HumanEvalET.jsonl", loaded: 164, broken: 6},
-	{path: "mbpp/mbpp.jsonl", loaded: 974},
-	{path: "mbpp/sanitized-mbpp.json", loaded: 427},
-	{path: "mbpp_et/MBPP_ET.subset397.teamcoder.jsonl", loaded: 397, broken: 15},
-	{path: "mbpp_et/MBPP_ET.sanitized427.chatdev.jsonl", loaded: 427, broken: 16, refs: "mbpp/mbpp.jsonl"},
+	{path: "humaneval_et/HumanEvalET.jsonl.gz", loaded: 164, broken: 6},
+	{path: "mbpp/mbpp.jsonl.gz", loaded: 974},
+	{path: "mbpp/sanitized-mbpp.json.gz", loaded: 427},
+	{path: "mbpp_et/MBPP_ET.subset397.teamcoder.jsonl.gz", loaded: 397, broken: 15},
+	{path: "mbpp_et/MBPP_ET.sanitized427.chatdev.jsonl.gz", loaded: 427, broken: 16, refs: "mbpp/mbpp.jsonl.gz"},
 	{path: "evalplus/HumanEvalPlus.jsonl.gz", loaded: 164},
 	{path: "evalplus/HumanEvalPlus-Mini.jsonl.gz", loaded: 164},
 	{path: "evalplus/HumanEvalPlus-NoExtreme.jsonl.gz", loaded: 164},
@@ -51,8 +51,8 @@ const (
 // slowReferences take minutes against their eval tests; they only run with
 // CAPSULE_VERIFY_ALL, with this time limit.
 var slowReferences = map[string]time.Duration{
-	"mbpp_et/MBPP_ET.subset397.teamcoder.jsonl 123":  10 * time.Minute,
-	"mbpp_et/MBPP_ET.sanitized427.chatdev.jsonl 123": 10 * time.Minute,
+	"mbpp_et/MBPP_ET.subset397.teamcoder.jsonl.gz 123":  10 * time.Minute,
+	"mbpp_et/MBPP_ET.sanitized427.chatdev.jsonl.gz 123": 10 * time.Minute,
 }
 
 // referenceRun is one reference solution run against one of its test sets.
@@ -63,14 +63,14 @@ type referenceRun struct {
 	timeout time.Duration
 }
 
-// TestReferenceSolutions loads every shared dataset file and runs reference
+// TestReferenceSolutions loads every dataset file in datasets/ and runs reference
 // solutions against their debug and eval tests with python3: non-broken
 // problems must pass both, broken ones must fail their eval tests, so the
 // Broken lists are exactly right. By default it runs a sample (all broken
 // problems and every 8th other one); CAPSULE_VERIFY_ALL=1 runs everything
 // (about 5 CPU-minutes).
 func TestReferenceSolutions(t *testing.T) {
-	dir := datasetsDir(t)
+	dir := testdata.Dataset(t)
 	py := python(t)
 	all := os.Getenv("CAPSULE_VERIFY_ALL") != ""
 
@@ -132,7 +132,7 @@ func TestReferenceSolutions(t *testing.T) {
 	}
 }
 
-// loadReferenceFile loads a shared dataset file and checks what Load reports.
+// loadReferenceFile loads a dataset file and checks what Load reports.
 func loadReferenceFile(t *testing.T, dir string, rf referenceFile) Set {
 	t.Helper()
 	set, err := Load(filepath.Join(dir, rf.path), Auto)
@@ -196,14 +196,4 @@ func fillReferences(t *testing.T, set Set, path string) {
 			set.Problems[i].Reference = byID[p.TaskID]
 		}
 	}
-}
-
-// datasetsDir returns the shared benchmark data (CAPSULE_DATASETS, else
-// ../shared/data/datasets beside the module).
-func datasetsDir(t *testing.T) string {
-	t.Helper()
-	if dir := os.Getenv("CAPSULE_DATASETS"); dir != "" {
-		return dir
-	}
-	return testdata.Shared(t, "datasets")
 }

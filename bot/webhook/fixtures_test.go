@@ -11,13 +11,13 @@ import (
 	"github.com/capsulehq/capsule/internal/testdata"
 )
 
-// The payloads in ../shared/data/webhooks are GitHub's recorded examples,
-// named <event>__<variant>.json.
+// The payloads in internal/testdata/webhooks are GitHub's recorded
+// examples, named <event>__<variant>.json (see SOURCE.txt there).
 
 // fixtureNames lists the payload files.
 func fixtureNames(t testing.TB) []string {
 	t.Helper()
-	entries, err := os.ReadDir(testdata.Shared(t, "webhooks"))
+	entries, err := os.ReadDir(testdata.Path(t, "webhooks"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func fixtureNames(t testing.TB) []string {
 // fixture returns a payload file's bytes.
 func fixture(t testing.TB, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(testdata.Shared(t, "webhooks", name))
+	b, err := os.ReadFile(testdata.Path(t, "webhooks", name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -177,6 +177,16 @@ func TestHandlerFixtures(t *testing.T) {
 		"pull_request_review_comment__created.payload.json":                   ignored,
 		"pull_request_review_comment__created.with-organization.payload.json": ignored,
 		"push__1.payload.json":                                                ignored,
+		"pull_request__synchronize.payload.json":                              ignored,
+		"pull_request_review__submitted.payload.json":                         ignored,
+		"pull_request_review__submitted.with-organization.payload.json":       ignored,
+		"pull_request_review_thread__resolved.payload.json":                   ignored,
+		"check_run__completed.payload.json":                                   ignored,
+		"check_suite__completed.payload.json":                                 ignored,
+		"check_suite__completed.1.payload.json":                               ignored,
+		"workflow_job__completed.failure.with-organization.payload.json":      ignored,
+		"workflow_run__completed.payload.json":                                ignored,
+		"workflow_run__completed.with-pull-requests.payload.json":             ignored,
 	}
 	names := fixtureNames(t)
 	for _, name := range names {

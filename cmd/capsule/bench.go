@@ -4,12 +4,15 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/capsulehq/capsule/bench"
 	"github.com/capsulehq/capsule/bench/dataset"
 	"github.com/capsulehq/capsule/bench/report"
+	"github.com/capsulehq/capsule/datasets"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/image"
@@ -23,10 +26,11 @@ func runBench(ctx context.Context, env *environment, args []string) int {
 		format   = fs.String("format", "auto", "dataset format: "+formatList())
 		tasks    = fs.String("tasks", "", "comma-separated task IDs to run")
 		feedback = fs.String("feedback", string(pipeline.FeedbackRefined), "feedback to the model: refined or raw (the ablation)")
+		list     = fs.Bool("list", false, "print the datasets shipped with Capsule and exit")
 	)
 	mf.register(fs)
 	cfg.Loop = pipeline.DefaultSettings()
-	fs.StringVar(&cfg.Dataset, "dataset", "", "dataset file (.jsonl, .jsonl.gz or MBPP's .json) (required)")
+	fs.StringVar(&cfg.Dataset, "dataset", "", "a shipped dataset's name, or a dataset file (.jsonl, .jsonl.gz or MBPP's .json) (required)")
 	fs.IntVar(&cfg.Limit, "limit", 0, "run the first N problems in file order (0: all)")
 	fs.IntVar(&cfg.Workers, "workers", 1, "problems solved in parallel, each in its own warm sandbox")
 	fs.StringVar(&cfg.Out, "out", "", "output directory; a rerun with the same directory resumes (required)")
@@ -35,15 +39,24 @@ func runBench(ctx context.Context, env *environment, args []string) int {
 	fs.DurationVar(&cfg.Loop.TestTimeout, "test-timeout", pipeline.DefaultTestTimeout, "time limit of one test run")
 	img := fs.String("image", image.Default(), "sandbox image")
 	fs.Usage = func() {
-		fmt.Fprintln(env.stderr, "Usage: capsule bench --dataset FILE --out DIR [--model M --base-url URL] [flags]\n\nReruns a function-level benchmark with the self-debugging loop and writes\nresults.jsonl, summary.json and chart.svg into --out.\n\nFlags:")
+		fmt.Fprintf(env.stderr, "Usage: capsule bench --dataset NAME|FILE --out DIR [--model M --base-url URL] [flags]\n       capsule bench --list\n\nReruns a function-level benchmark with the self-debugging loop and writes\nresults.jsonl, summary.json and chart.svg into --out.\n\nShipped datasets (--list shows their sizes and sources):\n  %s\n\nFlags:\n", datasets.Names())
 		fs.PrintDefaults()
 	}
 	if code := parseFlags(fs, env, args); code >= 0 {
 		return code
 	}
+	if *list && fs.NArg() == 0 {
+		if err := writeDatasets(env.stdout); err != nil {
+			return fail(env, err)
+		}
+		return exitOK
+	}
 	if cfg.Dataset == "" || cfg.Out == "" || fs.NArg() > 0 {
-		fmt.Fprintln(env.stderr, "capsule bench: need --dataset FILE and --out DIR, and no other arguments")
+		fmt.Fprintln(env.stderr, "capsule bench: need --dataset NAME or FILE and --out DIR, and no other arguments")
 		return exitUsage
+	}
+	if err := bench.CheckDataset(cfg.Dataset); err != nil {
+		return fail(env, fmt.Errorf("%w: --dataset: %w", errUsage, err))
 	}
 	var err error
 	if cfg.Format, err = dataset.ParseFormat(*format); err != nil {
@@ -89,6 +102,17 @@ func runBench(ctx context.Context, env *environment, args []string) int {
 	}
 	fmt.Fprintf(env.stdout, "\nresults in %s (%s, %s, %s)\n", cfg.Out, bench.ResultsFile, bench.SummaryFile, bench.ChartFile)
 	return exitOK
+}
+
+// writeDatasets prints the shipped datasets as a table.
+func writeDatasets(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tPROBLEMS\tUNSOUND\tDATASET\tLICENSE\tSOURCE (GitHub)")
+	for _, d := range datasets.All() {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\n", d.Name, d.Problems, d.Unsound, d.Title, d.License, d.Source)
+	}
+	fmt.Fprintln(tw, "\nUnsound: problems whose upstream evaluation tests fail their own reference\nsolution; they count as unsolved. Each dataset's SOURCE.txt and licence are\nin the datasets/ folder of Capsule's repository.")
+	return tw.Flush()
 }
 
 func formatList() string {

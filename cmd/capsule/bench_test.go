@@ -1,45 +1,56 @@
 package main
 
 import (
-	"compress/gzip"
 	"encoding/json"
-	"io"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/capsulehq/capsule/datasets"
 	"github.com/capsulehq/capsule/internal/fakeopenai"
+	"github.com/capsulehq/capsule/internal/goldenfile"
 	"github.com/capsulehq/capsule/internal/sandboxtest"
-	"github.com/capsulehq/capsule/internal/testdata"
 	"github.com/sashabaranov/go-openai"
 )
+
+// humanEval returns the records of the shipped HumanEval dataset.
+func humanEval(t *testing.T) []map[string]any {
+	t.Helper()
+	d, _ := datasets.Lookup("humaneval")
+	r, err := d.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var records []map[string]any
+	for dec := json.NewDecoder(r); dec.More(); {
+		var rec map[string]any
+		if err := dec.Decode(&rec); err != nil {
+			t.Fatal(err)
+		}
+		records = append(records, rec)
+	}
+	return records
+}
 
 // humanEvalSample writes the first n HumanEval records, plus a corrupt
 // line, to a file and returns its path and the records.
 func humanEvalSample(t *testing.T, n int) (string, []map[string]any) {
 	t.Helper()
-	f, err := os.Open(testdata.Shared(t, "datasets", "humaneval", "HumanEval.jsonl.gz"))
-	if err != nil {
-		t.Fatal(err)
+	records := humanEval(t)[:n]
+	lines := []string{}
+	for i, r := range records {
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, string(b))
+		if i == 0 {
+			lines = append(lines, `{"task_id": "HumanEval/broken", "prompt": `)
+		}
 	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.SplitN(string(data), "\n", n+1)[:n]
-	var records []map[string]any
-	for _, l := range lines {
-		var r map[string]any
-		json.Unmarshal([]byte(l), &r)
-		records = append(records, r)
-	}
-	lines = append(lines[:1], append([]string{`{"task_id": "HumanEval/broken", "prompt": `}, lines[1:]...)...)
 	path := filepath.Join(t.TempDir(), "HumanEval-sample.jsonl")
 	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -47,10 +58,9 @@ func humanEvalSample(t *testing.T, n int) (string, []map[string]any) {
 	return path, records
 }
 
-func TestBenchCommand(t *testing.T) {
-	sandboxtest.Engine(t)
-	path, records := humanEvalSample(t, 3)
-	srv := fakeopenai.New(t, func(_ int, req openai.ChatCompletionRequest) fakeopenai.Response {
+// canonicalModel answers each HumanEval task with its canonical solution.
+func canonicalModel(t *testing.T, records []map[string]any) *fakeopenai.Server {
+	return fakeopenai.New(t, func(_ int, req openai.ChatCompletionRequest) fakeopenai.Response {
 		for _, r := range records {
 			if strings.Contains(req.Messages[1].Content, strings.TrimSpace(r["prompt"].(string))) {
 				return fakeopenai.Reply("### Code\n```python\n" + r["prompt"].(string) + r["canonical_solution"].(string) + "```\n")
@@ -58,6 +68,12 @@ func TestBenchCommand(t *testing.T) {
 		}
 		return fakeopenai.Error(400, "unknown task")
 	})
+}
+
+func TestBenchCommand(t *testing.T) {
+	sandboxtest.Engine(t)
+	path, records := humanEvalSample(t, 3)
+	srv := canonicalModel(t, records)
 	out := t.TempDir()
 	code, stdout, stderr := capsule(t, "bench", "--dataset", path, "--base-url", srv.URL(), "--model", "fake", "--workers", "2", "--out", out)
 	if code != exitOK {
@@ -97,7 +113,9 @@ func TestBenchCommandErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{"missing flags", []string{"bench"}, exitUsage, "need --dataset FILE and --out DIR"},
+		{"missing flags", []string{"bench"}, exitUsage, "need --dataset NAME or FILE and --out DIR"},
+		{"help names the datasets", []string{"bench", "--help"}, exitOK, "--list shows their sizes and sources):\n  " + datasets.Names()},
+		{"unknown dataset", []string{"bench", "--dataset", "humaneval-xl", "--out", t.TempDir(), "--model", "m", "--base-url", closedURL}, exitUsage, `no shipped dataset named "humaneval-xl", and stat humaneval-xl: no such file or directory (shipped datasets: ` + datasets.Names() + ")"},
 		{"unknown format", []string{"bench", "--dataset", path, "--out", t.TempDir(), "--format", "apps", "--model", "m", "--base-url", closedURL}, exitUsage, "apps"},
 		{"bad feedback", []string{"bench", "--dataset", path, "--out", t.TempDir(), "--feedback", "loud", "--model", "m", "--base-url", closedURL}, exitUsage, "loud"},
 		{"no model", []string{"bench", "--dataset", path, "--out", t.TempDir(), "--model", "", "--base-url", closedURL}, exitUsage, "model"},
@@ -110,5 +128,51 @@ func TestBenchCommandErrors(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want %d and %q (stdout %s)", code, stderr, tt.code, tt.want, stdout)
 			}
 		})
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+func TestBenchList(t *testing.T) {
+	code, stdout, stderr := capsule(t, "bench", "--list")
+	if code != exitOK || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	goldenfile.Check(t, filepath.Join("testdata", "bench-list.golden"), stdout, *update)
+	for _, d := range datasets.All() {
+		if !strings.Contains(stdout, d.Name+" ") {
+			t.Errorf("--list lacks %s", d.Name)
+		}
+	}
+}
+
+// TestBenchShippedDataset runs the whole shipped HumanEval by name with a
+// model that answers every task with its canonical solution at once.
+func TestBenchShippedDataset(t *testing.T) {
+	sandboxtest.Engine(t)
+	srv := canonicalModel(t, humanEval(t))
+	out := t.TempDir()
+	code, stdout, stderr := capsule(t, "bench", "--dataset", "humaneval", "--base-url", srv.URL(), "--model", "fake", "--workers", "2", "--out", out)
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Dataset      string  `json:"dataset"`
+		Total        int     `json:"total"`
+		Passed       int     `json:"passed"`
+		APICallsMean float64 `json:"api_calls_mean"`
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Dataset != "humaneval" || s.Total != 164 || s.Passed != 164 || s.APICallsMean != 1 {
+		t.Errorf("summary: %s %d/%d passed, %.2f model calls per problem; want humaneval 164/164 and 1.00", s.Dataset, s.Passed, s.Total, s.APICallsMean)
+	}
+	if n := len(srv.Requests()); n != 164 {
+		t.Errorf("%d model calls, want 164", n)
 	}
 }

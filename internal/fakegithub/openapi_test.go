@@ -13,7 +13,7 @@ import (
 
 func fullDescription(t testing.TB) *description {
 	t.Helper()
-	d, took, err := loadDescription(testdata.Shared(t, "openapi", "api.github.com.json.gz"))
+	d, took, err := loadDescription(testdata.Path(t, "openapi", "api.github.com.json.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,7 +60,7 @@ func WithResponseValidation() Option {
 }
 
 // WithDescription uses the OpenAPI description in file (JSON, gzipped if the
-// name ends in .gz) instead of the full one from the shared data folder.
+// name ends in .gz) instead of the full one in internal/testdata/openapi.
 func WithDescription(file string) Option {
 	return func(c *config) { c.description = file }
 }

@@ -68,9 +68,8 @@ func (v Violation) Error() string {
 }
 
 // New starts a fake GitHub API for the test t; it stops when the test ends.
-// It loads GitHub's OpenAPI description from the shared data folder (once per
-// process), so under CI a missing description fails the test and elsewhere
-// skips it, as testdata.Shared does.
+// It loads GitHub's OpenAPI description from internal/testdata/openapi (once
+// per process).
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	cfg := config{botLogin: "capsule-app[bot]"}
@@ -78,7 +77,7 @@ func New(t testing.TB, opts ...Option) *Server {
 		o(&cfg)
 	}
 	if cfg.description == "" {
-		cfg.description = testdata.Shared(t, "openapi", "api.github.com.json.gz")
+		cfg.description = testdata.Path(t, "openapi", "api.github.com.json.gz")
 	}
 	desc, _, err := loadDescription(cfg.description)
 	if err != nil {

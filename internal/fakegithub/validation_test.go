@@ -178,7 +178,7 @@ func TestEndpointsAreInTheDescription(t *testing.T) {
 
 func TestSubsetDescription(t *testing.T) {
 	collect, violations := collecting()
-	s := newServer(t, collect, WithDescription(testdata.Shared(t, "openapi", "api.github.com.subset.json")))
+	s := newServer(t, collect, WithDescription(testdata.Path(t, "openapi", "api.github.com.subset.json")))
 	repo := s.AddRepo("octo", "calc", nil)
 	if repo.FullName() != "octo/calc" {
 		t.Errorf("FullName = %q", repo.FullName())

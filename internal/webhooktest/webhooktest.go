@@ -1,5 +1,5 @@
 // Package webhooktest builds signed webhook deliveries for tests from
-// GitHub's recorded payload examples in ../shared/data/webhooks.
+// GitHub's recorded payload examples in internal/testdata/webhooks.
 package webhooktest
 
 import (
@@ -20,7 +20,7 @@ import (
 // encoded again.
 func Payload(t testing.TB, name string, edit func(m map[string]any)) []byte {
 	t.Helper()
-	data, err := os.ReadFile(testdata.Shared(t, "webhooks", name))
+	data, err := os.ReadFile(testdata.Path(t, "webhooks", name))
 	if err != nil {
 		t.Fatal(err)
 	}

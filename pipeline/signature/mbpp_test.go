@@ -4,11 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"os"
+	"io"
 	"regexp"
 	"testing"
 
-	"github.com/capsulehq/capsule/internal/testdata"
+	"github.com/capsulehq/capsule/datasets"
 )
 
 // mbppTask is the part of an MBPP record the tests use.
@@ -24,7 +24,7 @@ type mbppTask struct {
 // must be typed.
 func TestFromTestSanitizedMBPP(t *testing.T) {
 	var tasks []mbppTask
-	data := readDataset(t, "sanitized-mbpp.json")
+	data := readDataset(t, "mbpp")
 	if err := json.Unmarshal(data, &tasks); err != nil {
 		t.Fatalf("decode: %v", err)
 	}
@@ -51,7 +51,7 @@ func TestFromTestFullMBPP(t *testing.T) {
 		533: "int: a type object",
 		927: "root: a tree built in test_setup_code",
 	}
-	data := readDataset(t, "mbpp.jsonl")
+	data := readDataset(t, "mbpp-full")
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 1<<20)
 	n := 0
@@ -134,11 +134,20 @@ func entryPoint(t *testing.T, task mbppTask) (name string, minArgs, maxArgs int)
 	return "", 0, 0
 }
 
-// readDataset reads an MBPP file from the shared data beside the
-// repository (see SOURCE.txt there).
+// readDataset returns the file of the shipped dataset called name (see
+// datasets/mbpp/SOURCE.txt).
 func readDataset(t *testing.T, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(testdata.Shared(t, "datasets", "mbpp", name))
+	d, ok := datasets.Lookup(name)
+	if !ok {
+		t.Fatalf("no shipped dataset %q", name)
+	}
+	r, err := d.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	data, err := io.ReadAll(r)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ func TestSignaturesRunInPython(t *testing.T) {
 		t.Skip("python3 not found")
 	}
 	var tasks []mbppTask
-	if err := json.Unmarshal(readDataset(t, "sanitized-mbpp.json"), &tasks); err != nil {
+	if err := json.Unmarshal(readDataset(t, "mbpp"), &tasks); err != nil {
 		t.Fatal(err)
 	}
 	var prog strings.Builder

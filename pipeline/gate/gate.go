@@ -1,0 +1,334 @@
+// Package gate decides whether an attempt proves a fix, from per-test
+// reports (package testreport): every target test, the test that
+// reproduces the issue, passes, and no test that passed on the untouched
+// tree fails now. Tests that already failed there, and tests whose outcome
+// changes between runs of the same tree (flaky), never block. A run whose
+// report lacks tests the baseline ran, and nothing explains why, cannot be
+// trusted and fails.
+//
+// The package is pure: the caller runs the tests, reruns them when a
+// [Verdict] asks for it, and shows the verdict.
+package gate
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/capsulehq/capsule/pipeline/testreport"
+)
+
+// ID is a test's identity.
+type ID = testreport.ID
+
+// Outcome is how a test ended; the empty Outcome means it did not run.
+type Outcome = testreport.Outcome
+
+// Run is one run of the test command: its per-test report and its exit
+// status.
+type Run struct {
+	Report   *testreport.Report
+	ExitCode int
+}
+
+// Untrusted says why the run's report cannot stand for the run, or is
+// empty: it is missing or incomplete, or the command failed and the report
+// shows no failure to account for it.
+func (r Run) Untrusted() string {
+	switch {
+	case r.Report == nil || len(r.Report.Processes) == 0:
+		return "no test process wrote a per-test report"
+	case !r.Report.Complete():
+		return r.Report.Incomplete()
+	case r.ExitCode != 0 && !showsFailure(r.Report):
+		return fmt.Sprintf("the command exited with status %d, but its test report shows no failure", r.ExitCode)
+	}
+	return ""
+}
+
+// showsFailure reports whether a report accounts for a failed command: a
+// process that ended with a non-zero status, a failing test or a
+// collection error.
+func showsFailure(rep *testreport.Report) bool {
+	for _, p := range rep.Processes {
+		if p.ExitStatus != 0 || len(p.CollectErrors) > 0 {
+			return true
+		}
+	}
+	for _, res := range rep.Tests {
+		if res.Outcome.Failing() {
+			return true
+		}
+	}
+	return false
+}
+
+// Baseline is the per-test outcome of the untouched tree.
+type Baseline struct {
+	results       map[ID]testreport.Result
+	flaky         map[ID]bool
+	collectErrors map[string]bool
+}
+
+// NewBaseline reads one or two runs of the test command on the untouched
+// tree (the second reruns the first when it had failures). A test whose
+// outcome differs between them, or that only one of them ran, is flaky.
+// It fails when a run's report cannot be trusted: the gate then has
+// nothing to compare with.
+func NewBaseline(runs ...Run) (*Baseline, error) {
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("a baseline needs a run")
+	}
+	b := &Baseline{results: map[ID]testreport.Result{}, flaky: map[ID]bool{}, collectErrors: map[string]bool{}}
+	for i, run := range runs {
+		if why := run.Untrusted(); why != "" {
+			return nil, fmt.Errorf("the baseline's run %d cannot be trusted: %s", i+1, why)
+		}
+		for _, e := range run.Report.CollectErrors() {
+			b.collectErrors[e.Path] = true
+		}
+	}
+	maps.Copy(b.results, runs[0].Report.Tests)
+	for _, run := range runs[1:] {
+		for id, res := range run.Report.Tests {
+			first, ok := b.results[id]
+			if !ok {
+				b.results[id] = res
+			}
+			if !ok || class(first.Outcome) != class(res.Outcome) {
+				b.flaky[id] = true
+			}
+		}
+		for id := range b.results {
+			if _, ok := run.Report.Tests[id]; !ok {
+				b.flaky[id] = true
+			}
+		}
+	}
+	return b, nil
+}
+
+// class groups outcomes into passing, failing and neither (skipped).
+func class(o Outcome) int {
+	switch {
+	case o.Passing():
+		return 1
+	case o.Failing():
+		return 2
+	}
+	return 0
+}
+
+// Len is the number of tests the baseline ran.
+func (b *Baseline) Len() int { return len(b.results) }
+
+// Result returns a test's baseline result.
+func (b *Baseline) Result(id ID) (testreport.Result, bool) {
+	res, ok := b.results[id]
+	return res, ok
+}
+
+// Failing lists the tests that fail at baseline and are not flaky, in
+// order: the issue's own failing tests are among them.
+func (b *Baseline) Failing() []ID {
+	var ids []ID
+	for id, res := range b.results {
+		if res.Outcome.Failing() && !b.flaky[id] {
+			ids = append(ids, id)
+		}
+	}
+	slices.SortFunc(ids, ID.Compare)
+	return ids
+}
+
+// Flaky lists the tests whose outcome differed between the baseline's
+// runs, in order.
+func (b *Baseline) Flaky() []ID {
+	return slices.SortedFunc(maps.Keys(b.flaky), ID.Compare)
+}
+
+// Target is a test that must pass: a reproducing test, or a test the
+// issue names that fails at baseline. Before is its outcome on the
+// untouched tree.
+type Target struct {
+	ID     ID
+	Before Outcome
+}
+
+// Targets returns the baseline's results of the tests the issue names.
+func (b *Baseline) Targets(ids ...ID) []Target {
+	targets := make([]Target, len(ids))
+	for i, id := range ids {
+		targets[i] = Target{ID: id, Before: b.results[id].Outcome}
+	}
+	return targets
+}
+
+// Reproduction checks a run on the untouched tree of a new test file,
+// file, meant to reproduce the issue: its failing tests become the
+// targets. It refuses (problem non-empty) a run that cannot be trusted, a
+// file that was not collected, a test that errors before it runs, and a
+// file none of whose tests fail.
+func Reproduction(run Run, file string) (targets []Target, problem string) {
+	if why := run.Untrusted(); why != "" {
+		return nil, "the run of the reproducing test cannot be trusted: " + why
+	}
+	for _, e := range run.Report.CollectErrors() {
+		if covers(e.Path, file) {
+			return nil, fmt.Sprintf("%s could not be collected: %s", file, e.Message)
+		}
+	}
+	var passing int
+	for _, id := range run.Report.IDs() {
+		res := run.Report.Tests[id]
+		switch {
+		case id.File != file:
+		case res.Outcome == testreport.Error:
+			return nil, fmt.Sprintf("%s errors in %s before the test runs: %s", id, res.Phase, res.Message)
+		case res.Outcome == testreport.Failed:
+			targets = append(targets, Target{ID: id, Before: res.Outcome})
+		case res.Outcome.Passing():
+			passing++
+		}
+	}
+	switch {
+	case len(targets) > 0:
+		return targets, ""
+	case passing > 0:
+		return nil, fmt.Sprintf("the tests of %s pass on the untouched tree: they reproduce nothing", file)
+	}
+	return nil, fmt.Sprintf("no test of %s ran", file)
+}
+
+// covers reports whether a collection error at path (a file, a directory,
+// a package, or "" for the whole session) stands in for the tests of file.
+func covers(path, file string) bool {
+	return path == "" || path == "." || path == file || strings.HasPrefix(file, path+"/")
+}
+
+// Change is a test's outcome before and after an attempt.
+type Change struct {
+	ID            ID
+	Before, After Outcome
+	// Message says why the test does not pass now, when it does not.
+	Message string
+}
+
+// Verdict is the gate's decision on one attempt.
+type Verdict struct {
+	// Passed reports that every target passes and nothing regressed, in a
+	// run whose report can be trusted.
+	Passed bool
+	// Untrusted says why the run's report cannot stand for the run.
+	Untrusted string
+	// Targets holds every target test, before and after.
+	Targets []Change
+	// Regressions are tests that passed at baseline and do not pass now.
+	Regressions []Change
+	// Rerun, when set, lists the regressions to confirm by running the
+	// tests once more: pass that run to Check as its rerun. It is set only
+	// when regressions alone fail the attempt.
+	Rerun []ID
+	// CollectErrors are the files or packages that could not be collected
+	// in this run and could at baseline.
+	CollectErrors []testreport.CollectError
+	// Missing are baseline tests the run did not report and no collection
+	// error accounts for; Stopped says why the run stopped early, when it
+	// did (pytest -x), which accounts for them.
+	Missing []ID
+	Stopped string
+	// AlreadyFailing are tests that failed at baseline: they never block.
+	AlreadyFailing []Change
+	// Flaky are tests whose outcome changed between runs of the same tree,
+	// at baseline or on the rerun: they never block.
+	Flaky []ID
+	// Kept counts the tests that passed before and after.
+	Kept int
+}
+
+// Proven reports that the attempt passed with at least one target test:
+// the issue was reproduced and is now fixed.
+func (v Verdict) Proven() bool { return v.Passed && len(v.Targets) > 0 }
+
+// Check decides on an attempt's run. rerun is nil on the first call; when
+// the verdict lists tests to Rerun, the caller runs the tests again on the
+// same tree and calls Check with that run: a regression that passes there
+// is flaky.
+func Check(b *Baseline, targets []Target, run Run, rerun *Run) Verdict {
+	v := Verdict{Untrusted: run.Untrusted()}
+	rep := run.Report
+	if rep == nil {
+		rep = &testreport.Report{}
+	}
+	v.Stopped = rep.Stopped()
+	for _, e := range rep.CollectErrors() {
+		if !b.collectErrors[e.Path] {
+			v.CollectErrors = append(v.CollectErrors, e)
+		}
+	}
+	after := func(id ID) (Outcome, string) {
+		if res, ok := rep.Tests[id]; ok {
+			return res.Outcome, res.Message
+		}
+		for _, e := range v.CollectErrors {
+			if covers(e.Path, id.File) {
+				return testreport.Error, "could not be collected: " + e.Message
+			}
+		}
+		return "", ""
+	}
+
+	isTarget := map[ID]bool{}
+	targetsPass := true
+	for _, t := range targets {
+		isTarget[t.ID] = true
+		o, msg := after(t.ID)
+		v.Targets = append(v.Targets, Change{ID: t.ID, Before: t.Before, After: o, Message: msg})
+		targetsPass = targetsPass && o.Passing()
+	}
+
+	var candidates []Change
+	for _, id := range slices.SortedFunc(maps.Keys(b.results), ID.Compare) {
+		before := b.results[id].Outcome
+		o, msg := after(id)
+		switch {
+		case isTarget[id]:
+		case b.flaky[id]:
+			v.Flaky = append(v.Flaky, id)
+		case o == "":
+			v.Missing = append(v.Missing, id)
+		case before.Failing():
+			v.AlreadyFailing = append(v.AlreadyFailing, Change{ID: id, Before: before, After: o, Message: msg})
+		case before.Passing() && o.Passing():
+			v.Kept++
+		case before.Passing():
+			candidates = append(candidates, Change{ID: id, Before: before, After: o, Message: msg})
+		}
+	}
+	explained := v.Stopped != "" || len(v.CollectErrors) > 0
+	if len(v.Missing) > 0 && !explained && v.Untrusted == "" {
+		v.Untrusted = fmt.Sprintf("the report lacks %s the baseline ran, such as %s", count(len(v.Missing), "test"), v.Missing[0])
+	}
+
+	switch {
+	case rerun != nil && rerun.Untrusted() == "":
+		for _, c := range candidates {
+			if rerun.Report.Tests[c.ID].Outcome.Passing() {
+				v.Flaky = append(v.Flaky, c.ID)
+			} else {
+				v.Regressions = append(v.Regressions, c)
+			}
+		}
+		slices.SortFunc(v.Flaky, ID.Compare)
+	default:
+		v.Regressions = candidates
+		if rerun == nil && targetsPass && v.Untrusted == "" && len(v.Missing) == 0 && len(v.CollectErrors) == 0 {
+			for _, c := range candidates {
+				v.Rerun = append(v.Rerun, c.ID)
+			}
+		}
+	}
+	v.Passed = v.Untrusted == "" && targetsPass && len(v.Regressions) == 0 && len(v.Missing) == 0 && len(v.CollectErrors) == 0
+	return v
+}

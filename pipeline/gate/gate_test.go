@@ -1,0 +1,343 @@
+package gate
+
+import (
+	"flag"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/capsulehq/capsule/internal/goldenfile"
+	"github.com/capsulehq/capsule/pipeline/testreport"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// id reads "file::name" as an identity.
+func id(s string) ID {
+	file, name, _ := strings.Cut(s, "::")
+	return ID{File: file, Name: name}
+}
+
+// run builds a complete one-process run from "file::name outcome" pairs;
+// its exit status is 1 when a test fails, as pytest's would be.
+func run(results ...string) Run {
+	rep := &testreport.Report{Tests: map[ID]testreport.Result{}}
+	p := testreport.Process{Name: "pid 1", Ended: true}
+	for _, r := range results {
+		name, outcome, _ := strings.Cut(r, " ")
+		o := testreport.Outcome(outcome)
+		res := testreport.Result{ID: id(name), Outcome: o}
+		if !o.Passing() {
+			res.Message = "why " + name
+		}
+		rep.Tests[res.ID] = res
+		if o.Failing() {
+			p.ExitStatus = 1
+		}
+	}
+	rep.Processes = []testreport.Process{p}
+	return Run{Report: rep, ExitCode: p.ExitStatus}
+}
+
+// edit returns r after f changed its report.
+func edit(r Run, f func(*Run)) Run { f(&r); return r }
+
+func collectError(path string) func(*Run) {
+	return func(r *Run) {
+		r.Report.Processes[0].CollectErrors = []testreport.CollectError{{Path: path, Message: "ImportError: no calc"}}
+		r.Report.Processes[0].ExitStatus, r.ExitCode = 2, 2
+	}
+}
+
+func ids(s ...string) []ID {
+	out := make([]ID, len(s))
+	for i, x := range s {
+		out[i] = id(x)
+	}
+	return out
+}
+
+func names(changes []Change) []ID {
+	out := make([]ID, len(changes))
+	for i, c := range changes {
+		out[i] = c.ID
+	}
+	return out
+}
+
+func TestCheck(t *testing.T) {
+	base := run("t/a.py::test_a passed", "t/a.py::test_b passed", "t/b.py::test_c passed", "t/n.py::test_net failed", "t/s.py::test_skip skipped")
+	repro := []Target{{ID: id("t/r.py::test_repro"), Before: testreport.Failed}}
+	fixed := func(more ...string) Run {
+		return run(slices.Concat([]string{"t/a.py::test_a passed", "t/a.py::test_b passed", "t/b.py::test_c passed",
+			"t/n.py::test_net failed", "t/s.py::test_skip skipped", "t/r.py::test_repro passed"}, more)...)
+	}
+	swap := func(r Run, result string) Run {
+		name, outcome, _ := strings.Cut(result, " ")
+		res := r.Report.Tests[id(name)]
+		res.ID, res.Outcome, res.Message = id(name), testreport.Outcome(outcome), "why "+name
+		r.Report.Tests[res.ID] = res
+		if res.Outcome.Failing() {
+			r.Report.Processes[0].ExitStatus, r.ExitCode = 1, 1
+		}
+		return r
+	}
+	drop := func(r Run, name string) Run { delete(r.Report.Tests, id(name)); return r }
+
+	for _, tc := range []struct {
+		name     string
+		baseline []Run
+		targets  []Target
+		run      Run
+		rerun    *Run
+		// what the verdict must hold
+		passed, proven               bool
+		untrusted                    string
+		regressions, rerunIDs, flaky []ID
+		missing, alreadyFailing      []ID
+		targetAfter                  Outcome
+		kept                         int
+		feedback                     string // a substring of the first feedback line
+	}{
+		{
+			name: "a no-op leaves the reproducing test failing", baseline: []Run{base}, targets: repro,
+			run:         swap(fixed(), "t/r.py::test_repro failed"),
+			targetAfter: testreport.Failed, kept: 3, alreadyFailing: ids("t/n.py::test_net"),
+			feedback: "`t/r.py::test_repro` shows the issue and fails now: why t/r.py::test_repro",
+		},
+		{
+			name: "the right fix", baseline: []Run{base}, targets: repro, run: fixed(),
+			passed: true, proven: true, targetAfter: testreport.Passed, kept: 3, alreadyFailing: ids("t/n.py::test_net"),
+		},
+		{
+			name: "passing without a target is unproven", baseline: []Run{base}, run: fixed(),
+			passed: true, kept: 3, alreadyFailing: ids("t/n.py::test_net"),
+		},
+		{
+			name: "a regression asks for a rerun first", baseline: []Run{base}, targets: repro,
+			run:         swap(fixed(), "t/a.py::test_b failed"),
+			targetAfter: testreport.Passed, kept: 2, alreadyFailing: ids("t/n.py::test_net"),
+			regressions: ids("t/a.py::test_b"), rerunIDs: ids("t/a.py::test_b"),
+			feedback: "`t/a.py::test_b` passed before your change and fails now: why t/a.py::test_b",
+		},
+		{
+			name: "a regression the rerun confirms", baseline: []Run{base}, targets: repro,
+			run: swap(fixed(), "t/a.py::test_b failed"), rerun: ptr(swap(fixed(), "t/a.py::test_b error")),
+			targetAfter: testreport.Passed, kept: 2, alreadyFailing: ids("t/n.py::test_net"), regressions: ids("t/a.py::test_b"),
+			feedback: "`t/a.py::test_b` passed before your change and fails now",
+		},
+		{
+			name: "a regression the rerun clears is flaky", baseline: []Run{base}, targets: repro,
+			run: swap(fixed(), "t/a.py::test_b failed"), rerun: ptr(fixed()),
+			passed: true, proven: true, targetAfter: testreport.Passed, kept: 2,
+			alreadyFailing: ids("t/n.py::test_net"), flaky: ids("t/a.py::test_b"),
+		},
+		{
+			name: "a rerun that cannot be trusted clears nothing", baseline: []Run{base}, targets: repro,
+			run:         swap(fixed(), "t/a.py::test_b failed"),
+			rerun:       ptr(edit(fixed(), func(r *Run) { r.Report.Processes[0].Ended = false })),
+			targetAfter: testreport.Passed, kept: 2, alreadyFailing: ids("t/n.py::test_net"), regressions: ids("t/a.py::test_b"),
+		},
+		{
+			name: "no rerun while a target fails", baseline: []Run{base}, targets: repro,
+			run:         swap(swap(fixed(), "t/a.py::test_b failed"), "t/r.py::test_repro failed"),
+			targetAfter: testreport.Failed, kept: 2, alreadyFailing: ids("t/n.py::test_net"), regressions: ids("t/a.py::test_b"),
+			feedback: "`t/r.py::test_repro` shows the issue",
+		},
+		{
+			name: "a skip of a test that passed is a regression", baseline: []Run{base},
+			run: swap(fixed(), "t/a.py::test_a skipped"), kept: 2, alreadyFailing: ids("t/n.py::test_net"),
+			regressions: ids("t/a.py::test_a"), rerunIDs: ids("t/a.py::test_a"),
+			feedback: "`t/a.py::test_a` passed before your change and is skipped now",
+		},
+		{
+			name: "already failing and flaky tests never block", baseline: []Run{base, swap(run(
+				"t/a.py::test_a passed", "t/a.py::test_b passed", "t/b.py::test_c passed", "t/n.py::test_net failed", "t/s.py::test_skip skipped"),
+				"t/b.py::test_c failed")},
+			targets: repro, run: swap(swap(fixed(), "t/b.py::test_c failed"), "t/n.py::test_net error"),
+			passed: true, proven: true, targetAfter: testreport.Passed, kept: 2,
+			alreadyFailing: ids("t/n.py::test_net"), flaky: ids("t/b.py::test_c"),
+		},
+		{
+			name: "a test missing for no reason: the run cannot be trusted", baseline: []Run{base}, targets: repro,
+			run:         drop(fixed(), "t/b.py::test_c"),
+			targetAfter: testreport.Passed, kept: 2, alreadyFailing: ids("t/n.py::test_net"), missing: ids("t/b.py::test_c"),
+			untrusted: "the report lacks 1 test the baseline ran, such as t/b.py::test_c",
+			feedback:  "The test run cannot be trusted: the report lacks 1 test the baseline ran, such as t/b.py::test_c.",
+		},
+		{
+			name: "tests missing after a collection error", baseline: []Run{base}, targets: repro,
+			run:         edit(drop(drop(drop(fixed(), "t/a.py::test_a"), "t/a.py::test_b"), "t/b.py::test_c"), collectError("t/a.py")),
+			targetAfter: testreport.Passed, alreadyFailing: ids("t/n.py::test_net"),
+			regressions: ids("t/a.py::test_a", "t/a.py::test_b"), missing: ids("t/b.py::test_c"),
+			feedback: "`t/a.py::test_a` passed before your change and errors now: could not be collected: ImportError: no calc",
+		},
+		{
+			name: "a target in a file that cannot be collected", baseline: []Run{base}, targets: repro,
+			run:         edit(drop(fixed(), "t/r.py::test_repro"), collectError("t")),
+			targetAfter: testreport.Error, kept: 3, alreadyFailing: ids("t/n.py::test_net"),
+			feedback: "`t/r.py::test_repro` shows the issue and errors now: could not be collected",
+		},
+		{
+			name: "a session stopped early (-x)", baseline: []Run{base}, targets: repro,
+			run: edit(drop(swap(fixed(), "t/a.py::test_b failed"), "t/b.py::test_c"), func(r *Run) {
+				r.Report.Processes[0].Stopped = "stopping after 1 failures"
+			}),
+			targetAfter: testreport.Passed, kept: 1, alreadyFailing: ids("t/n.py::test_net"),
+			regressions: ids("t/a.py::test_b"), missing: ids("t/b.py::test_c"),
+		},
+		{
+			name: "an exit status the report does not explain", baseline: []Run{base},
+			run: edit(run("t/a.py::test_a passed", "t/a.py::test_b passed", "t/b.py::test_c passed", "t/n.py::test_net passed", "t/s.py::test_skip skipped"),
+				func(r *Run) { r.ExitCode = 3 }),
+			kept: 3, alreadyFailing: ids("t/n.py::test_net"),
+			untrusted: "the command exited with status 3, but its test report shows no failure",
+			feedback:  "The test run cannot be trusted: the command exited with status 3",
+		},
+		{
+			name: "an unfinished process", baseline: []Run{base}, targets: repro,
+			run:         edit(fixed(), func(r *Run) { r.Report.Processes[0].Ended = false }),
+			targetAfter: testreport.Passed, kept: 3, alreadyFailing: ids("t/n.py::test_net"),
+			untrusted: "1 of 1 test processes ended without finishing their session (pid 1)",
+		},
+		{
+			name: "no report at all", baseline: []Run{base}, targets: repro, run: Run{},
+			alreadyFailing: nil, missing: ids("t/a.py::test_a", "t/a.py::test_b", "t/b.py::test_c", "t/n.py::test_net", "t/s.py::test_skip"),
+			untrusted: "no test process wrote a per-test report",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := NewBaseline(tc.baseline...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := Check(b, tc.targets, tc.run, tc.rerun)
+			if v.Passed != tc.passed || v.Proven() != tc.proven || v.Untrusted != tc.untrusted || v.Kept != tc.kept {
+				t.Errorf("passed %v proven %v untrusted %q kept %d; want %v %v %q %d",
+					v.Passed, v.Proven(), v.Untrusted, v.Kept, tc.passed, tc.proven, tc.untrusted, tc.kept)
+			}
+			for _, c := range []struct {
+				what      string
+				got, want []ID
+			}{
+				{"regressions", names(v.Regressions), tc.regressions}, {"rerun", v.Rerun, tc.rerunIDs},
+				{"flaky", v.Flaky, tc.flaky}, {"missing", v.Missing, tc.missing},
+				{"already failing", names(v.AlreadyFailing), tc.alreadyFailing},
+			} {
+				if len(c.got) != len(c.want) || !slices.Equal(c.got, c.want) {
+					t.Errorf("%s = %v, want %v", c.what, c.got, c.want)
+				}
+			}
+			if len(tc.targets) > 0 && v.Targets[0].After != tc.targetAfter {
+				t.Errorf("target after = %q, want %q", v.Targets[0].After, tc.targetAfter)
+			}
+			fb := v.Feedback()
+			if (fb == "") != v.Passed {
+				t.Errorf("feedback %q for passed = %v", fb, v.Passed)
+			}
+			if first, _, _ := strings.Cut(fb, "\n"); !strings.Contains(first, tc.feedback) {
+				t.Errorf("feedback starts %q, want %q in it:\n%s", first, tc.feedback, fb)
+			}
+		})
+	}
+}
+
+func ptr[T any](x T) *T { return &x }
+
+func TestNewBaseline(t *testing.T) {
+	if _, err := NewBaseline(); err == nil {
+		t.Error("a baseline without runs")
+	}
+	unfinished := edit(run("t.py::test_a passed"), func(r *Run) { r.Report.Processes[0].Ended = false })
+	if _, err := NewBaseline(run("t.py::test_a passed"), unfinished); err == nil || !strings.Contains(err.Error(), "run 2 cannot be trusted") {
+		t.Errorf("err = %v", err)
+	}
+	b, err := NewBaseline(
+		run("t.py::test_a passed", "t.py::test_b failed", "t.py::test_c skipped", "t.py::test_d passed", "t.py::test_e xfailed"),
+		run("t.py::test_a xpassed", "t.py::test_b error", "t.py::test_c passed", "t.py::test_f passed", "t.py::test_e skipped"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := b.Flaky(), ids("t.py::test_c", "t.py::test_d", "t.py::test_f"); !slices.Equal(got, want) {
+		t.Errorf("flaky = %v, want %v", got, want)
+	}
+	if got, want := b.Failing(), ids("t.py::test_b"); !slices.Equal(got, want) {
+		t.Errorf("failing = %v, want %v", got, want)
+	}
+	if b.Len() != 6 {
+		t.Errorf("Len() = %d", b.Len())
+	}
+	if got := b.Targets(id("t.py::test_b"), id("t.py::test_new")); got[0].Before != testreport.Failed || got[1].Before != "" {
+		t.Errorf("targets = %+v", got)
+	}
+}
+
+func TestReproduction(t *testing.T) {
+	const file = "tests/test_issue_7.py"
+	for _, tc := range []struct {
+		name    string
+		run     Run
+		targets []ID
+		problem string
+	}{
+		{"fails", run(file+"::test_a failed", file+"::test_b passed", "t.py::test_x failed"), ids(file + "::test_a"), ""},
+		{"passes", run(file + "::test_a passed"), nil, "the tests of tests/test_issue_7.py pass on the untouched tree: they reproduce nothing"},
+		{"errors", edit(run(file+"::test_a error", file+"::test_b failed"), func(r *Run) {
+			res := r.Report.Tests[id(file+"::test_a")]
+			res.Phase = "setup"
+			r.Report.Tests[res.ID] = res
+		}), nil, "tests/test_issue_7.py::test_a errors in setup before the test runs: why tests/test_issue_7.py::test_a"},
+		{"not collected", edit(run("t.py::test_x passed"), collectError(file)), nil, "tests/test_issue_7.py could not be collected: ImportError: no calc"},
+		{"skipped", run(file + "::test_a skipped"), nil, "no test of tests/test_issue_7.py ran"},
+		{"untrusted", Run{}, nil, "the run of the reproducing test cannot be trusted: no test process wrote a per-test report"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			targets, problem := Reproduction(tc.run, file)
+			var got []ID
+			for _, target := range targets {
+				got = append(got, target.ID)
+				if target.Before != testreport.Failed {
+					t.Errorf("target %v before = %q", target.ID, target.Before)
+				}
+			}
+			if !slices.Equal(got, tc.targets) || problem != tc.problem {
+				t.Errorf("Reproduction = %v, %q; want %v, %q", got, problem, tc.targets, tc.problem)
+			}
+		})
+	}
+}
+
+// TestRender checks the feedback and the proof table of a verdict with
+// every part, and of one without a target, against golden files.
+func TestRender(t *testing.T) {
+	base := run("tests/test_ops.py::test_add passed", "tests/test_ops.py::test_divide passed", "tests/test_net.py::test_fetch failed",
+		"tests/test_time.py::test_clock passed")
+	rerun := run("tests/test_ops.py::test_add passed", "tests/test_ops.py::test_divide passed", "tests/test_net.py::test_fetch failed",
+		"tests/test_time.py::test_clock failed")
+	b, err := NewBaseline(base, rerun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets := []Target{{ID: ID{File: "tests/test_stats.py", Name: "test_mean", Params: "empty"}, Before: testreport.Failed},
+		{ID: ID{File: "tests/test_stats.py", Name: "test_median", Params: "a|b`c"}, Before: testreport.Failed}}
+	attempt := run("tests/test_stats.py::test_mean[empty] passed", "tests/test_ops.py::test_add passed", "tests/test_ops.py::test_divide failed", "tests/test_net.py::test_fetch failed",
+		"tests/test_time.py::test_clock passed")
+	attempt.Report.Tests[targets[0].ID] = testreport.Result{ID: targets[0].ID, Outcome: testreport.Passed}
+	delete(attempt.Report.Tests, id("tests/test_stats.py::test_mean[empty]"))
+	attempt.Report.Tests[targets[1].ID] = testreport.Result{ID: targets[1].ID, Outcome: testreport.Failed, Message: "ZeroDivisionError: division by zero"}
+	failed := Check(b, targets, attempt, nil)
+	goldenfile.Check(t, "testdata/feedback.txt", failed.Feedback(), *update)
+	goldenfile.Check(t, "testdata/proof-failed.md", failed.ProofTable(), *update)
+
+	fixed := run("tests/test_ops.py::test_add passed", "tests/test_ops.py::test_divide passed", "tests/test_net.py::test_fetch failed",
+		"tests/test_time.py::test_clock passed")
+	for _, target := range targets {
+		fixed.Report.Tests[target.ID] = testreport.Result{ID: target.ID, Outcome: testreport.Passed}
+	}
+	proven := Check(b, targets, fixed, nil)
+	if !proven.Proven() {
+		t.Fatalf("verdict %+v: want proven", proven)
+	}
+	goldenfile.Check(t, "testdata/proof.md", proven.ProofTable(), *update)
+	goldenfile.Check(t, "testdata/proof-unproven.md", Check(b, nil, fixed, nil).ProofTable(), *update)
+}

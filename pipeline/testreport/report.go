@@ -1,0 +1,234 @@
+// Package testreport collects the outcome of every test of a test command,
+// not only its exit status: a pytest plugin that the command loads through
+// the environment, the reading of the report file it writes, the reading of
+// `go test -json` output, and the rewriting of commands (unittest run as
+// pytest, `go test` with -json) so that they give a per-test report.
+//
+// A report is written inside the sandbox by the same interpreter as the code
+// under test: it is evidence, never proof. Reading it trusts nothing: a line
+// that does not parse, a record of a process that never started and a
+// process that never finished are all kept in the [Report] and make it
+// incomplete, never a pass. Package gate decides what a report means.
+package testreport
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
+
+// MaxReportBytes is the most of a report file that is read; a longer file
+// makes an incomplete report.
+const MaxReportBytes = 32 << 20
+
+// Bounds of the texts kept from a report, which the code under test may
+// have written.
+const (
+	maxMessage   = 300
+	maxLongrepr  = 2000
+	maxMalformed = 20
+)
+
+// ID is a test's identity, stable across runs of the same command.
+type ID struct {
+	// File is the test's file relative to the workspace root (pytest), or
+	// its package's import path (go test).
+	File string
+	// Class holds the enclosing classes, "::"-separated, outermost first.
+	Class string
+	// Name is the test function's name without parameters; a Go subtest's
+	// name is its full "TestX/sub" path.
+	Name string
+	// Params is the parameter id of a parametrized test, without brackets.
+	Params string
+}
+
+// String formats the identity as pytest's node id does:
+// file::Class::name[params].
+func (id ID) String() string {
+	var b strings.Builder
+	b.WriteString(id.File)
+	if id.Class != "" {
+		b.WriteString("::" + id.Class)
+	}
+	b.WriteString("::" + id.Name)
+	if id.Params != "" {
+		b.WriteString("[" + id.Params + "]")
+	}
+	return b.String()
+}
+
+// Compare orders identities by their parts, for stable listings.
+func (id ID) Compare(o ID) int {
+	return cmpStrings([]string{id.File, id.Class, id.Name, id.Params}, []string{o.File, o.Class, o.Name, o.Params})
+}
+
+func cmpStrings(a, b []string) int {
+	for i := range a {
+		if c := strings.Compare(a[i], b[i]); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// Outcome is how a test ended.
+type Outcome string
+
+// The outcomes, as pytest names them; go test's pass, fail and skip are
+// Passed, Failed and Skipped.
+const (
+	Passed  Outcome = "passed"
+	Failed  Outcome = "failed"
+	Error   Outcome = "error" // in set-up or teardown, not in the test itself
+	Skipped Outcome = "skipped"
+	XFailed Outcome = "xfailed" // failed as expected
+	XPassed Outcome = "xpassed" // passed although expected to fail
+)
+
+// rank orders outcomes from best to worst, for a test reported twice.
+var rank = map[Outcome]int{Skipped: 0, XFailed: 1, Passed: 2, XPassed: 2, Failed: 3, Error: 4}
+
+// Valid reports whether o is one of the outcomes.
+func (o Outcome) Valid() bool { _, ok := rank[o]; return ok }
+
+// Passing reports whether the test ran and passed: passed, or passed
+// although marked as expected to fail.
+func (o Outcome) Passing() bool { return o == Passed || o == XPassed }
+
+// Failing reports whether the test failed or errored.
+func (o Outcome) Failing() bool { return o == Failed || o == Error }
+
+// Result is one test's outcome in a run.
+type Result struct {
+	ID      ID
+	Outcome Outcome
+	// Phase is where an error or failure happened: setup, call or teardown.
+	Phase    string
+	Duration time.Duration
+	// Message is one line saying why a test did not pass (the exception),
+	// or why it was skipped; Longrepr is a bounded excerpt of its report.
+	Message, Longrepr string
+}
+
+// Process is one test process of the run: a pytest session, or a package's
+// test binary under go test.
+type Process struct {
+	// Name is the pytest process's pid, or the Go package's import path.
+	Name string
+	// Collected is how many tests the process selected to run.
+	Collected int
+	// CollectErrors are the files (or packages) that could not be
+	// collected (or built).
+	CollectErrors []CollectError
+	// Ended reports that the process wrote its end record: it finished its
+	// session. ExitStatus is the status it then reported.
+	Ended      bool
+	ExitStatus int
+	// Stopped says why the session stopped before running every test it
+	// collected (pytest's -x or --maxfail), or is empty.
+	Stopped string
+}
+
+// CollectError is a file or package that could not be collected.
+type CollectError struct {
+	// Path is the file or directory relative to the workspace root, or
+	// the package's import path; empty for the whole session.
+	Path    string
+	Message string
+}
+
+// Report is every test outcome of one run of a test command.
+type Report struct {
+	// Tests holds each test's result; a test reported more than once (two
+	// invocations running the same file) keeps its worst outcome.
+	Tests     map[ID]Result
+	Processes []Process
+	// Malformed describes the lines that could not be read (at most a
+	// few), MalformedLines counts them all.
+	Malformed      []string
+	MalformedLines int
+	// Truncated reports that the report was longer than MaxReportBytes:
+	// the rest was not read.
+	Truncated bool
+}
+
+// newReport returns an empty report.
+func newReport() *Report { return &Report{Tests: map[ID]Result{}} }
+
+// Complete reports whether the report can be read as the whole run: every
+// process finished, every line was read, nothing was cut.
+func (r *Report) Complete() bool { return r.Incomplete() == "" }
+
+// Incomplete says why the report is not the whole run, or is empty.
+func (r *Report) Incomplete() string {
+	switch {
+	case r.Truncated:
+		return fmt.Sprintf("the test report is longer than %d MiB", MaxReportBytes>>20)
+	case r.MalformedLines > 0:
+		return fmt.Sprintf("%d lines of the test report could not be read (%s)", r.MalformedLines, r.Malformed[0])
+	}
+	var unfinished []string
+	for _, p := range r.Processes {
+		if !p.Ended {
+			unfinished = append(unfinished, p.Name)
+		}
+	}
+	if len(unfinished) > 0 {
+		return fmt.Sprintf("%d of %d test processes ended without finishing their session (%s)",
+			len(unfinished), len(r.Processes), strings.Join(unfinished, ", "))
+	}
+	return ""
+}
+
+// IDs lists the tests of the report in order.
+func (r *Report) IDs() []ID {
+	return slices.SortedFunc(maps.Keys(r.Tests), ID.Compare)
+}
+
+// CollectErrors lists every process's collection errors.
+func (r *Report) CollectErrors() []CollectError {
+	var all []CollectError
+	for _, p := range r.Processes {
+		all = append(all, p.CollectErrors...)
+	}
+	return all
+}
+
+// Stopped says why a process stopped before running all it collected, or
+// is empty.
+func (r *Report) Stopped() string {
+	for _, p := range r.Processes {
+		if p.Stopped != "" {
+			return p.Stopped
+		}
+	}
+	return ""
+}
+
+// add records a result, keeping the worst outcome of a test seen twice.
+func (r *Report) add(res Result) {
+	if old, ok := r.Tests[res.ID]; ok && rank[old.Outcome] > rank[res.Outcome] {
+		return
+	}
+	r.Tests[res.ID] = res
+}
+
+// malformed notes a line that could not be read.
+func (r *Report) malformed(line int, why string) {
+	r.MalformedLines++
+	if len(r.Malformed) < maxMalformed {
+		r.Malformed = append(r.Malformed, fmt.Sprintf("line %d: %s", line, why))
+	}
+}
+
+// bound cuts s to at most n bytes, dropping a rune cut in two, and marks
+// the cut.
+func bound(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + " [...]"
+}
