@@ -8,16 +8,16 @@ It appends one JSON object per line to the file named by CAPSULE_TEST_REPORT,
 each line written whole with one write to a descriptor opened O_APPEND, so
 that several pytest processes of one command add to the same file:
 
-    {"kind": "start", "pid": 7, "rootdir": "/w", "pytest": "7.2.1"}
-    {"kind": "collect-error", "pid": 7, "path": "tests/test_x.py", ...}
-    {"kind": "collected", "pid": 7, "count": 9}
-    {"kind": "test", "pid": 7, "file": "tests/test_x.py", "classes": ["TestA"],
-     "name": "test_b", "params": "1-2", "outcome": "failed", "phase": "call",
-     "duration": 0.01, "message": "assert 1 == 2", "longrepr": "..."}
-    {"kind": "end", "pid": 7, "exitstatus": 1, "stopped": ""}
+    {"kind": "start", "pid": 7, "session": 1, "rootdir": "/w", "pytest": "7.2.1"}
+    {"kind": "collect-error", "pid": 7, "session": 1, "path": "tests/test_x.py", ...}
+    {"kind": "collected", "pid": 7, "session": 1, "count": 9}
+    {"kind": "test", "pid": 7, "session": 1, "file": "tests/test_x.py",
+     "classes": ["TestA"], "name": "test_b", "params": "1-2", "outcome": "failed",
+     "phase": "call", "duration": 0.01, "message": "assert 1 == 2", "longrepr": "..."}
+    {"kind": "end", "pid": 7, "session": 1, "exitstatus": 1, "stopped": ""}
 
-A process that starts a session and never writes its end record did not
-finish (os._exit, a signal, a crash). Without CAPSULE_TEST_REPORT the plugin
+A session that starts and never writes its end record did not finish
+(os._exit, a signal, a crash). Without CAPSULE_TEST_REPORT the plugin
 does nothing. The file is written by the same interpreter as the code under
 test: it is evidence, which Capsule checks, never proof.
 """
@@ -34,6 +34,11 @@ LONGREPR_MAX = 2000
 # The state of each test in progress, by nodeid, until its protocol ends.
 _pending = {}
 
+# The sessions running in this process, innermost last (a test may call
+# pytest.main), numbered from 1 in the order they started.
+_sessions = []
+_started = 0
+
 
 def _path():
     return os.environ.get(REPORT_ENV, "")
@@ -42,6 +47,7 @@ def _path():
 def _write(record):
     path = _path()
     record["pid"] = os.getpid()
+    record["session"] = _sessions[-1] if _sessions else 0
     line = (json.dumps(record, default=str) + "\n").encode("utf-8", "replace")
     try:
         parent = os.path.dirname(path)
@@ -99,8 +105,10 @@ def _identity(item):
 
 
 def pytest_sessionstart(session):
+    global _started
     if _path():
-        _pending.clear()
+        _started += 1
+        _sessions.append(_started)
         _write({"kind": "start", "rootdir": str(session.config.rootpath), "pytest": pytest.__version__})
 
 
@@ -153,7 +161,7 @@ def pytest_runtest_protocol(item, nextitem):
     state = {"outcome": "passed", "phase": "", "duration": 0.0, "message": "", "longrepr": ""}
     _pending[item.nodeid] = state
     yield
-    del _pending[item.nodeid]
+    _pending.pop(item.nodeid, None)
     if state["outcome"] not in ("error", "failed"):
         state["phase"] = ""
     state["duration"] = round(state["duration"], 6)
@@ -167,3 +175,5 @@ def pytest_sessionfinish(session, exitstatus):
     if _path():
         stopped = session.shouldfail or session.shouldstop
         _write({"kind": "end", "exitstatus": int(exitstatus), "stopped": str(stopped) if stopped else ""})
+        if _sessions:
+            _sessions.pop()

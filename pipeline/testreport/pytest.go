@@ -44,8 +44,9 @@ func Env(pluginDir, reportPath string) []string {
 // record is one line of the plugin's report; which fields are set depends
 // on Kind.
 type record struct {
-	Kind string `json:"kind"`
-	PID  int    `json:"pid"`
+	Kind    string `json:"kind"`
+	PID     int    `json:"pid"`
+	Session int    `json:"session"`
 	// start
 	Rootdir string `json:"rootdir"`
 	Pytest  string `json:"pytest"`
@@ -69,21 +70,32 @@ type record struct {
 	Stopped    string `json:"stopped"`
 }
 
+// session names a pytest session: its process, and its number among the
+// sessions of that process (a test may call pytest.main).
+type session struct{ pid, n int }
+
+func (s session) String() string {
+	if s.n > 1 {
+		return fmt.Sprintf("pid %d session %d", s.pid, s.n)
+	}
+	return "pid " + strconv.Itoa(s.pid)
+}
+
 // pytestReader builds a Report from the plugin's records.
 type pytestReader struct {
 	rep  *Report
 	root string
-	// current maps a pid to its process in rep.Processes, with the rootdir
-	// that process's paths are relative to.
-	current map[int]int
-	rootdir map[int]string
+	// current maps a session to its process in rep.Processes, rootdir to
+	// the directory its paths are relative to.
+	current map[session]int
+	rootdir map[session]string
 }
 
 // ParsePytest reads the plugin's report file. root is the workspace's
 // directory as the sandbox saw it: test files are named relative to it.
 // It never fails: what cannot be read is noted in the Report.
 func ParsePytest(data []byte, root string) *Report {
-	r := &pytestReader{rep: newReport(), root: path.Clean(root), current: map[int]int{}, rootdir: map[int]string{}}
+	r := &pytestReader{rep: newReport(), root: path.Clean(root), current: map[session]int{}, rootdir: map[session]string{}}
 	for n, line := range lines(r.rep, data) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
@@ -123,24 +135,25 @@ func (r *pytestReader) read(line []byte) error {
 	if dec.More() {
 		return fmt.Errorf("more than one record")
 	}
+	key := session{rec.PID, rec.Session}
 	if rec.Kind == "start" {
-		r.current[rec.PID] = len(r.rep.Processes)
-		r.rootdir[rec.PID] = rec.Rootdir
-		r.rep.Processes = append(r.rep.Processes, Process{Name: "pid " + strconv.Itoa(rec.PID)})
+		r.current[key] = len(r.rep.Processes)
+		r.rootdir[key] = rec.Rootdir
+		r.rep.Processes = append(r.rep.Processes, Process{Name: key.String()})
 		return nil
 	}
-	i, ok := r.current[rec.PID]
+	i, ok := r.current[key]
 	if !ok || r.rep.Processes[i].Ended {
-		return fmt.Errorf("a %q record of process %d, which had not started", rec.Kind, rec.PID)
+		return fmt.Errorf("a %q record of %s, which had not started", rec.Kind, key)
 	}
 	p := &r.rep.Processes[i]
 	switch rec.Kind {
 	case "collect-error":
-		p.CollectErrors = append(p.CollectErrors, CollectError{Path: r.rebase(rec.PID, rec.Path), Message: bound(rec.Message, maxMessage)})
+		p.CollectErrors = append(p.CollectErrors, CollectError{Path: r.rebase(key, rec.Path), Message: bound(rec.Message, maxMessage)})
 	case "collected":
 		p.Collected = rec.Count
 	case "test":
-		return r.test(rec)
+		return r.test(key, rec)
 	case "end":
 		if rec.ExitStatus == nil {
 			return fmt.Errorf("an end record without exit status")
@@ -152,7 +165,7 @@ func (r *pytestReader) read(line []byte) error {
 	return nil
 }
 
-func (r *pytestReader) test(rec record) error {
+func (r *pytestReader) test(key session, rec record) error {
 	if rec.File == "" || rec.Name == "" || !rec.Outcome.Valid() {
 		return fmt.Errorf("a test record without file, name or valid outcome")
 	}
@@ -161,7 +174,7 @@ func (r *pytestReader) test(rec record) error {
 		d = 0
 	}
 	r.rep.add(Result{
-		ID:       ID{File: r.rebase(rec.PID, rec.File), Class: strings.Join(rec.Classes, "::"), Name: rec.Name, Params: rec.Params},
+		ID:       ID{File: r.rebase(key, rec.File), Class: strings.Join(rec.Classes, "::"), Name: rec.Name, Params: rec.Params},
 		Outcome:  rec.Outcome,
 		Phase:    rec.Phase,
 		Duration: time.Duration(d * float64(time.Second)),
@@ -173,11 +186,11 @@ func (r *pytestReader) test(rec record) error {
 
 // rebase names a path of a process's node ids (relative to its rootdir)
 // relative to the workspace root; a path outside the root stays absolute.
-func (r *pytestReader) rebase(pid int, p string) string {
+func (r *pytestReader) rebase(key session, p string) string {
 	if p == "" {
 		return ""
 	}
-	abs := path.Join(r.rootdir[pid], p)
+	abs := path.Join(r.rootdir[key], p)
 	if path.IsAbs(p) {
 		abs = path.Clean(p)
 	}

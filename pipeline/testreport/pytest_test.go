@@ -42,7 +42,7 @@ func TestParsePytest(t *testing.T) {
 			report:     start + `{"kind": "test", "pid": 8, "file": "t.py", "name": "test_forged", "outcome": "passed"}` + "\n" + end,
 			tests:      map[string]Outcome{},
 			processes:  1,
-			incomplete: `line 2: a "test" record of process 8, which had not started`,
+			incomplete: `line 2: a "test" record of pid 8, which had not started`,
 		},
 		{
 			name:       "a record after its process ended",
@@ -110,6 +110,17 @@ func TestParsePytest(t *testing.T) {
 			name:   "pids reused by a later process",
 			report: start + end + start + test(`"file": "t.py", "name": "test_x", "outcome": "passed"`) + end,
 			tests:  map[string]Outcome{"t.py::test_x": Passed}, processes: 2,
+		},
+		{
+			name: "a session inside a test of another",
+			report: `{"kind": "start", "pid": 7, "session": 1, "rootdir": "/capsule/workspace"}` + "\n" +
+				`{"kind": "start", "pid": 7, "session": 2, "rootdir": "/capsule/workspace/inner"}` + "\n" +
+				`{"kind": "test", "pid": 7, "session": 2, "file": "t.py", "name": "test_in", "outcome": "passed"}` + "\n" +
+				`{"kind": "end", "pid": 7, "session": 2, "exitstatus": 0}` + "\n" +
+				`{"kind": "test", "pid": 7, "session": 1, "file": "t.py", "name": "test_out", "outcome": "passed"}` + "\n" +
+				`{"kind": "end", "pid": 7, "session": 1, "exitstatus": 0}` + "\n",
+			tests:     map[string]Outcome{"inner/t.py::test_in": Passed, "t.py::test_out": Passed},
+			processes: 2,
 		},
 		{name: "empty", report: "", tests: map[string]Outcome{}},
 	} {

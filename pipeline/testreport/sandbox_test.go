@@ -224,6 +224,18 @@ func TestPluginInSandbox(t *testing.T) {
 			processes: 1, exit: 1, output: "Ran 2 tests",
 		},
 		{
+			name: "a test that runs pytest.main",
+			files: map[string]string{
+				"tests/test_outer.py": "import pytest\n\ndef test_outer():\n    assert pytest.main(['-q', 'inner']) == 0\n\ndef test_after():\n    pass\n",
+				"inner/test_inner.py": "def test_inner():\n    pass\n",
+			},
+			cmd: "pytest tests",
+			want: map[string]testreport.Outcome{
+				"tests/test_outer.py::test_outer": P, "tests/test_outer.py::test_after": P, "inner/test_inner.py::test_inner": P,
+			},
+			processes: 2,
+		},
+		{
 			name:  "a command that runs no pytest",
 			files: map[string]string{"tests/test_ok.py": "def test_ok():\n    pass\n"},
 			cmd:   "python3 -c 'print(1)'", want: map[string]testreport.Outcome{},
