@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/pipeline/gate"
@@ -351,4 +352,39 @@ def test_third():
 			t.Errorf("verdict after the rerun %+v: want passed, both flaky, 2 kept", v)
 		}
 	})
+}
+
+// BenchmarkPluginOverhead runs a suite of 1000 small tests in the sandbox
+// without and with the plugin, alternately, and reports the ratio of the
+// commands' times (with/without) and each one's time per run.
+func BenchmarkPluginOverhead(b *testing.B) {
+	eng := sandboxtest.Engine(b)
+	box, err := eng.NewSession(context.Background(), sandboxtest.Spec(""))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { box.Close() })
+	files := map[string][]byte{
+		pluginDir + "/" + testreport.PluginFile: testreport.Plugin(),
+		"tests/test_many.py":                    []byte("import pytest\n\n@pytest.mark.parametrize('n', range(1000))\ndef test_n(n):\n    assert n >= 0\n"),
+	}
+	cmd := []string{"sh", "-c", "python3 -m pytest -q -p no:cacheprovider tests"}
+	env := testreport.Env(agent.Workspace+"/"+pluginDir, agent.Workspace+"/"+reportFile)
+	var without, with time.Duration
+	for b.Loop() {
+		for _, e := range [][]string{nil, env} {
+			res, err := box.Run(context.Background(), sandbox.Run{Cmd: cmd, Env: e, Files: files})
+			if err != nil || res.ExitCode != 0 {
+				b.Fatalf("exit %d, %v: %s", res.ExitCode, err, res.Stdout)
+			}
+			if e == nil {
+				without += res.Duration
+			} else {
+				with += res.Duration
+			}
+		}
+	}
+	b.ReportMetric(float64(with)/float64(without), "with/without")
+	b.ReportMetric(float64(without.Milliseconds())/float64(b.N), "ms-without/run")
+	b.ReportMetric(float64(with.Milliseconds())/float64(b.N), "ms-with/run")
 }
