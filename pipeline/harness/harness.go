@@ -40,14 +40,15 @@ const (
 // DefaultCPULimit is the CPU-time limit of a Program without one.
 const DefaultCPULimit = 10 * time.Second
 
-// The wall-clock backstop of a run is wallFactor times its CPU-time limit
-// plus wallSlack: loose enough that a machine busy with other work (the
-// sandbox gets a third of a core when two other processes spin on a two-core
-// machine) never stops code that is within its CPU time, tight enough that
-// code waiting forever ends.
+// The wall clock backs the CPU-time limit up for code that waits. Past
+// WallLimit (wallFactor times the CPU-time limit plus wallSlack) the script
+// stops tests that have used almost no CPU over its last ten seconds; code
+// that computes on a machine busy with other work goes on until its CPU time
+// runs out, or until HardWallLimit (hardFactor times WallLimit) in any case.
 const (
 	wallFactor = 3
 	wallSlack  = 10 * time.Second
+	hardFactor = 10
 )
 
 // TimeoutExitCode is the exit status of a run stopped at its time limit.
@@ -96,6 +97,7 @@ func (p Program) Command() []string {
 		Python, "-B", ScriptFile,
 		"--cpu-limit", strconv.FormatFloat(p.CPU().Seconds(), 'f', -1, 64),
 		"--timeout", strconv.FormatFloat(p.WallLimit().Seconds(), 'f', -1, 64),
+		"--hard-timeout", strconv.FormatFloat(p.HardWallLimit().Seconds(), 'f', -1, 64),
 		"--solution", SolutionFile,
 		"--tests", TestsFile,
 	}
@@ -115,15 +117,23 @@ func (p Program) CPU() time.Duration {
 	return (limit + time.Second - 1).Truncate(time.Second)
 }
 
-// WallRule describes, for people, how WallLimit follows from the CPU-time
-// limit.
+// WallRule describes, for people, how the wall-clock limits follow from the
+// CPU-time limit.
 func WallRule() string {
-	return fmt.Sprintf("%d x the CPU-time limit + %s", wallFactor, wallSlack)
+	return fmt.Sprintf("tests using almost no CPU are stopped after %d x the CPU-time limit + %s, all tests after %d times that",
+		wallFactor, wallSlack, hardFactor)
 }
 
-// WallLimit returns the wall-clock backstop of the run.
+// WallLimit returns the wall-clock time after which tests that use almost
+// no CPU are stopped.
 func (p Program) WallLimit() time.Duration {
 	return wallFactor*p.CPU() + wallSlack
+}
+
+// HardWallLimit returns the wall-clock time after which the tests are
+// stopped in any case.
+func (p Program) HardWallLimit() time.Duration {
+	return hardFactor * p.WallLimit()
 }
 
 // isIdentifier reports whether s is an ASCII Python identifier. The script

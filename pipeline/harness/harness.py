@@ -3,7 +3,8 @@
 Run in the workspace as:
 
     python3 -B capsule_harness.py --cpu-limit 10 --timeout 40 \
-        --solution solution.py --tests tests.py [--entry-point NAME]
+        --hard-timeout 400 --solution solution.py --tests tests.py \
+        [--entry-point NAME]
 
 1. Example-call removal: top-level statements of the solution other than
    imports, definitions, constants and import fallbacks are replaced by blank
@@ -17,10 +18,12 @@ harness's own frames. When an assert of the tests fails, the harness evaluates
 its sides again and prints their values.
 
 The child's CPU time is bounded by RLIMIT_CPU (--cpu-limit, rounded up to
-whole seconds, as the kernel counts it); the wall clock (--timeout) is only a
-loose backstop for code that sleeps or waits. A CPU-time limit does not
-depend on how busy the machine is, so a run stopped by it means the code is
-slow, not that the machine was.
+whole seconds, as the kernel counts it). A CPU-time limit does not depend on
+how busy the machine is, so a run stopped by it means the code is slow, not
+that the machine was. The wall clock only stops code that waits: past
+--timeout, the tests are stopped once they have used almost no CPU over the
+last IDLE_WINDOW seconds (they sleep, or wait for input), and past
+--hard-timeout in any case.
 
 Protocol, on stderr: lines "##capsule <json object>"; "removed" (1-based
 inclusive line ranges) and "syntax_ok" before the run; "cpu" (seconds of CPU
@@ -42,11 +45,14 @@ import resource
 import signal
 import subprocess
 import sys
+import time
 import types
 
 PROTOCOL = "##capsule "
 TIMEOUT_EXIT = 124
 EVAL_BUDGET = 1.0  # seconds to re-evaluate a failing assertion
+IDLE_WINDOW = 10.0  # seconds over which the child's progress is judged
+IDLE_SHARE = 0.02  # share of a core below which the child counts as waiting
 
 # Calls that make a top-level assignment an example run rather than a constant.
 BANNED_CALLS = {"print", "input", "exit", "quit", "breakpoint", "help"}
@@ -380,6 +386,45 @@ def read_status(fd):
         os.close(fd)
 
 
+def cpu_seconds(pid):
+    """Return the CPU time of process pid and of the children it waited for,
+    or None when /proc does not tell."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        ticks = sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
+    except (OSError, IndexError, ValueError):
+        return None
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def wait_for(proc, limit, hard_limit):
+    """Wait for proc and return its exit status, or None when the wall clock
+    stops it: past limit seconds once it has used almost no CPU over the
+    last IDLE_WINDOW seconds, and past hard_limit in any case. Code that
+    computes on a busy machine goes on until its CPU time runs out."""
+    start = time.monotonic()
+    samples = []  # (time, cpu seconds) over the last IDLE_WINDOW
+    while True:
+        try:
+            return proc.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            pass
+        now = time.monotonic()
+        samples.append((now, cpu_seconds(proc.pid)))
+        while now - samples[0][0] > IDLE_WINDOW:
+            samples.pop(0)
+        elapsed = now - start
+        if elapsed >= hard_limit:
+            return None
+        first_time, first_cpu = samples[0]
+        cpu = samples[-1][1]
+        if (elapsed >= limit and first_cpu is not None and cpu is not None
+                and now - first_time >= IDLE_WINDOW - 1.5
+                and cpu - first_cpu < IDLE_SHARE * (now - first_time)):
+            return None
+
+
 def run_parent(args):
     """Clean the solution, run the child with a timeout, report."""
     try:
@@ -406,11 +451,9 @@ def run_parent(args):
         os._exit(128 + signum)
 
     signal.signal(signal.SIGTERM, stop)
-    timed_out = False
-    try:
-        code = proc.wait(timeout=args.timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
+    code = wait_for(proc, args.timeout, max(args.hard_timeout, args.timeout))
+    timed_out = code is None
+    if timed_out:
         kill_group(proc)
         code = proc.wait()
     kill_group(proc)  # leftovers the code started
@@ -425,7 +468,7 @@ def run_parent(args):
         return 0
     if timed_out:
         note(timeout=seconds(args.timeout))
-        say("ran past the wall-clock limit of %s without using up its CPU "
+        say("ran past the wall-clock limit of %s while using almost no CPU "
             "time (waiting for input, sleeping, or blocked?); the tests were "
             "stopped" % seconds_text(args.timeout))
         return TIMEOUT_EXIT
@@ -451,7 +494,11 @@ def main():
     parser.add_argument("--cpu-limit", type=float, default=10.0,
                         help="seconds of CPU time the tests may use")
     parser.add_argument("--timeout", type=float, default=40.0,
-                        help="seconds of wall-clock time the tests may run")
+                        help="seconds of wall-clock time after which tests "
+                        "that use almost no CPU are stopped")
+    parser.add_argument("--hard-timeout", type=float, default=400.0,
+                        help="seconds of wall-clock time the tests may run "
+                        "in any case")
     parser.add_argument("--solution", default="solution.py")
     parser.add_argument("--tests", default="tests.py")
     parser.add_argument("--entry-point", default="",
