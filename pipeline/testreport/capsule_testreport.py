@@ -40,24 +40,29 @@ _sessions = []
 _started = 0
 
 
+# The report file and the functions that write it, taken when the plugin is
+# loaded: tests that clear os.environ or patch os (pyfakefs) change neither.
+_PATH = os.environ.get(REPORT_ENV, "")
+_getpid, _makedirs, _open, _write_fd, _close = os.getpid, os.makedirs, os.open, os.write, os.close
+
+
 def _path():
-    return os.environ.get(REPORT_ENV, "")
+    return _PATH
 
 
 def _write(record):
-    path = _path()
-    record["pid"] = os.getpid()
+    record["pid"] = _getpid()
     record["session"] = _sessions[-1] if _sessions else 0
     line = (json.dumps(record, default=str) + "\n").encode("utf-8", "replace")
     try:
-        parent = os.path.dirname(path)
+        parent = os.path.dirname(_PATH)
         if parent:
-            os.makedirs(parent, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            _makedirs(parent, exist_ok=True)
+        fd = _open(_PATH, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
-            os.write(fd, line)
+            _write_fd(fd, line)
         finally:
-            os.close(fd)
+            _close(fd)
     except OSError:
         pass  # a missing record is caught on the reading side
 

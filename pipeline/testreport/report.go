@@ -12,6 +12,7 @@
 package testreport
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -62,16 +63,8 @@ func (id ID) String() string {
 
 // Compare orders identities by their parts, for stable listings.
 func (id ID) Compare(o ID) int {
-	return cmpStrings([]string{id.File, id.Class, id.Name, id.Params}, []string{o.File, o.Class, o.Name, o.Params})
-}
-
-func cmpStrings(a, b []string) int {
-	for i := range a {
-		if c := strings.Compare(a[i], b[i]); c != 0 {
-			return c
-		}
-	}
-	return 0
+	return cmp.Or(strings.Compare(id.File, o.File), strings.Compare(id.Class, o.Class),
+		strings.Compare(id.Name, o.Name), strings.Compare(id.Params, o.Params))
 }
 
 // Outcome is how a test ended.

@@ -225,14 +225,16 @@ func TestPluginInSandbox(t *testing.T) {
 			processes: 1, exit: 1, output: "Ran 2 tests",
 		},
 		{
-			name: "a test that runs pytest.main",
+			name: "a test that runs pytest.main, a test that clears the environment",
 			files: map[string]string{
-				"tests/test_outer.py": "import pytest\n\ndef test_outer():\n    assert pytest.main(['-q', 'inner']) == 0\n\ndef test_after():\n    pass\n",
+				"tests/test_outer.py": "import os\n\nimport pytest\n\ndef test_outer():\n    assert pytest.main(['-q', 'inner']) == 0\n\n" +
+					"def test_clears_environ():\n    os.environ.clear()\n\ndef test_after():\n    pass\n",
 				"inner/test_inner.py": "def test_inner():\n    pass\n",
 			},
 			cmd: "pytest tests",
 			want: map[string]testreport.Outcome{
-				"tests/test_outer.py::test_outer": P, "tests/test_outer.py::test_after": P, "inner/test_inner.py::test_inner": P,
+				"tests/test_outer.py::test_outer": P, "tests/test_outer.py::test_clears_environ": P,
+				"tests/test_outer.py::test_after": P, "inner/test_inner.py::test_inner": P,
 			},
 			processes: 2,
 		},
