@@ -220,3 +220,39 @@ func joinWords(words []string) string {
 	}
 	return strings.Join(quoted, " ")
 }
+
+// Plan is how the per-test results of a test command are collected.
+type Plan struct {
+	// Command is the command to run: the test command, or the same tests
+	// rewritten (unittest run as pytest, go test with -json).
+	Command string
+	// GoJSON reports that Command writes `go test -json` events on its
+	// standard output; otherwise the pytest plugin's report file, which
+	// Env asks for, holds the results.
+	GoJSON bool
+	// Note says in one line what was chosen, for the log.
+	Note string
+}
+
+// NewPlan chooses how to collect the per-test results of command; isFile
+// is as for UnittestAsPytest. Any command may run pytest, so the plugin is
+// the default: a run whose report then has no process ran no pytest, and
+// only its exit status counts.
+func NewPlan(command string, isFile func(string) bool) Plan {
+	if cmd, ok := GoTestJSON(command); ok {
+		return Plan{Command: cmd, GoJSON: true, Note: "per-test results from go test -json: `" + cmd + "`"}
+	}
+	if cmd, ok := UnittestAsPytest(command, isFile); ok {
+		return Plan{Command: cmd, Note: "per-test results from unittest's tests run by pytest: `" + cmd + "`"}
+	}
+	return Plan{Command: command, Note: "per-test results from pytest, if `" + command + "` runs it; from anything else only the exit status counts"}
+}
+
+// Parse reads a run's results: stdout for go test -json, else the
+// plugin's report file, with paths relative to root as for ParsePytest.
+func (p Plan) Parse(reportFile, stdout []byte, root string) *Report {
+	if p.GoJSON {
+		return ParseGoTest(stdout)
+	}
+	return ParsePytest(reportFile, root)
+}

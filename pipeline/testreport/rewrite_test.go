@@ -2,6 +2,7 @@ package testreport
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -85,5 +86,33 @@ func TestSplitJoinWords(t *testing.T) {
 		if !ok || !slices.Equal(got, words) {
 			t.Errorf("splitWords(joinWords(%q)) = %q, %v", words, got, ok)
 		}
+	}
+}
+
+func TestPlan(t *testing.T) {
+	isFile := func(string) bool { return false }
+	for _, tc := range []struct {
+		cmd, want string
+		goJSON    bool
+	}{
+		{"go test ./...", "go test -json ./...", true},
+		{"python -m unittest", "python -m pytest -o 'python_files=test*.py' -o python_classes= -o python_functions= .", false},
+		{"pytest -q", "pytest -q", false},
+		{"npm test", "npm test", false},
+		{"go test ./... | tee log", "go test ./... | tee log", false},
+	} {
+		p := NewPlan(tc.cmd, isFile)
+		if p.Command != tc.want || p.GoJSON != tc.goJSON || !strings.Contains(p.Note, "`"+tc.want+"`") {
+			t.Errorf("NewPlan(%q) = %+v; want %q, GoJSON %v", tc.cmd, p, tc.want, tc.goJSON)
+		}
+	}
+	goEvents := []byte(`{"Action":"start","Package":"p"}` + "\n" + `{"Action":"run","Package":"p","Test":"TestA"}` + "\n" +
+		`{"Action":"pass","Package":"p","Test":"TestA"}` + "\n" + `{"Action":"pass","Package":"p"}` + "\n")
+	pytestRecords := []byte(`{"kind": "start", "pid": 1, "rootdir": "/w"}` + "\n" + `{"kind": "test", "pid": 1, "file": "t.py", "name": "test_a", "outcome": "passed"}` + "\n")
+	if rep := NewPlan("go test ./...", isFile).Parse(pytestRecords, goEvents, "/w"); len(rep.Tests) != 1 || !rep.Complete() {
+		t.Errorf("go plan read %+v", rep)
+	}
+	if rep := NewPlan("pytest", isFile).Parse(pytestRecords, goEvents, "/w"); rep.Tests[ID{File: "t.py", Name: "test_a"}].Outcome != Passed {
+		t.Errorf("pytest plan read %+v", rep)
 	}
 }
