@@ -156,6 +156,26 @@ type Target struct {
 	Before Outcome
 }
 
+// Named returns, as targets, the tests failing at baseline (and not flaky)
+// that the issue names: by file ("tests/test_stats.py"), by node id
+// ("tests/test_stats.py::test_mean_empty"), or by the node id of a class
+// or of a parametrized test without its parameters. Other failing tests
+// are already failing, never targets.
+func (b *Baseline) Named(names ...string) []Target {
+	var targets []Target
+	for _, id := range b.Failing() {
+		full := id.String()
+		bare := ID{File: id.File, Class: id.Class, Name: id.Name}.String()
+		for _, n := range names {
+			if n == id.File || n == full || n == bare || strings.HasPrefix(full, n+"::") {
+				targets = append(targets, Target{ID: id, Before: b.results[id].Outcome})
+				break
+			}
+		}
+	}
+	return targets
+}
+
 // Targets returns the baseline's results of the tests the issue names.
 func (b *Baseline) Targets(ids ...ID) []Target {
 	targets := make([]Target, len(ids))

@@ -272,6 +272,37 @@ func TestNewBaseline(t *testing.T) {
 	}
 }
 
+func TestNamed(t *testing.T) {
+	base := run("tests/test_stats.py::test_mean passed", "tests/test_stats.py::test_mean_empty failed",
+		"tests/test_ops.py::test_net failed", "tests/test_ops.py::test_add passed", "tests/test_other.py::test_x failed")
+	param := ID{File: "tests/test_stats.py", Class: "TestMedian", Name: "test_median", Params: "empty"}
+	base.Report.Tests[param] = testreport.Result{ID: param, Outcome: testreport.Error}
+	b, err := NewBaseline(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		names []string
+		want  []ID
+	}{
+		{[]string{"tests/test_stats.py"}, []ID{id("tests/test_stats.py::test_mean_empty"), param}},
+		{[]string{"tests/test_stats.py::test_mean_empty", "tests/test_ops.py::test_add"}, ids("tests/test_stats.py::test_mean_empty")},
+		{[]string{"tests/test_stats.py::TestMedian"}, []ID{param}},
+		{[]string{"tests/test_stats.py::TestMedian::test_median"}, []ID{param}},
+		{[]string{"tests/test_stats.py::test_mean"}, nil},
+		{[]string{"tests/test_stat"}, nil},
+		{nil, nil},
+	} {
+		var got []ID
+		for _, target := range b.Named(tc.names...) {
+			got = append(got, target.ID)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("Named(%q) = %v, want %v", tc.names, got, tc.want)
+		}
+	}
+}
+
 func TestReproduction(t *testing.T) {
 	const file = "tests/test_issue_7.py"
 	for _, tc := range []struct {
