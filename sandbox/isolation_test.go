@@ -177,13 +177,20 @@ ok(libc.shmget(1236, 4096, IPC_CREAT | 0o600), "shmget")
 ok(libc.shmget(0, 4096, IPC_CREAT | 0o600), "shmget private")
 rt.mq_open.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
 ok(rt.mq_open(b"/left", os.O_CREAT | os.O_RDWR, 0o600, None), "mq_open")
+# A queue given to another user: only its creator's user can still remove it.
+q = libc.msgget(1237, IPC_CREAT | 0o600)
+buf = ctypes.create_string_buffer(512)
+IPC_SET, IPC_STAT = 1, 2
+ok(libc.msgctl(q, IPC_STAT, buf), "msgctl stat")
+ctypes.c_uint32.from_buffer(buf, 4).value = 4242  # ipc_perm.uid
+ok(libc.msgctl(q, IPC_SET, buf), "msgctl give away")
 open("/dev/shm/left", "w").write("x")
 open(os.path.expanduser("~/.left"), "w").write("x")
 open("setup.txt", "w").write("tampered")
 open("given.txt", "w").write("tampered")
 open("new.txt", "w").write("new")
 `)})
-	for _, w := range []string{"msgget ok", "semget ok", "shmget ok", "shmget private ok", "mq_open ok"} {
+	for _, w := range []string{"msgget ok", "semget ok", "shmget ok", "shmget private ok", "mq_open ok", "msgctl give away ok"} {
 		if !strings.Contains(string(leave.Stdout), w) {
 			t.Fatalf("the leaving run could not create its objects (%s):\n%s%s", w, leave.Stdout, leave.Stderr)
 		}
