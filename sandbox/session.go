@@ -136,8 +136,6 @@ type live struct {
 // base64, stays within the agent's agent.MaxRequest.
 const maxFiles = agent.MaxRequest / 2
 
-// greetingLimit bounds the agent's first frame.
-const greetingLimit = 4 << 10
 
 // NewSession starts a warm container for spec.
 func (e *Engine) NewSession(ctx context.Context, spec Spec) (*Session, error) {
@@ -305,7 +303,7 @@ func (s *Session) exchange(ctx context.Context, req agent.Request, wait time.Dur
 	done := make(chan answer, 1)
 	go func() {
 		var a answer
-		if a.err = agent.WriteFrame(l.in, req); a.err == nil {
+		if a.err = agent.WriteFrame(l.in, req, agent.MaxRequest); a.err == nil {
 			a.err = agent.ReadFrame(l.out, agent.ResponseLimit(req.OutputLimit, req.CollectLimit), &a.resp)
 		}
 		if a.err == nil {
@@ -418,7 +416,7 @@ func (s *Session) start(ctx context.Context) (err error) {
 	greeting := make(chan error, 1)
 	go func() {
 		var hello agent.Response
-		err := agent.ReadFrame(l.out, greetingLimit, &hello)
+		err := agent.ReadFrame(l.out, agent.MaxGreeting, &hello)
 		if err == nil && (!hello.Ready || hello.Protocol != agent.ProtocolVersion) {
 			err = fmt.Errorf("unexpected greeting (protocol %d, want %d)", hello.Protocol, agent.ProtocolVersion)
 		}

@@ -66,7 +66,7 @@ func nonDumpable() error {
 
 // Serve greets the host, then answers requests from in until it is closed.
 func Serve(in io.Reader, out io.Writer) error {
-	if err := WriteFrame(out, Response{Ready: true, Protocol: ProtocolVersion}); err != nil {
+	if err := WriteFrame(out, Response{Ready: true, Protocol: ProtocolVersion}, MaxGreeting); err != nil {
 		return fmt.Errorf("greet host: %w", err)
 	}
 	for {
@@ -77,7 +77,12 @@ func Serve(in io.Reader, out io.Writer) error {
 			}
 			return fmt.Errorf("read request: %w", err)
 		}
-		if err := WriteFrame(out, handle(req)); err != nil {
+		limit := ResponseLimit(req.OutputLimit, req.CollectLimit)
+		err := WriteFrame(out, handle(req), limit)
+		if errors.Is(err, ErrFrame) {
+			err = WriteFrame(out, Response{ExitCode: 126, Error: err.Error()}, limit)
+		}
+		if err != nil {
 			return fmt.Errorf("write response: %w", err)
 		}
 	}

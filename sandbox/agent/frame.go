@@ -23,6 +23,9 @@ const frameHeader = 4
 // must fit the workspace's quota anyway.
 const MaxRequest = 1 << 30
 
+// MaxGreeting bounds the agent's first frame.
+const MaxGreeting = 4 << 10
+
 // maxMarker bounds the line HeadTail puts where it dropped output.
 const maxMarker = 64
 
@@ -57,14 +60,16 @@ func CheckAnswer(req Request, resp Response) error {
 }
 
 // WriteFrame writes v as one frame: its JSON encoding, preceded by the
-// encoding's length as a 4-byte big-endian number.
-func WriteFrame(w io.Writer, v any) error {
+// encoding's length as a 4-byte big-endian number. It writes nothing and
+// returns an error wrapping ErrFrame when the encoding is longer than
+// limit, the reader's bound.
+func WriteFrame(w io.Writer, v any, limit int64) error {
 	body, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	if uint64(len(body)) > math.MaxUint32 {
-		return fmt.Errorf("%w: %d bytes do not fit a frame", ErrFrame, len(body))
+	if int64(len(body)) > min(limit, math.MaxUint32) {
+		return fmt.Errorf("%w: %d bytes, more than the %d allowed", ErrFrame, len(body), limit)
 	}
 	buf := make([]byte, frameHeader, frameHeader+len(body))
 	binary.BigEndian.PutUint32(buf, uint32(len(body)))

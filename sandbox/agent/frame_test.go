@@ -17,7 +17,7 @@ func frame(n uint32, body string) []byte {
 
 func TestReadFrame(t *testing.T) {
 	var good bytes.Buffer
-	if err := WriteFrame(&good, Response{ExitCode: 3, Stdout: []byte("hi")}); err != nil {
+	if err := WriteFrame(&good, Response{ExitCode: 3, Stdout: []byte("hi")}, 1<<10); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -88,11 +88,19 @@ func TestResponseLimitCoversTheLargestAnswer(t *testing.T) {
 		Workspace: archive, Error: strings.Repeat("e", 4096),
 	}
 	var buf bytes.Buffer
-	if err := WriteFrame(&buf, resp); err != nil {
-		t.Fatal(err)
+	if err := WriteFrame(&buf, resp, ResponseLimit(limit, int64(len(archive)))); err != nil {
+		t.Fatalf("the largest answer does not fit its limit: %v", err)
 	}
 	var back Response
 	if err := ReadFrame(&buf, ResponseLimit(limit, int64(len(archive))), &back); err != nil {
 		t.Fatalf("the largest answer does not fit its limit: %v", err)
+	}
+}
+
+func TestWriteFrameRefusesWhatTheReaderWould(t *testing.T) {
+	var buf bytes.Buffer
+	err := WriteFrame(&buf, Response{Stdout: make([]byte, 100)}, 50)
+	if !errors.Is(err, ErrFrame) || buf.Len() != 0 {
+		t.Errorf("WriteFrame over the limit = %v, wrote %d bytes", err, buf.Len())
 	}
 }

@@ -65,15 +65,24 @@ func removeIPC(uid int) error {
 				return
 			}
 		}
-		var errs []error
+		var first error
+		failed := 0
 		for i, k := range sysvObjects {
 			for _, id := range ids[i] {
+				// EINVAL and EIDRM: the object is gone already.
 				if errno := k.rmid(id); errno != 0 && errno != syscall.EINVAL && errno != syscall.EIDRM {
-					errs = append(errs, fmt.Errorf("%s id %d: %w", k.list, id, errno))
+					failed++
+					if first == nil {
+						first = fmt.Errorf("%s id %d: %w", k.list, id, errno)
+					}
 				}
 			}
 		}
-		done <- errors.Join(errs...)
+		if failed > 0 {
+			done <- fmt.Errorf("%d objects left, the first %w", failed, first)
+			return
+		}
+		done <- nil
 	}()
 	err := <-done
 	// Changing a thread's effective user resets the process's dumpable flag.

@@ -15,7 +15,7 @@ import (
 )
 
 func main() {
-	if err := agent.WriteFrame(os.Stdout, agent.Response{Ready: true, Protocol: agent.ProtocolVersion}); err != nil {
+	if err := agent.WriteFrame(os.Stdout, agent.Response{Ready: true, Protocol: agent.ProtocolVersion}, agent.MaxGreeting); err != nil {
 		os.Exit(1)
 	}
 	var req agent.Request
@@ -47,9 +47,9 @@ func main() {
 		body := forged + forged
 		raw(uint32(len(body)), body)
 	case "greeting":
-		agent.WriteFrame(os.Stdout, agent.Response{Ready: true, Protocol: agent.ProtocolVersion})
+		agent.WriteFrame(os.Stdout, agent.Response{Ready: true, Protocol: agent.ProtocolVersion}, agent.MaxGreeting)
 	case "too-much-output":
-		agent.WriteFrame(os.Stdout, agent.Response{Stdout: make([]byte, req.OutputLimit+1<<10), StdoutBytes: 1 << 30})
+		agent.WriteFrame(os.Stdout, agent.Response{Stdout: make([]byte, req.OutputLimit+1<<10), StdoutBytes: 1 << 30}, agent.MaxRequest)
 	case "cut": // half a frame, then the agent is gone
 		raw(100, forged)
 		os.Exit(0)
