@@ -136,7 +136,6 @@ type live struct {
 // base64, stays within the agent's agent.MaxRequest.
 const maxFiles = agent.MaxRequest / 2
 
-
 // NewSession starts a warm container for spec.
 func (e *Engine) NewSession(ctx context.Context, spec Spec) (*Session, error) {
 	if err := spec.Limits.Validate(); err != nil {
