@@ -231,6 +231,20 @@ except OSError as e:
 	}
 }
 
+func TestWorkspaceLargerThanTheQuota(t *testing.T) {
+	eng := sandboxtest.Engine(t)
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "big.bin"), make([]byte, 2<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := sandboxtest.Spec(ws)
+	spec.Limits.Disk = 1 << 20
+	res, err := eng.Run(context.Background(), spec, sandbox.Run{Cmd: []string{"true"}})
+	if err != nil || res.Passed() || !strings.Contains(string(res.Stderr), "does not fit the disk quota") {
+		t.Errorf("a 2 MiB workspace under a 1 MiB quota: %v, exit %d, stderr %q", err, res.ExitCode, res.Stderr)
+	}
+}
+
 func TestDiskFilesQuotaColdRun(t *testing.T) {
 	eng := sandboxtest.Engine(t)
 	spec := sandboxtest.Spec("")

@@ -57,6 +57,9 @@ func restore(overlay []byte, remove []string) error {
 		from = Layer
 	}
 	if err := copyTree(from, ws, user.uid, user.gid); err != nil {
+		if errors.Is(err, syscall.ENOSPC) {
+			return fmt.Errorf("the starting workspace does not fit the disk quota (bytes or files): %w", err)
+		}
 		return fmt.Errorf("restore the workspace: %w", err)
 	}
 	if len(overlay) > 0 {
