@@ -59,11 +59,13 @@ type analysis struct {
 	symbols []*symbol
 	byName  map[string]*symbol
 	words   []string
+	// lines are the line numbers traceback frames give, by file.
+	lines map[int][]int
 }
 
 // analyze resolves the mentions of an issue against the repository.
 func (r *repo) analyze(iss issueText) *analysis {
-	a := &analysis{byName: make(map[string]*symbol), words: iss.words}
+	a := &analysis{byName: make(map[string]*symbol), words: iss.words, lines: make(map[int][]int)}
 	for _, m := range iss.mentions {
 		r.resolveMention(a, m)
 	}
@@ -80,6 +82,9 @@ func (r *repo) resolveMention(a *analysis, m mention) {
 		if files := r.matchPath(m.text); files != nil {
 			for _, f := range files {
 				a.addNamed(f, "named in the issue")
+				if m.line > 0 {
+					a.lines[f] = append(a.lines[f], m.line)
+				}
 			}
 			return
 		}

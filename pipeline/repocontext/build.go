@@ -2,6 +2,7 @@ package repocontext
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -10,6 +11,9 @@ type builder struct {
 	r     *repo
 	issue Issue
 	opts  Options
+	a     *analysis
+	// names are the symbols the issue names, for picking spans.
+	names map[string]bool
 }
 
 // newBuilder returns a builder for issue in r.
@@ -22,8 +26,10 @@ func newBuilder(r *repo, issue Issue, opts Options) *builder {
 func (b *builder) build() Context {
 	a := b.r.analyze(parseIssue(b.issue))
 	names := make([]string, len(a.symbols))
+	b.a, b.names = a, make(map[string]bool, len(names))
 	for k, s := range a.symbols {
 		names[k] = s.name
+		b.names[s.name] = true
 	}
 	scans := b.r.scan(names)
 	picks := rank(b.r, a, scans)
@@ -48,27 +54,130 @@ func (b *builder) build() Context {
 }
 
 // place adds the file of p to the layout if it can be shown and fits; else
-// it returns why not.
+// it returns why not. A small file is shown whole; a large one as its
+// outline and the spans that matter (see placeLarge).
 func (b *builder) place(l *layout, p pick) (Included, string) {
 	path := b.r.files[p.file]
 	data, reason := b.r.read(p.file)
 	if reason != "" {
 		return Included{}, reason + " (" + p.why + ")"
 	}
-	readOnly := b.opts.Protected != nil && b.opts.Protected(path)
-	section := fileSection(path, p.why, readOnly, strings.ToValidUTF8(string(data), "\uFFFD"))
-	if l.files == 0 {
-		if need := EstimateTokens(filesHeading) + EstimateTokens(section); need > l.left {
-			return Included{}, fmt.Sprintf("over budget: needs %d tokens, %d left (%s)", need, max(l.left, 0), p.why)
+	f := file{path: path, why: p.why, readOnly: b.opts.Protected != nil && b.opts.Protected(path)}
+	f.content = strings.ToValidUTF8(string(data), "\uFFFD")
+	whole := fileSection(f.path, f.why, f.readOnly, f.content)
+	if b.opts.WholeFiles || EstimateTokens(whole) <= SmallFileTokens {
+		if need := l.cost(whole); need > l.left {
+			return Included{}, overBudget(need, l.left, p.why)
 		}
-		l.add(filesHeading)
+		return f.whole(l, whole), ""
 	}
-	if need := EstimateTokens(section); need > l.left {
-		return Included{}, fmt.Sprintf("over budget: needs %d tokens, %d left (%s)", need, max(l.left, 0), p.why)
+	return b.placeLarge(l, p, f, whole)
+}
+
+// file is a ranked file to show.
+type file struct {
+	path, why, content string
+	readOnly           bool
+}
+
+// whole adds the file's whole section to the layout.
+func (f file) whole(l *layout, section string) Included {
+	l.addFile(section)
+	in := Included{Path: f.path, Tokens: EstimateTokens(section), Why: f.why, ReadOnly: f.readOnly}
+	if n := len(splitLines(f.content)); n > 0 {
+		in.Lines, in.Spans = n, []Span{{Start: 1, End: n, Why: "whole file"}}
 	}
-	l.add(section)
-	l.files++
-	return Included{Path: path, Tokens: EstimateTokens(section), Why: p.why, ReadOnly: readOnly}, ""
+	return in
+}
+
+// placeLarge shows a file over SmallFileTokens. A Python file shows its
+// outline and the spans findSpans picks: the primary ones while the
+// budget lasts, the others while the section stays within the file's
+// share of the budget; a file no span points into is shown whole if it
+// fits that share. Another language is shown whole if it fits, else by
+// its head and tail.
+func (b *builder) placeLarge(l *layout, p pick, f file, whole string) (Included, string) {
+	share := max(b.opts.Budget/6, SmallFileTokens)
+	part := &partial{path: f.path, why: f.why, readOnly: f.readOnly, lines: splitLines(f.content)}
+	var cands []candidate
+	if langOf(f.path) == langPython {
+		o := parsePython([]byte(f.content))
+		var words []string
+		if p.tier == tierSeed {
+			words = b.a.words
+		}
+		cands = findSpans(o, b.names, b.a.lines[p.file], words)
+		part.outline = outlineText(o, cands, 4*min(b.opts.Budget/16, max(l.left/4, 0)))
+	}
+	if need := l.cost(whole); len(cands) == 0 && (need <= min(l.left, share) || part.outline == "" && need <= l.left) {
+		return f.whole(l, whole), ""
+	}
+	if part.outline == "" {
+		cands = headAndTail(part.lines, 4*min(l.left, share))
+	}
+	in := Included{Path: f.path, Why: f.why, ReadOnly: f.readOnly, Lines: len(part.lines), Outline: part.outline != ""}
+	var chosen []Span
+	cost := l.cost(part.render())
+	for _, c := range cands {
+		s := Span{Start: c.start, End: c.end, Why: c.why}
+		part.spans = merged(append(slices.Clone(chosen), s))
+		need := l.cost(part.render())
+		switch {
+		case need > l.left:
+			s.Why = fmt.Sprintf("over budget: needs %d more tokens, %d left (%s)", need-cost, max(l.left-cost, 0), c.why)
+		case c.kind == spanSecondary && need > share:
+			s.Why = fmt.Sprintf("over the file's share of the budget: %d tokens, more than %d (%s)", need, share, c.why)
+		default:
+			chosen, cost = append(chosen, s), need
+			continue
+		}
+		in.LeftOut = append(in.LeftOut, s)
+	}
+	part.spans = merged(chosen)
+	section := part.render()
+	if need := l.cost(section); need > l.left || len(chosen) == 0 && part.outline == "" {
+		return Included{}, overBudget(need, l.left, p.why)
+	}
+	l.addFile(section)
+	in.Tokens, in.Spans = EstimateTokens(section), part.spans
+	return in, ""
+}
+
+// headAndTail returns spans for the first lines of a file, in three
+// quarters of limit bytes, and its last lines, in the rest.
+func headAndTail(lines []string, limit int) []candidate {
+	head, size := 0, 0
+	for head < len(lines) && size+len(lines[head])+1 <= limit*3/4 {
+		size += len(lines[head]) + 1
+		head++
+	}
+	tail := len(lines)
+	for tail > head && size+len(lines[tail-1])+1 <= limit {
+		size += len(lines[tail-1]) + 1
+		tail--
+	}
+	var out []candidate
+	if head > 0 {
+		out = append(out, candidate{lineRange: lineRange{1, head}, why: "head of the file"})
+	}
+	if tail < len(lines) {
+		out = append(out, candidate{lineRange: lineRange{tail + 1, len(lines)}, why: "tail of the file"})
+	}
+	return out
+}
+
+// splitLines splits text into lines without their endings.
+func splitLines(text string) []string {
+	text = strings.TrimSuffix(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	if text == "" {
+		return nil
+	}
+	return strings.Split(text, "\n")
+}
+
+// overBudget is the reason a file that needs need tokens is left out.
+func overBudget(need, left int, why string) string {
+	return fmt.Sprintf("over budget: needs %d tokens, %d left (%s)", need, max(left, 0), why)
 }
 
 // layout is the text being assembled and the budget it has left. Each
@@ -83,6 +192,25 @@ type layout struct {
 func (l *layout) add(part string) {
 	l.text.WriteString(part)
 	l.left -= EstimateTokens(part)
+}
+
+// cost is what adding a file's section takes: the section, and the files
+// heading before the first.
+func (l *layout) cost(section string) int {
+	if l.files == 0 {
+		return EstimateTokens(filesHeading) + EstimateTokens(section)
+	}
+	return EstimateTokens(section)
+}
+
+// addFile adds a file's section, after the files heading if it is the
+// first.
+func (l *layout) addFile(section string) {
+	if l.files == 0 {
+		l.add(filesHeading)
+	}
+	l.add(section)
+	l.files++
 }
 
 // focusOf returns the paths the tree should always show: the seeds, the

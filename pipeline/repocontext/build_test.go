@@ -127,7 +127,7 @@ func TestRanking(t *testing.T) {
 			name:  "budget exhaustion records the omission",
 			extra: map[string]string{"calc/big.py": bigBody},
 			title: "`big_function` and `fmt_number` are slow",
-			opts:  Options{Budget: 1000},
+			opts:  Options{Budget: 1000, WholeFiles: true},
 			wantIncluded: append([]string{
 				"calc/fmt.py (defines fmt_number)",
 				"tests/test_fmt.py (test that imports calc/fmt.py and mentions fmt_number)",

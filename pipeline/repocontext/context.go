@@ -3,6 +3,7 @@ package repocontext
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // DefaultBudget is the token budget when [Options.Budget] is zero.
@@ -26,13 +27,18 @@ type Options struct {
 	// Exclude names further directories to skip: a bare name ("docs")
 	// skips every directory so named, a path ("docs/api") only that one.
 	Exclude []string
+	// WholeFiles shows every file whole, as Build did before it showed
+	// large files in part: for measuring the two side by side.
+	WholeFiles bool
 }
 
 // Context is the repository context for one issue.
 type Context struct {
 	// Text is the rendered context for the prompt: the file tree, then the
-	// included files in rank order, each in a fenced block. It does not
-	// repeat the issue.
+	// included files in rank order, each whole in a fenced block or, when
+	// over SmallFileTokens, as its outline and spans (each span's exact
+	// text in a fenced block under its line range, omitted lines marked
+	// "⋮ lines 120-340 omitted"). It does not repeat the issue.
 	Text string
 	// Tree is the file listing in Text, collapsed to fit about a tenth of
 	// the budget.
@@ -62,6 +68,42 @@ type Included struct {
 	Why string
 	// ReadOnly reports that Options.Protected protects the file.
 	ReadOnly bool
+	// Lines is the file's number of lines.
+	Lines int
+	// Spans are the lines shown, in order, each with why: a single span
+	// "whole file" for a file shown whole.
+	Spans []Span
+	// Outline reports that the file's outline is shown before its spans.
+	Outline bool
+	// LeftOut are the spans chosen but not shown, each with why first.
+	LeftOut []Span
+}
+
+// Whole reports that the file is shown whole.
+func (in Included) Whole() bool {
+	return in.Lines == 0 || !in.Outline && len(in.Spans) == 1 && in.Spans[0].Start == 1 && in.Spans[0].End == in.Lines
+}
+
+// String describes the included file for a log: "calc/ops.py (defines
+// divide)", followed for a file shown in part by its outline, spans and
+// the spans left out.
+func (in Included) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s)", in.Path, in.Why)
+	if in.Whole() {
+		return b.String()
+	}
+	fmt.Fprintf(&b, ": %d lines", in.Lines)
+	if in.Outline {
+		b.WriteString("; the outline")
+	}
+	for _, s := range in.Spans {
+		b.WriteString("; " + s.String())
+	}
+	for _, s := range in.LeftOut {
+		b.WriteString("; left out: " + s.String())
+	}
+	return b.String()
 }
 
 // Omitted is a ranked file left out of the context.

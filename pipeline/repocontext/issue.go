@@ -1,6 +1,9 @@
 package repocontext
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // mention is something the issue names: a path, a module, a symbol.
 type mention struct {
@@ -17,6 +20,9 @@ type mention struct {
 	// signature, in snake_case), reported even when the repository does not
 	// define them.
 	strong bool
+	// line is the line number a traceback frame gives for its file; 0
+	// when none.
+	line int
 }
 
 // issueText is what an issue names.
@@ -114,7 +120,9 @@ func (p *issueText) traceback(line string) bool {
 	if !ok || !strings.HasPrefix(rest, ", line ") {
 		return false
 	}
-	p.add(mention{text: file, code: true})
+	num, _, _ := strings.Cut(strings.TrimPrefix(rest, ", line "), ",")
+	n, _ := strconv.Atoi(strings.TrimSpace(num))
+	p.add(mention{text: file, code: true, line: n})
 	if _, fn, ok := strings.Cut(rest, ", in "); ok && isIdent(strings.TrimSpace(fn)) {
 		p.add(mention{text: strings.TrimSpace(fn), code: true})
 	}

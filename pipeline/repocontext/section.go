@@ -1,0 +1,179 @@
+package repocontext
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+const (
+	// maxHeaderBytes caps a signature in the outline.
+	maxHeaderBytes = 120
+	// maxMergeGap is the most omitted lines between two spans that are
+	// shown joined rather than with an elision mark.
+	maxMergeGap = 2
+)
+
+// Span is a range of lines of a file shown in the context, or left out.
+type Span struct {
+	// Start and End are line numbers from 1, both included.
+	Start, End int
+	// Why says why the span was chosen, e.g. "defines divide"; for a span
+	// left out, why it was left out first.
+	Why string
+}
+
+// String formats a span as "lines 3-9 (defines divide)".
+func (s Span) String() string {
+	return fmt.Sprintf("lines %s (%s)", lineRange{s.Start, s.End}, s.Why)
+}
+
+// partial is a large file shown in part: its outline, if any, and spans.
+type partial struct {
+	path, why string
+	readOnly  bool
+	lines     []string
+	outline   string
+	spans     []Span // in line order, merged
+}
+
+// merged returns spans sorted by line and joined where they overlap or
+// lie at most maxMergeGap lines apart.
+func merged(spans []Span) []Span {
+	s := slices.Clone(spans)
+	slices.SortFunc(s, func(a, b Span) int { return a.Start - b.Start })
+	var out []Span
+	for _, sp := range s {
+		if k := len(out) - 1; k >= 0 && sp.Start <= out[k].End+maxMergeGap+1 {
+			out[k].End = max(out[k].End, sp.End)
+			if !strings.Contains(out[k].Why, sp.Why) {
+				out[k].Why += "; " + sp.Why
+			}
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// render writes the section: the heading, the outline, then each span's
+// exact text in a fenced block under its line range, with a mark for
+// every run of omitted lines.
+func (p *partial) render() string {
+	var b strings.Builder
+	b.WriteString("\n### ")
+	b.WriteString(p.path)
+	if p.readOnly {
+		b.WriteString(" (read-only)")
+	}
+	fmt.Fprintf(&b, " (%s)\n%d lines, too long to show whole", p.why, len(p.lines))
+	if p.outline != "" {
+		b.WriteString(": its outline (definitions with their lines), then the parts that matter.\n")
+		b.WriteString("```text\n")
+		b.WriteString(p.outline)
+		b.WriteString("```\n")
+	} else {
+		b.WriteString(": the parts that matter.\n")
+	}
+	next := 1
+	for _, s := range p.spans {
+		if s.Start > next {
+			fmt.Fprintf(&b, "⋮ lines %s omitted\n", lineRange{next, s.Start - 1})
+		}
+		fmt.Fprintf(&b, "Lines %s (%s):\n", lineRange{s.Start, s.End}, s.Why)
+		text := strings.Join(p.lines[s.Start-1:s.End], "\n") + "\n"
+		fence := strings.Repeat("`", max(3, longestRun(text, '`')+1))
+		b.WriteString(fence + langTag(p.path) + "\n" + text + fence + "\n")
+		next = s.End + 1
+	}
+	if next <= len(p.lines) {
+		fmt.Fprintf(&b, "⋮ lines %s omitted\n", lineRange{next, len(p.lines)})
+	}
+	return b.String()
+}
+
+// outlineText lists the imports and the defs and classes of o that are
+// not inside a function, each with its lines, within limit bytes: classes
+// holding none of the spans collapse to one line first, then the list is
+// cut.
+func outlineText(o *pyOutline, spans []candidate, limit int) string {
+	holds := func(d pyDef) bool {
+		for _, s := range spans {
+			if s.start <= d.end && d.start <= s.end {
+				return true
+			}
+		}
+		return false
+	}
+	for _, collapse := range []bool{false, true} {
+		var lines []string
+		for _, r := range o.imports {
+			lines = append(lines, fmt.Sprintf("imports  # lines %s", r))
+		}
+		for k, d := range o.defs {
+			depth, visible := o.depth(k, collapse, holds)
+			if !visible {
+				continue
+			}
+			h := d.header
+			if len(h) > maxHeaderBytes {
+				h = strings.ToValidUTF8(h[:maxHeaderBytes], "") + "…"
+			}
+			note := ""
+			if n := o.children(k); collapse && d.class && n > 0 && !holds(d) {
+				note = fmt.Sprintf(", %d defs not listed", n)
+			}
+			lines = append(lines, fmt.Sprintf("%s%s  # lines %s%s", strings.Repeat("    ", depth), h, lineRange{d.start, d.end}, note))
+		}
+		if text := strings.Join(lines, "\n") + "\n"; len(text) <= limit || collapse {
+			return cutLines(text, limit)
+		}
+	}
+	return ""
+}
+
+// depth returns the nesting of def k and whether the outline lists it:
+// not inside a function, nor, when collapse is set, inside a class that
+// holds no span.
+func (o *pyOutline) depth(k int, collapse bool, holds func(pyDef) bool) (int, bool) {
+	depth := 0
+	for p := o.defs[k].parent; p >= 0; p = o.defs[p].parent {
+		if !o.defs[p].class || collapse && !holds(o.defs[p]) {
+			return 0, false
+		}
+		depth++
+	}
+	return depth, true
+}
+
+// children counts the defs directly inside def k.
+func (o *pyOutline) children(k int) int {
+	n := 0
+	for _, d := range o.defs[k+1:] {
+		if d.parent == k {
+			n++
+		}
+	}
+	return n
+}
+
+// cutLines cuts text after the last whole line within limit bytes, noting
+// how many lines were cut.
+func cutLines(text string, limit int) string {
+	if len(text) <= limit {
+		return text
+	}
+	total := strings.Count(text, "\n")
+	for {
+		i := strings.LastIndexByte(text[:min(limit, len(text))], '\n')
+		if i < 0 {
+			return ""
+		}
+		kept := text[:i+1]
+		note := fmt.Sprintf("… %d more entries\n", total-strings.Count(kept, "\n"))
+		if len(kept)+len(note) <= limit {
+			return kept + note
+		}
+		limit = i
+	}
+}

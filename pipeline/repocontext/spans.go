@@ -1,0 +1,272 @@
+package repocontext
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+const (
+	// SmallFileTokens is the size, in estimated tokens of its whole
+	// section, up to which a file is always shown whole: about 8 KiB, or
+	// 200 to 250 lines of Python. Below that an outline and spans save
+	// little (the outline and the elision marks cost a fair share of the
+	// file), while the whole file shows every line an edit may need to
+	// quote; ten such files still take less than the default budget.
+	SmallFileTokens = 2000
+	// contextLines are the lines shown around each span.
+	contextLines = 3
+	// tracebackLines are the lines shown on each side of a traceback's
+	// line when no def holds it, or the def is long.
+	tracebackLines = 10
+	// maxSpanLines is the longest def shown as a traceback's span or a
+	// class shown whole; a longer class shows only its header.
+	maxSpanLines = 150
+	// classHeadLines caps the header of a class too long to show whole.
+	classHeadLines = 15
+	// maxCallees and maxCallers cap the callees of the spans shown, and
+	// the defs calling a named symbol.
+	maxCallees = 6
+	maxCallers = 4
+	// maxOverloads is the most defs a called name may have in the file
+	// (overloads, or one method in several classes) to count as a callee.
+	maxOverloads = 3
+	// maxWordSpans caps the defs shown for the words of the issue when
+	// nothing else points into a large file; minWordHits is the fewest
+	// distinct words such a def must contain.
+	maxWordSpans = 3
+	minWordHits  = 2
+)
+
+// spanKind orders the candidate spans of a file: primary ones are fitted
+// into whatever the budget has left, secondary ones only while the file's
+// section stays within its share.
+type spanKind int
+
+const (
+	spanPrimary spanKind = iota
+	spanSecondary
+)
+
+// candidate is a span the file's section may show.
+type candidate struct {
+	lineRange
+	why  string
+	kind spanKind
+}
+
+// spanFinder picks the spans of one large Python file for an issue.
+type spanFinder struct {
+	o     *pyOutline
+	names map[string]bool
+	// picked marks the defs already chosen, by index.
+	picked map[int]bool
+	out    []candidate
+}
+
+// findSpans returns the spans of the file outlined by o that matter to the
+// issue, most important first: the code around the lines a traceback
+// names, the definitions of the names the issue mentions, their callees
+// in the file, the defs calling those names, and, when nothing else
+// points into the file and it is a seed (words is not nil), the defs
+// that contain the most words of the issue.
+func findSpans(o *pyOutline, names map[string]bool, lines []int, words []string) []candidate {
+	f := &spanFinder{o: o, names: names, picked: make(map[int]bool)}
+	for _, n := range lines {
+		f.traceback(n)
+	}
+	for k, d := range o.defs {
+		if names[d.name] {
+			f.definition(k)
+		}
+	}
+	f.callees()
+	f.callers()
+	if len(f.out) == 0 {
+		f.words(words)
+	}
+	return f.out
+}
+
+// add records a span, with the lines around it, once per def.
+func (f *spanFinder) add(def int, r lineRange, why string, kind spanKind) {
+	if def >= 0 {
+		if f.picked[def] {
+			return
+		}
+		f.picked[def] = true
+	}
+	r = lineRange{max(r.start-contextLines, 1), min(r.end+contextLines, len(f.o.lines))}
+	if r.start <= r.end {
+		f.out = append(f.out, candidate{lineRange: r, why: why, kind: kind})
+	}
+}
+
+// traceback adds the def holding line n, or the lines around it.
+func (f *spanFinder) traceback(n int) {
+	if n < 1 || n > len(f.o.lines) {
+		return
+	}
+	why := fmt.Sprintf("line %d in the traceback", n)
+	if k := f.o.innermost(n); k >= 0 {
+		if d := f.o.defs[k]; d.end-d.start < maxSpanLines {
+			f.add(k, lineRange{d.start, d.end}, why, spanPrimary)
+			return
+		}
+	}
+	f.add(-1, lineRange{n - tracebackLines, n + tracebackLines}, why, spanPrimary)
+}
+
+// definition adds def k: a function whole, a class whole when short, else
+// its header.
+func (f *spanFinder) definition(k int) {
+	d := f.o.defs[k]
+	r := lineRange{d.start, d.end}
+	if d.class && d.end-d.start >= maxSpanLines {
+		r.end = min(d.body-1+classHeadLines, d.end)
+		for _, c := range f.o.defs[k+1:] {
+			if c.parent == k {
+				r.end = min(r.end, c.start-1)
+				break
+			}
+		}
+	}
+	f.add(k, r, "defines "+d.name, spanPrimary)
+}
+
+// callees adds the defs of the file that the spans so far call.
+func (f *spanFinder) callees() {
+	byName := make(map[string][]int)
+	for k, d := range f.o.defs {
+		if !d.class {
+			byName[d.name] = append(byName[d.name], k)
+		}
+	}
+	added := 0
+	for _, c := range slices.Clone(f.out) {
+		for _, name := range f.o.calls(c.start, c.end) {
+			if defs := byName[name]; len(defs) <= maxOverloads {
+				for _, k := range defs {
+					if added < maxCallees && !f.picked[k] {
+						d := f.o.defs[k]
+						f.add(k, lineRange{d.start, d.end}, "called in lines "+c.String(), spanSecondary)
+						added++
+					}
+				}
+			}
+		}
+	}
+}
+
+// callers adds the innermost defs that mention a name the issue names.
+func (f *spanFinder) callers() {
+	added := 0
+	for n, line := range f.o.lines {
+		if added == maxCallers {
+			return
+		}
+		name := f.mentioned(line)
+		if name == "" {
+			continue
+		}
+		if k := f.o.innermost(n + 1); k >= 0 && !f.picked[k] && f.o.defs[k].body <= n+1 {
+			d := f.o.defs[k]
+			f.add(k, lineRange{d.start, d.end}, "uses "+name, spanSecondary)
+			added++
+		}
+	}
+}
+
+// mentioned returns a name of the issue that line mentions as a word; ""
+// when none.
+func (f *spanFinder) mentioned(line string) string {
+	for _, w := range identifiers(line) {
+		if f.names[w] {
+			return w
+		}
+	}
+	return ""
+}
+
+// words adds the functions holding the most distinct words of the issue.
+func (f *spanFinder) words(words []string) {
+	want := make(map[string]bool)
+	for _, w := range words {
+		if len(w) >= 4 && !stopWords[w] {
+			want[w] = true
+		}
+	}
+	if len(want) < minWordHits {
+		return
+	}
+	type scored struct {
+		def  int
+		hits []string
+	}
+	var best []scored
+	for k, d := range f.o.defs {
+		if d.class {
+			continue
+		}
+		seen := make(map[string]bool)
+		var hits []string
+		for _, line := range f.o.lines[d.start-1 : d.end] {
+			for _, id := range identifiers(line) {
+				for _, part := range strings.Split(strings.ToLower(id), "_") {
+					if want[part] && !seen[part] {
+						seen[part] = true
+						hits = append(hits, part)
+					}
+				}
+			}
+		}
+		if len(hits) >= minWordHits {
+			best = append(best, scored{k, hits})
+		}
+	}
+	slices.SortStableFunc(best, func(a, b scored) int {
+		da, db := f.o.defs[a.def], f.o.defs[b.def]
+		return cmp.Or(cmp.Compare(len(b.hits), len(a.hits)), cmp.Compare(da.end-da.start, db.end-db.start))
+	})
+	for _, s := range best[:min(len(best), maxWordSpans)] {
+		d := f.o.defs[s.def]
+		f.add(s.def, lineRange{d.start, d.end}, "holds words of the issue: "+strings.Join(s.hits, ", "), spanSecondary)
+	}
+}
+
+// stopWords are English words too common to point at code.
+var stopWords = makeSet(`
+	that this with from have when what which there their then than they
+	should would could does doesn done into only also some more most other
+	such very just like will been were being about after before because
+	while where using used uses make makes made instead now not but fix
+	fixes fixed issue error bug bugs case cases correct correctly work
+	works working value values none true false test tests return returns
+`)
+
+// identifiers returns the identifiers of a line of code.
+func identifiers(line string) []string {
+	var out []string
+	for i := 0; i < len(line); {
+		if !isIdentByte(line[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(line) && isIdentByte(line[j]) {
+			j++
+		}
+		out = append(out, line[i:j])
+		i = j
+	}
+	return out
+}
+
+// String formats a range as "3-9", or "3" for one line.
+func (r lineRange) String() string {
+	if r.start == r.end {
+		return fmt.Sprint(r.start)
+	}
+	return fmt.Sprintf("%d-%d", r.start, r.end)
+}
