@@ -94,10 +94,7 @@ func SolveRepo(ctx context.Context, model Model, box RepoSandbox, task RepoTask,
 	out := &RepoOutcome{Log: log}
 	defer func() { log.Duration = time.Since(start) }()
 
-	rc, err := repocontext.Build(task.Repo, repocontext.Issue{Title: task.Title, Body: task.Body}, repocontext.Options{
-		Budget:    task.ContextBudget,
-		Protected: task.readOnly,
-	})
+	rc, err := RepoContext(task)
 	if err != nil {
 		return out, fmt.Errorf("build the repository context: %w", err)
 	}
@@ -348,7 +345,7 @@ func contextRecord(rc repocontext.Context, budget int) *attemptlog.Context {
 		c.Budget = repocontext.DefaultBudget
 	}
 	for _, f := range rc.Included {
-		c.Included = append(c.Included, fmt.Sprintf("%s (%s)", f.Path, f.Why))
+		c.Included = append(c.Included, f.String())
 	}
 	for _, f := range rc.Omitted {
 		c.Omitted = append(c.Omitted, fmt.Sprintf("%s: %s", f.Path, f.Why))

@@ -45,6 +45,7 @@ type environment struct {
 func commands() []command {
 	return []command{
 		{"solve", "fix an issue in a local repository and write the tested patch", runSolve},
+		{"context", "print the repository context the model would get for an issue, and why", runContext},
 		{"serve", "run the GitHub App: webhooks in, pull requests out", runServe},
 		{"action", "run as a step of a GitHub Actions workflow (see action.yml)", runAction},
 		{"bench", "rerun a function-level benchmark (HumanEval, MBPP, ...) against a model", runBench},

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/capsulehq/capsule/bot/job"
+	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/pipeline/repoconfig"
+	"github.com/capsulehq/capsule/pipeline/repocontext"
+)
+
+// contextReportHeading separates the context from the report after it.
+const contextReportHeading = "\n==== What the context holds ====\n"
+
+func runContext(_ context.Context, env *environment, args []string) int {
+	fs := flag.NewFlagSet("context", flag.ContinueOnError)
+	repo := fs.String("repo", "", "the repository's directory (required)")
+	issuePath := fs.String("issue", "", "Markdown file with the issue, or - for standard input: a first `# ` heading is the title (required)")
+	budget := fs.Int("budget", 0, fmt.Sprintf("token budget of the repository context (default %d)", repocontext.DefaultBudget))
+	fs.Usage = func() {
+		fmt.Fprintln(env.stderr, "Usage: capsule context --repo DIR --issue FILE|- [--budget N]\n\nPrints the repository context `capsule solve` would give the model for the\nissue, then the files and spans it includes and leaves out, and why.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if code := parseFlags(fs, env, args); code >= 0 {
+		return code
+	}
+	if *repo == "" || *issuePath == "" || fs.NArg() > 0 {
+		fmt.Fprintln(env.stderr, "capsule context: need --repo DIR and --issue FILE (or -), and no other arguments")
+		return exitUsage
+	}
+	if *budget < 0 {
+		return fail(env, fmt.Errorf("%w: --budget must not be negative", errUsage))
+	}
+	if info, err := os.Stat(*repo); err != nil || !info.IsDir() {
+		return fail(env, fmt.Errorf("%w: repository %s is not a directory", errUsage, *repo))
+	}
+	title, body, err := readIssue(*issuePath, os.Stdin)
+	if err != nil {
+		return fail(env, fmt.Errorf("%w: %w", errUsage, err))
+	}
+	cfg, err := repoconfig.Load(*repo)
+	if err != nil {
+		return fail(env, fmt.Errorf("%w: %w", errUsage, err))
+	}
+	// The plan is solve's, so the context is too; no test runs here, so
+	// none needs to be found.
+	plan, err := job.NewPlan(job.Task{ID: "issue", Dir: *repo, Config: cfg, Title: title, Body: body},
+		job.Overrides{TestCommand: "true", ContextBudget: *budget}, job.Maxima{})
+	if err != nil {
+		return fail(env, fmt.Errorf("%w: %w", errUsage, err))
+	}
+	rc, err := pipeline.RepoContext(plan.Task)
+	if err != nil {
+		return fail(env, err)
+	}
+	fmt.Fprint(env.stdout, rc.Text)
+	writeContextReport(env.stdout, rc, *budget)
+	return exitOK
+}
+
+// writeContextReport lists what the context includes and leaves out, and
+// why.
+func writeContextReport(w io.Writer, rc repocontext.Context, budget int) {
+	if budget == 0 {
+		budget = repocontext.DefaultBudget
+	}
+	fmt.Fprint(w, contextReportHeading)
+	fmt.Fprintf(w, "Tokens: %d of a budget of %d, the issue included\n", rc.Tokens, budget)
+	if len(rc.Symbols) > 0 {
+		fmt.Fprintln(w, "Symbols the issue names:")
+		for _, s := range rc.Symbols {
+			fmt.Fprintf(w, "  %s\n", s)
+		}
+	}
+	fmt.Fprintln(w, "Included:")
+	for _, in := range rc.Included {
+		fmt.Fprintf(w, "  %s (%s), %d tokens", in.Path, in.Why, in.Tokens)
+		if in.ReadOnly {
+			fmt.Fprint(w, ", read-only")
+		}
+		if in.Whole() {
+			fmt.Fprintln(w, ", whole")
+			continue
+		}
+		fmt.Fprintf(w, ", in part: %d lines", in.Lines)
+		if in.Outline {
+			fmt.Fprint(w, ", the outline")
+		}
+		fmt.Fprintln(w)
+		for _, s := range in.Spans {
+			fmt.Fprintf(w, "    shown: %s\n", s)
+		}
+		for _, s := range in.LeftOut {
+			fmt.Fprintf(w, "    left out: %s\n", s)
+		}
+	}
+	fmt.Fprintln(w, "Left out:")
+	for _, o := range rc.Omitted {
+		fmt.Fprintf(w, "  %s: %s\n", o.Path, o.Why)
+	}
+}
