@@ -116,13 +116,14 @@ for f in /etc/capsule-x /usr/capsule-x /capsule/capsule-x /capsule/base/given.tx
 done
 echo x > /tmp/ok && echo "wrote /tmp"
 echo x > given.txt && echo "wrote workspace"
+mount -t tmpfs none /tmp 2>&1 | grep -o "must be superuser"  # a set-user-ID root program stays 10001
 `)})
 	want := []string{
 		"10001\n10001\n",
 		"CapPrm:\t0000000000000000", "CapEff:\t0000000000000000", "NoNewPrivs:\t1",
 		"refused /etc/capsule-x", "refused /usr/capsule-x", "refused /capsule/capsule-x",
 		"refused /capsule/base/given.txt", "refused /capsule/agent",
-		"wrote /tmp", "wrote workspace",
+		"wrote /tmp", "wrote workspace", "must be superuser",
 	}
 	for _, w := range want {
 		if !strings.Contains(string(res.Stdout), w) {
