@@ -5,7 +5,7 @@ GO      ?= go
 VERSION ?= 0.1.0-dev
 LDFLAGS := -s -w -X github.com/capsulehq/capsule/internal/version.Version=$(VERSION)
 
-.PHONY: build test serve image bench vet clean docker-image
+.PHONY: build test serve image bench verify-datasets vet clean docker-image
 
 ## build: a static binary in bin/capsule (it is also the sandbox agent)
 build:
@@ -29,6 +29,12 @@ image: build
 ## bench: the sandbox start-up benchmark (bare process vs warm vs cold)
 bench: build
 	CAPSULE_AGENT=$(CURDIR)/bin/capsule $(GO) test -run '^$$' -bench . -benchtime 50x ./sandbox/
+
+## verify-datasets: run every shipped dataset's reference solutions through
+## `capsule bench` with CPU hogs on every core; each sound problem must pass
+## (minutes per dataset; CAPSULE_DATASETS=humaneval,mbpp picks some)
+verify-datasets: build
+	CI=true CAPSULE_AGENT=$(CURDIR)/bin/capsule $(GO) test -run '^$$' -bench ShippedReferences -benchtime 1x -timeout 4h ./bench/
 
 vet:
 	$(GO) vet ./...

@@ -15,6 +15,7 @@ import (
 	"github.com/capsulehq/capsule/bench/dataset"
 	"github.com/capsulehq/capsule/bench/report"
 	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/pipeline/harness"
 	"github.com/capsulehq/capsule/sandbox"
 )
 
@@ -30,7 +31,12 @@ type Config struct {
 	Out     string // directory for results.jsonl, summary.json, the chart and logs
 	Model   string
 	Loop    pipeline.Settings
-	Sandbox sandbox.Spec
+	// CPUFactor sizes each problem's CPU-time limit from its reference
+	// solution: the limit is CPUFactor times the CPU time the reference
+	// used on the evaluation tests, and never less than Loop.TestCPU.
+	// Zero measures nothing and gives every problem Loop.TestCPU.
+	CPUFactor float64
+	Sandbox   sandbox.Spec
 	// Progress receives one line per finished problem and the notes of the
 	// run; nil discards them.
 	Progress io.Writer
@@ -106,7 +112,9 @@ func Run(ctx context.Context, cfg Config, model pipeline.Model, runner Runner) (
 	fresh, err := runAll(ctx, cfg, model, runner, todo, out, tracker)
 	results = append(results, fresh...)
 	wall := time.Since(start)
-	oc.Summary = report.Summarize(setName(cfg), cfg.Model, inFileOrder(set.Problems, results), cfg.Loop.MaxAttempts, wall)
+	ordered := inFileOrder(set.Problems, results)
+	oc.Summary = report.Summarize(setName(cfg), cfg.Model, ordered, cfg.Loop.MaxAttempts, wall)
+	oc.Summary.Limits = report.CPULimits(ordered, cfg.Loop.TestCPU, cfg.CPUFactor, harness.WallRule())
 	if err != nil {
 		return oc, err
 	}
@@ -171,12 +179,17 @@ feed:
 // the evaluation tests.
 func solveOne(ctx context.Context, cfg Config, model pipeline.Model, box pipeline.Sandbox, p dataset.Problem, out *output) (report.Result, error) {
 	start := time.Now()
+	limit, refCPU, err := cpuLimit(ctx, cfg, box, p)
+	if err != nil {
+		return report.Result{}, err
+	}
 	task := pipeline.FunctionTask{
 		ID:         p.TaskID,
 		Prompt:     p.Prompt,
 		Signature:  p.Signature,
 		EntryPoint: p.EntryPoint,
 		Tests:      p.DebugTests.Source,
+		CPULimit:   limit,
 	}
 	log, err := pipeline.SolveFunction(ctx, model, box, task, cfg.Loop)
 	if err != nil {
@@ -184,18 +197,20 @@ func solveOne(ctx context.Context, cfg Config, model pipeline.Model, box pipelin
 	}
 	prompt, completion := log.Tokens()
 	r := report.Result{
-		TaskID:           p.TaskID,
-		DebugPassed:      log.Solved,
-		AttemptIndex:     -1,
-		ModelCalls:       log.ModelCalls(),
-		PromptTokens:     prompt,
-		CompletionTokens: completion,
-		Feedback:         log.Feedback(),
+		TaskID:              p.TaskID,
+		DebugPassed:         log.Solved,
+		AttemptIndex:        -1,
+		ModelCalls:          log.ModelCalls(),
+		PromptTokens:        prompt,
+		CompletionTokens:    completion,
+		Feedback:            log.Feedback(),
+		CPULimitSeconds:     limit.Seconds(),
+		ReferenceCPUSeconds: refCPU.Seconds(),
 	}
 	final := log.Final()
 	if final != nil {
 		r.FinalCode = final.Code
-		r.Solved, err = evaluate(ctx, cfg, box, p, log.Solved, final.Code)
+		r.Solved, err = evaluate(ctx, box, p, limit, log.Solved, final.Code)
 		if err != nil {
 			return report.Result{}, err
 		}
@@ -210,16 +225,47 @@ func solveOne(ctx context.Context, cfg Config, model pipeline.Model, box pipelin
 	return r, nil
 }
 
+// DefaultCPUFactor is the factor of a reference solution's CPU time that
+// sizes a problem's CPU-time limit (EvalPlus uses 4 on wall-clock time).
+const DefaultCPUFactor = 4
+
+// calibrationCPU bounds the CPU time of a reference solution's run that
+// measures it; a reference slower than that is given calibrationCPU as its
+// time.
+const calibrationCPU = 2 * time.Minute
+
+// cpuLimit returns the CPU-time limit of a problem's test runs, as EvalPlus
+// sizes its time limits: cfg.CPUFactor times the CPU time the reference
+// solution uses on the evaluation tests, at least cfg.Loop.TestCPU, rounded
+// up to whole seconds. It also returns the reference's time, zero when it
+// was not measured.
+func cpuLimit(ctx context.Context, cfg Config, box pipeline.Sandbox, p dataset.Problem) (limit, ref time.Duration, err error) {
+	floor := cfg.Loop.TestCPU
+	if cfg.CPUFactor <= 0 || p.Reference == "" || p.EvalTests.Source == "" {
+		return floor, 0, nil
+	}
+	o, err := pipeline.RunTests(ctx, box, p.Reference, p.EvalTests.Source, p.EntryPoint, calibrationCPU)
+	if err != nil {
+		return 0, 0, fmt.Errorf("measure the reference solution's CPU time: %w", err)
+	}
+	ref = o.Harness.CPU
+	if o.Harness.CPULimited {
+		ref = calibrationCPU
+	}
+	limit = max(floor, time.Duration(cfg.CPUFactor*float64(ref)))
+	return harness.Program{CPULimit: limit}.CPU(), ref, nil
+}
+
 // evaluate runs the evaluation tests, unless they are the debug tests the
 // loop already ran.
-func evaluate(ctx context.Context, cfg Config, box pipeline.Sandbox, p dataset.Problem, debugPassed bool, code string) (bool, error) {
+func evaluate(ctx context.Context, box pipeline.Sandbox, p dataset.Problem, limit time.Duration, debugPassed bool, code string) (bool, error) {
 	if p.EvalTests == p.DebugTests {
 		return debugPassed, nil
 	}
 	if p.EvalTests.Source == "" {
 		return false, fmt.Errorf("%s has no evaluation tests", p.TaskID)
 	}
-	o, err := pipeline.RunTests(ctx, box, code, p.EvalTests.Source, p.EntryPoint, cfg.Loop.TestTimeout)
+	o, err := pipeline.RunTests(ctx, box, code, p.EvalTests.Source, p.EntryPoint, limit)
 	if err != nil {
 		return false, err
 	}

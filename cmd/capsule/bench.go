@@ -14,6 +14,7 @@ import (
 	"github.com/capsulehq/capsule/bench/report"
 	"github.com/capsulehq/capsule/datasets"
 	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/pipeline/harness"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/image"
 )
@@ -36,7 +37,9 @@ func runBench(ctx context.Context, env *environment, args []string) int {
 	fs.StringVar(&cfg.Out, "out", "", "output directory; a rerun with the same directory resumes (required)")
 	fs.IntVar(&cfg.Loop.MaxAttempts, "max-attempts", pipeline.DefaultMaxAttempts, "fix attempts after the first generation")
 	fs.IntVar(&cfg.Loop.History, "history", cfg.Loop.History, "earlier (code, feedback) pairs kept in fix calls")
-	fs.DurationVar(&cfg.Loop.TestTimeout, "test-timeout", pipeline.DefaultTestTimeout, "time limit of one test run")
+	fs.DurationVar(&cfg.Loop.TestCPU, "test-cpu", pipeline.DefaultTestCPU, "CPU-time limit of one test run, the least any problem gets (whole seconds)")
+	fs.DurationVar(&cfg.Loop.TestCPU, "test-timeout", pipeline.DefaultTestCPU, "former name of --test-cpu")
+	fs.Float64Var(&cfg.CPUFactor, "cpu-factor", bench.DefaultCPUFactor, "a problem's CPU-time limit is this times its reference solution's CPU time when that is more than --test-cpu (0: do not measure the references)")
 	img := fs.String("image", image.Default(), "sandbox image")
 	fs.Usage = func() {
 		fmt.Fprintf(env.stderr, "Usage: capsule bench --dataset NAME|FILE --out DIR [--model M --base-url URL] [flags]\n       capsule bench --list\n\nReruns a function-level benchmark with the self-debugging loop and writes\nresults.jsonl, summary.json and chart.svg into --out.\n\nShipped datasets (--list shows their sizes and sources):\n  %s\n\nFlags:\n", datasets.Names())
@@ -65,6 +68,9 @@ func runBench(ctx context.Context, env *environment, args []string) int {
 	if cfg.Loop.Feedback, err = pipeline.ParseFeedbackMode(*feedback); err != nil {
 		return fail(env, fmt.Errorf("%w: --feedback: %w", errUsage, err))
 	}
+	if cfg.CPUFactor < 0 {
+		return fail(env, fmt.Errorf("%w: --cpu-factor must not be negative", errUsage))
+	}
 	if err := cfg.Loop.Validate(); err != nil {
 		return fail(env, fmt.Errorf("%w: %w", errUsage, err))
 	}
@@ -87,7 +93,7 @@ func runBench(ctx context.Context, env *environment, args []string) int {
 	cfg.Model = client.Config().Model
 	cfg.Loop.Model, cfg.Loop.Image = cfg.Model, *img
 	cfg.Sandbox = sandbox.Spec{Image: *img, Limits: sandbox.DefaultLimits()}
-	cfg.Sandbox.Limits.Timeout = cfg.Loop.TestTimeout + 10*time.Second
+	cfg.Sandbox.Limits.Timeout = harness.Program{CPULimit: cfg.Loop.TestCPU}.HardWallLimit() + 10*time.Second
 	cfg.Progress = env.stderr
 
 	oc, err := bench.Run(ctx, cfg, client, eng)

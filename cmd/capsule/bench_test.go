@@ -165,12 +165,19 @@ func TestBenchShippedDataset(t *testing.T) {
 		Total        int     `json:"total"`
 		Passed       int     `json:"passed"`
 		APICallsMean float64 `json:"api_calls_mean"`
+		Limits       struct {
+			CPUFloorSeconds float64 `json:"cpu_floor_seconds"`
+			CPUFactor       float64 `json:"cpu_factor"`
+		} `json:"limits"`
 	}
 	if err := json.Unmarshal(data, &s); err != nil {
 		t.Fatal(err)
 	}
 	if s.Dataset != "humaneval" || s.Total != 164 || s.Passed != 164 || s.APICallsMean != 1 {
 		t.Errorf("summary: %s %d/%d passed, %.2f model calls per problem; want humaneval 164/164 and 1.00", s.Dataset, s.Passed, s.Total, s.APICallsMean)
+	}
+	if l := s.Limits; l.CPUFloorSeconds != 10 || l.CPUFactor != 4 {
+		t.Errorf("summary limits: floor %gs, factor %g; want the defaults, 10s and 4", l.CPUFloorSeconds, l.CPUFactor)
 	}
 	if n := len(srv.Requests()); n != 164 {
 		t.Errorf("%d model calls, want 164", n)
