@@ -43,6 +43,8 @@ const (
 	// tierSeed: named in the issue, defining a named symbol, or (when
 	// there are none) named like a word of the issue.
 	tierSeed = iota + 1
+	// tierRetrieved: using the most words of the issue (see retrieve).
+	tierRetrieved
 	// tierNeighbour: imported by a seed or importing one.
 	tierNeighbour
 	// tierTest: a test mentioning a named symbol or importing a seed.

@@ -12,8 +12,10 @@ type builder struct {
 	issue Issue
 	opts  Options
 	a     *analysis
-	// names are the symbols the issue names, for picking spans.
+	// names are the symbols the issue names, and ret the repository's
+	// files scored by the words of the issue, for picking spans.
 	names map[string]bool
+	ret   retrieval
 }
 
 // newBuilder returns a builder for issue in r.
@@ -31,8 +33,10 @@ func (b *builder) build() Context {
 		names[k] = s.name
 		b.names[s.name] = true
 	}
-	scans := b.r.scan(names)
-	picks := rank(b.r, a, scans)
+	terms := queryTerms(b.issue)
+	scans := b.r.scan(names, terms)
+	b.ret = retrieve(b.r, terms, scans)
+	picks := rank(b.r, a, scans, b.ret)
 
 	ctx := Context{Symbols: symbolsOf(a, scans)}
 	issueTokens := EstimateTokens(b.issue.Title + "\n\n" + b.issue.Body)
@@ -41,14 +45,28 @@ func (b *builder) build() Context {
 	if ctx.Tree = renderTree(b.r.files, focusOf(b.r, picks), treeBytes); ctx.Tree != "" {
 		l.add(treeHeading + ctx.Tree)
 	}
+	var partial []placed
 	for _, p := range picks {
-		if in, why := b.place(l, p); why != "" {
+		pl, why := b.place(l, p)
+		if why != "" {
 			ctx.Omitted = append(ctx.Omitted, Omitted{Path: b.r.files[p.file], Why: why})
-		} else {
-			ctx.Included = append(ctx.Included, in)
+			continue
+		}
+		if pl.whole != "" {
+			pl.included = len(ctx.Included)
+			partial = append(partial, pl)
+		}
+		ctx.Included = append(ctx.Included, pl.in)
+	}
+	for _, pl := range partial {
+		if delta := EstimateTokens(pl.whole) - EstimateTokens(l.parts[pl.part]); delta <= l.left {
+			l.replace(pl.part, pl.whole)
+			in := &ctx.Included[pl.included]
+			in.Tokens, in.Outline, in.LeftOut = EstimateTokens(pl.whole), false, nil
+			in.Spans = []Span{{Start: 1, End: in.Lines, Why: "whole file: the budget left room"}}
 		}
 	}
-	ctx.Text = l.text.String()
+	ctx.Text = strings.Join(l.parts, "")
 	ctx.Tokens = issueTokens + EstimateTokens(ctx.Text)
 	return ctx
 }
@@ -56,22 +74,34 @@ func (b *builder) build() Context {
 // place adds the file of p to the layout if it can be shown and fits; else
 // it returns why not. A small file is shown whole; a large one as its
 // outline and the spans that matter (see placeLarge).
-func (b *builder) place(l *layout, p pick) (Included, string) {
+func (b *builder) place(l *layout, p pick) (placed, string) {
 	path := b.r.files[p.file]
 	data, reason := b.r.read(p.file)
 	if reason != "" {
-		return Included{}, reason + " (" + p.why + ")"
+		return placed{}, reason + " (" + p.why + ")"
 	}
 	f := file{path: path, why: p.why, readOnly: b.opts.Protected != nil && b.opts.Protected(path)}
 	f.content = strings.ToValidUTF8(string(data), "\uFFFD")
 	whole := fileSection(f.path, f.why, f.readOnly, f.content)
 	if b.opts.WholeFiles || EstimateTokens(whole) <= SmallFileTokens {
 		if need := l.cost(whole); need > l.left {
-			return Included{}, overBudget(need, l.left, p.why)
+			return placed{}, overBudget(need, l.left, p.why)
 		}
 		return f.whole(l, whole), ""
 	}
 	return b.placeLarge(l, p, f, whole)
+}
+
+// placed is a file added to the layout: what Context.Included says of it,
+// and its part of the layout. A file shown in part that would be better
+// whole carries its whole section, shown instead when the budget leaves
+// room after every ranked file is placed; included is then its index in
+// Context.Included.
+type placed struct {
+	in       Included
+	part     int
+	whole    string
+	included int
 }
 
 // file is a ranked file to show.
@@ -81,35 +111,36 @@ type file struct {
 }
 
 // whole adds the file's whole section to the layout.
-func (f file) whole(l *layout, section string) Included {
-	l.addFile(section)
+func (f file) whole(l *layout, section string) placed {
 	in := Included{Path: f.path, Tokens: EstimateTokens(section), Why: f.why, ReadOnly: f.readOnly}
 	if n := len(splitLines(f.content)); n > 0 {
 		in.Lines, in.Spans = n, []Span{{Start: 1, End: n, Why: "whole file"}}
 	}
-	return in
+	return placed{in: in, part: l.addFile(section)}
 }
 
 // placeLarge shows a file over SmallFileTokens. A Python file shows its
 // outline and the spans findSpans picks: the primary ones while the
 // budget lasts, the others while the section stays within the file's
-// share of the budget; a file no span points into is shown whole if it
-// fits that share. Another language is shown whole if it fits, else by
-// its head and tail.
-func (b *builder) placeLarge(l *layout, p pick, f file, whole string) (Included, string) {
+// share of the budget. A seed or retrieved file no span points into is
+// shown whole if it fits that share, and one shown in part may be shown
+// whole later (see placed). Another language is shown whole if it fits,
+// else by its head and tail.
+func (b *builder) placeLarge(l *layout, p pick, f file, whole string) (placed, string) {
 	share := max(b.opts.Budget/6, SmallFileTokens)
 	part := &partial{path: f.path, why: f.why, readOnly: f.readOnly, lines: splitLines(f.content)}
 	var cands []candidate
 	if langOf(f.path) == langPython {
 		o := parsePython([]byte(f.content))
-		var words []string
-		if p.tier == tierSeed {
-			words = b.a.words
+		var words map[string]float64
+		if p.tier == tierSeed || p.tier == tierRetrieved {
+			words = b.ret.weights
 		}
 		cands = findSpans(o, b.names, b.a.lines[p.file], words)
 		part.outline = outlineText(o, cands, 4*min(b.opts.Budget/16, max(l.left/4, 0)))
 	}
-	if need := l.cost(whole); len(cands) == 0 && (need <= min(l.left, share) || part.outline == "" && need <= l.left) {
+	top := p.tier == tierSeed || p.tier == tierRetrieved
+	if need := l.cost(whole); len(cands) == 0 && (top && need <= min(l.left, share) || part.outline == "" && need <= l.left) {
 		return f.whole(l, whole), ""
 	}
 	if part.outline == "" {
@@ -136,11 +167,14 @@ func (b *builder) placeLarge(l *layout, p pick, f file, whole string) (Included,
 	part.spans = merged(chosen)
 	section := part.render()
 	if need := l.cost(section); need > l.left || len(chosen) == 0 && part.outline == "" {
-		return Included{}, overBudget(need, l.left, p.why)
+		return placed{}, overBudget(need, l.left, p.why)
 	}
-	l.addFile(section)
 	in.Tokens, in.Spans = EstimateTokens(section), part.spans
-	return in, ""
+	pl := placed{in: in, part: l.addFile(section)}
+	if top {
+		pl.whole = whole
+	}
+	return pl, ""
 }
 
 // headAndTail returns spans for the first lines of a file, in three
@@ -183,15 +217,23 @@ func overBudget(need, left int, why string) string {
 // layout is the text being assembled and the budget it has left. Each
 // part is charged its own estimate, which never undercounts the whole.
 type layout struct {
-	text  strings.Builder
+	parts []string
 	left  int
 	files int
 }
 
-// add appends a part of the text and charges it to the budget.
-func (l *layout) add(part string) {
-	l.text.WriteString(part)
+// add appends a part of the text, charges it to the budget and returns
+// its index.
+func (l *layout) add(part string) int {
+	l.parts = append(l.parts, part)
 	l.left -= EstimateTokens(part)
+	return len(l.parts) - 1
+}
+
+// replace replaces part i, charging the difference.
+func (l *layout) replace(i int, part string) {
+	l.left += EstimateTokens(l.parts[i]) - EstimateTokens(part)
+	l.parts[i] = part
 }
 
 // cost is what adding a file's section takes: the section, and the files
@@ -204,13 +246,13 @@ func (l *layout) cost(section string) int {
 }
 
 // addFile adds a file's section, after the files heading if it is the
-// first.
-func (l *layout) addFile(section string) {
+// first, and returns the section's index.
+func (l *layout) addFile(section string) int {
 	if l.files == 0 {
 		l.add(filesHeading)
 	}
-	l.add(section)
 	l.files++
+	return l.add(section)
 }
 
 // focusOf returns the paths the tree should always show: the seeds, the

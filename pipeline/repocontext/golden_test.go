@@ -11,11 +11,17 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
-// goldenBudgets are the budgets of the golden cases; zero is the default.
-var goldenBudgets = map[string]int{
-	"divide":       0,
-	"divide_tight": 450,
-	"vague":        0,
+// goldenCases are the repository and budget of each golden case; a zero
+// budget is the default.
+var goldenCases = map[string]struct {
+	repo   string
+	budget int
+}{
+	"divide":        {"testdata/repo", 0},
+	"divide_tight":  {"testdata/repo", 450},
+	"vague":         {"testdata/repo", 0},
+	"restock":       {"testdata/large", 0},
+	"restock_tight": {"testdata/large", 2200},
 }
 
 // protectTests protects tests and .github, as repo mode does by default.
@@ -23,7 +29,7 @@ func protectTests(p string) bool {
 	return strings.HasPrefix(p, "tests/") || strings.HasPrefix(p, ".github/")
 }
 
-// TestGolden builds the context of testdata/repo for each issue in
+// TestGolden builds the context of a fixture repository for each issue in
 // testdata/golden/*.issue (first line the title, the rest the body) and
 // compares a summary and the rendered text with the .golden file; run with
 // -update to rewrite them.
@@ -35,16 +41,16 @@ func TestGolden(t *testing.T) {
 	for _, path := range issues {
 		name := strings.TrimSuffix(filepath.Base(path), ".issue")
 		t.Run(name, func(t *testing.T) {
-			budget, ok := goldenBudgets[name]
+			gc, ok := goldenCases[name]
 			if !ok {
-				t.Fatalf("add %s to goldenBudgets", name)
+				t.Fatalf("add %s to goldenCases", name)
 			}
 			raw, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
 			}
 			title, body, _ := strings.Cut(string(raw), "\n")
-			ctx, err := Build("testdata/repo", Issue{Title: title, Body: body}, Options{Budget: budget, Protected: protectTests})
+			ctx, err := Build(gc.repo, Issue{Title: title, Body: body}, Options{Budget: gc.budget, Protected: protectTests})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -73,6 +79,9 @@ func goldenText(ctx Context) string {
 	fmt.Fprintf(&b, "Tokens: %d\nSymbols: %q\nIncluded:\n", ctx.Tokens, ctx.Symbols)
 	for _, in := range ctx.Included {
 		fmt.Fprintf(&b, "  %s (%d tokens, read-only %v): %s\n", in.Path, in.Tokens, in.ReadOnly, in.Why)
+		if !in.Whole() {
+			fmt.Fprintf(&b, "    %s\n", in)
+		}
 	}
 	b.WriteString("Omitted:\n")
 	for _, o := range ctx.Omitted {

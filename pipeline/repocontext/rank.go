@@ -38,7 +38,7 @@ type ranking struct {
 
 // rank returns the files to show, best first, in the tiers the package
 // documentation describes.
-func rank(r *repo, a *analysis, scans []fileScan) []pick {
+func rank(r *repo, a *analysis, scans []fileScan, ret retrieval) []pick {
 	k := &ranking{r: r, a: a, scans: scans, seen: make(map[int]bool)}
 	for _, p := range a.named {
 		k.add(p.file, tierSeed, p.why)
@@ -48,6 +48,12 @@ func rank(r *repo, a *analysis, scans []fileScan) []pick {
 		k.stems()
 	}
 	seeds := slices.Clone(k.picks)
+	if len(seeds) == 0 {
+		k.retrieved(ret, tierSeed)
+		seeds = slices.Clone(k.picks)
+	} else {
+		k.retrieved(ret, tierRetrieved)
+	}
 	k.neighbours(seeds)
 	k.tests(seeds)
 	k.project()
@@ -114,6 +120,15 @@ func (k *ranking) stems() {
 				}
 			}
 		}
+	}
+}
+
+// retrieved picks the files that use the most words of the issue: as
+// seeds when the issue names nothing, else after the seeds, without
+// their neighbours.
+func (k *ranking) retrieved(ret retrieval, tier int) {
+	for _, f := range ret.best(maxRetrieved) {
+		k.add(f, tier, "uses words of the issue: "+strings.Join(ret.words[f], ", "))
 	}
 }
 

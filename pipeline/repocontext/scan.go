@@ -16,6 +16,10 @@ type fileScan struct {
 	mentions []int32
 	// imports are the repository files a Python file imports.
 	imports []int32
+	// terms count the words of the issue the file uses, and size its
+	// identifier parts, for retrieval.
+	terms []termHit
+	size  int
 }
 
 // scanner scans source files for definitions of the wanted names, for
@@ -24,20 +28,25 @@ type scanner struct {
 	r      *repo
 	names  []string
 	wanted map[string]int32
+	// terms are the words of the issue to count, by index.
+	terms map[string]int32
 }
 
 // scan reads the head of every source file once, in parallel, and returns
-// what it found by file index. With no names only Python files are read,
-// for their imports.
-func (r *repo) scan(names []string) []fileScan {
-	s := &scanner{r: r, names: names, wanted: make(map[string]int32, len(names))}
+// what it found by file index. With no names and no terms only Python
+// files are read, for their imports.
+func (r *repo) scan(names, terms []string) []fileScan {
+	s := &scanner{r: r, names: names, wanted: make(map[string]int32, len(names)), terms: make(map[string]int32, len(terms))}
 	for k, n := range names {
 		s.wanted[n] = int32(k)
+	}
+	for k, t := range terms {
+		s.terms[t] = int32(k)
 	}
 	var targets []int
 	for i, f := range r.files {
 		lang := langOf(f)
-		if !r.symlink[i] && (lang == langPython || lang != langNone && len(names) > 0) {
+		if !r.symlink[i] && (lang == langPython || lang != langNone && len(names)+len(terms) > 0) {
 			targets = append(targets, i)
 		}
 	}
@@ -84,6 +93,9 @@ func (s *scanner) file(i int, buf []byte) fileScan {
 			stmt, off = logicalLine(data, start, true)
 			res.imports = s.imports(i, stmt, res.imports)
 		}
+	}
+	if len(s.terms) > 0 {
+		res.terms, res.size = countTerms(data, s.terms, nil)
 	}
 	if isTestFile(s.r.files[i]) {
 		for k, name := range s.names {

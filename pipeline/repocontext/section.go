@@ -93,9 +93,11 @@ func (p *partial) render() string {
 }
 
 // outlineText lists the imports and the defs and classes of o that are
-// not inside a function, each with its lines, within limit bytes: classes
-// holding none of the spans collapse to one line first, then the list is
-// cut.
+// not inside a function, each with its lines, within limit bytes. When
+// that is too long, classes holding none of the spans collapse to one
+// line; when still too long, the imports, the classes and the defs
+// holding spans are kept first, then the others in file order while they
+// fit, and a last line counts those left out.
 func outlineText(o *pyOutline, spans []candidate, limit int) string {
 	holds := func(d pyDef) bool {
 		for _, s := range spans {
@@ -105,11 +107,17 @@ func outlineText(o *pyOutline, spans []candidate, limit int) string {
 		}
 		return false
 	}
+	type entry struct {
+		text      string
+		important bool
+	}
+	var entries []entry
 	for _, collapse := range []bool{false, true} {
-		var lines []string
+		entries = entries[:0]
 		for _, r := range o.imports {
-			lines = append(lines, fmt.Sprintf("imports  # lines %s", r))
+			entries = append(entries, entry{fmt.Sprintf("imports  # lines %s\n", r), true})
 		}
+		size := 0
 		for k, d := range o.defs {
 			depth, visible := o.depth(k, collapse, holds)
 			if !visible {
@@ -123,13 +131,41 @@ func outlineText(o *pyOutline, spans []candidate, limit int) string {
 			if n := o.children(k); collapse && d.class && n > 0 && !holds(d) {
 				note = fmt.Sprintf(", %d defs not listed", n)
 			}
-			lines = append(lines, fmt.Sprintf("%s%s  # lines %s%s", strings.Repeat("    ", depth), h, lineRange{d.start, d.end}, note))
+			text := fmt.Sprintf("%s%s  # lines %s%s\n", strings.Repeat("    ", depth), h, lineRange{d.start, d.end}, note)
+			entries = append(entries, entry{text, d.class && depth == 0 || holds(d)})
+			size += len(text)
 		}
-		if text := strings.Join(lines, "\n") + "\n"; len(text) <= limit || collapse {
-			return cutLines(text, limit)
+		for _, e := range entries[:len(o.imports)] {
+			size += len(e.text)
+		}
+		if size <= limit {
+			var b strings.Builder
+			for _, e := range entries {
+				b.WriteString(e.text)
+			}
+			return b.String()
 		}
 	}
-	return ""
+	keep := make([]bool, len(entries))
+	used, kept := len("… 100000 more entries\n"), 0
+	for _, pass := range []bool{true, false} {
+		for k, e := range entries {
+			if !keep[k] && e.important == pass && used+len(e.text) <= limit {
+				keep[k], used, kept = true, used+len(e.text), kept+1
+			}
+		}
+	}
+	if kept == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for k, e := range entries {
+		if keep[k] {
+			b.WriteString(e.text)
+		}
+	}
+	fmt.Fprintf(&b, "… %d more entries\n", len(entries)-kept)
+	return b.String()
 }
 
 // depth returns the nesting of def k and whether the outline lists it:
@@ -155,25 +191,4 @@ func (o *pyOutline) children(k int) int {
 		}
 	}
 	return n
-}
-
-// cutLines cuts text after the last whole line within limit bytes, noting
-// how many lines were cut.
-func cutLines(text string, limit int) string {
-	if len(text) <= limit {
-		return text
-	}
-	total := strings.Count(text, "\n")
-	for {
-		i := strings.LastIndexByte(text[:min(limit, len(text))], '\n')
-		if i < 0 {
-			return ""
-		}
-		kept := text[:i+1]
-		note := fmt.Sprintf("… %d more entries\n", total-strings.Count(kept, "\n"))
-		if len(kept)+len(note) <= limit {
-			return kept + note
-		}
-		limit = i
-	}
 }

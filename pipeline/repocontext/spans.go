@@ -35,7 +35,7 @@ const (
 	// maxWordSpans caps the defs shown for the words of the issue when
 	// nothing else points into a large file; minWordHits is the fewest
 	// distinct words such a def must contain.
-	maxWordSpans = 3
+	maxWordSpans = 6
 	minWordHits  = 2
 )
 
@@ -54,6 +54,9 @@ type candidate struct {
 	lineRange
 	why  string
 	kind spanKind
+	// code are the lines the span was chosen for, without the lines
+	// around them: where its callees are looked for.
+	code lineRange
 }
 
 // spanFinder picks the spans of one large Python file for an issue.
@@ -69,9 +72,9 @@ type spanFinder struct {
 // issue, most important first: the code around the lines a traceback
 // names, the definitions of the names the issue mentions, their callees
 // in the file, the defs calling those names, and, when nothing else
-// points into the file and it is a seed (words is not nil), the defs
-// that contain the most words of the issue.
-func findSpans(o *pyOutline, names map[string]bool, lines []int, words []string) []candidate {
+// points into the file and it is a seed or retrieved (words is not nil),
+// the defs that hold the rarest words of the issue.
+func findSpans(o *pyOutline, names map[string]bool, lines []int, words map[string]float64) []candidate {
 	f := &spanFinder{o: o, names: names, picked: make(map[int]bool)}
 	for _, n := range lines {
 		f.traceback(n)
@@ -97,9 +100,13 @@ func (f *spanFinder) add(def int, r lineRange, why string, kind spanKind) {
 		}
 		f.picked[def] = true
 	}
+	code := lineRange{max(r.start, 1), min(r.end, len(f.o.lines))}
+	if def >= 0 {
+		code.start = f.o.defs[def].body
+	}
 	r = lineRange{max(r.start-contextLines, 1), min(r.end+contextLines, len(f.o.lines))}
 	if r.start <= r.end {
-		f.out = append(f.out, candidate{lineRange: r, why: why, kind: kind})
+		f.out = append(f.out, candidate{lineRange: r, why: why, kind: kind, code: code})
 	}
 }
 
@@ -145,12 +152,12 @@ func (f *spanFinder) callees() {
 	}
 	added := 0
 	for _, c := range slices.Clone(f.out) {
-		for _, name := range f.o.calls(c.start, c.end) {
+		for _, name := range f.o.calls(c.code.start, c.code.end) {
 			if defs := byName[name]; len(defs) <= maxOverloads {
 				for _, k := range defs {
 					if added < maxCallees && !f.picked[k] {
 						d := f.o.defs[k]
-						f.add(k, lineRange{d.start, d.end}, "called in lines "+c.String(), spanSecondary)
+						f.add(k, lineRange{d.start, d.end}, "called in lines "+c.code.String(), spanSecondary)
 						added++
 					}
 				}
@@ -189,45 +196,50 @@ func (f *spanFinder) mentioned(line string) string {
 	return ""
 }
 
-// words adds the functions holding the most distinct words of the issue.
-func (f *spanFinder) words(words []string) {
-	want := make(map[string]bool)
-	for _, w := range words {
-		if len(w) >= 4 && !stopWords[w] {
-			want[w] = true
-		}
-	}
-	if len(want) < minWordHits {
-		return
-	}
+// words adds the functions that hold the rarest words of the issue:
+// weights maps each word (see queryTerms) to its weight, its inverse
+// document frequency in the repository. A def must hold minWordHits
+// distinct words, or one in its name.
+func (f *spanFinder) words(weights map[string]float64) {
 	type scored struct {
-		def  int
-		hits []string
+		def   int
+		score float64
+		hits  []string
 	}
 	var best []scored
 	for k, d := range f.o.defs {
 		if d.class {
 			continue
 		}
+		s := scored{def: k}
+		named := false
 		seen := make(map[string]bool)
-		var hits []string
-		for _, line := range f.o.lines[d.start-1 : d.end] {
-			for _, id := range identifiers(line) {
-				for _, part := range strings.Split(strings.ToLower(id), "_") {
-					if want[part] && !seen[part] {
-						seen[part] = true
-						hits = append(hits, part)
-					}
-				}
+		note := func(part []byte, inName bool) {
+			w, ok := weights[string(part)]
+			if !ok {
+				return
+			}
+			if inName {
+				named = true
+				s.score += w
+			}
+			if !seen[string(part)] {
+				seen[string(part)] = true
+				s.hits = append(s.hits, string(part))
+				s.score += w
 			}
 		}
-		if len(hits) >= minWordHits {
-			best = append(best, scored{k, hits})
+		eachPart([]byte(d.name), func(part []byte) { note(part, true) })
+		for _, line := range f.o.lines[d.start-1 : d.end] {
+			eachPart([]byte(line), func(part []byte) { note(part, false) })
+		}
+		if len(s.hits) >= minWordHits || named {
+			best = append(best, s)
 		}
 	}
 	slices.SortStableFunc(best, func(a, b scored) int {
 		da, db := f.o.defs[a.def], f.o.defs[b.def]
-		return cmp.Or(cmp.Compare(len(b.hits), len(a.hits)), cmp.Compare(da.end-da.start, db.end-db.start))
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(da.end-da.start, db.end-db.start))
 	})
 	for _, s := range best[:min(len(best), maxWordSpans)] {
 		d := f.o.defs[s.def]
@@ -243,6 +255,7 @@ var stopWords = makeSet(`
 	while where using used uses make makes made instead now not but fix
 	fixes fixed issue error bug bugs case cases correct correctly work
 	works working value values none true false test tests return returns
+	the and for are was has can its you use but now get set new add
 `)
 
 // identifiers returns the identifiers of a line of code.

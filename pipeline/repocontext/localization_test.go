@@ -1,0 +1,219 @@
+package repocontext
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// locCase is a real fixed issue of a public Python project: the issue's
+// text (the fixing commit's message), the commit before the fix, and the
+// lines the fix changed in non-test files.
+type locCase struct {
+	Repo   string `json:"repo"`
+	Commit string `json:"commit"`
+	Parent string `json:"parent"`
+	Title  string `json:"title"`
+	Body   string `json:"body"`
+	Gold   []struct {
+		File string `json:"file"`
+		// Lines are the changed ranges, in the parent's numbering; an
+		// insertion is the line it follows.
+		Lines [][2]int `json:"lines"`
+	} `json:"gold"`
+}
+
+// locBudgets are the budgets localization is measured at.
+var locBudgets = []int{13000, 24000, 50000}
+
+// BenchmarkLocalization measures, on the real fixed issues of
+// testdata/localization/cases.jsonl, the share of issues whose fixed files
+// are in the context, and whose changed lines are shown, at each of
+// locBudgets: with every file whole (Options.WholeFiles) and with large
+// files in part, as Build shows them. The repositories are read from the clones in
+// $CAPSULE_LOCALIZATION_REPOS (see scripts/localization-repos.sh); each
+// case is checked out at its parent commit once, before timing.
+//
+//	CAPSULE_LOCALIZATION_REPOS=$HOME/capsule-loc go test -run '^$' -bench Localization -benchtime 1x ./pipeline/repocontext/
+func BenchmarkLocalization(b *testing.B) {
+	root := os.Getenv("CAPSULE_LOCALIZATION_REPOS")
+	if root == "" {
+		b.Skip("set CAPSULE_LOCALIZATION_REPOS to a folder made by scripts/localization-repos.sh")
+	}
+	cases := readCases(b, "testdata/localization/cases.jsonl")
+	dirs := make([]string, len(cases))
+	for i, c := range cases {
+		dirs[i] = filepath.Join(b.TempDir(), "repo")
+		if err := checkout(filepath.Join(root, c.Repo+".git"), c.Parent, dirs[i]); err != nil {
+			b.Fatalf("%s at %s: %v", c.Repo, c.Parent, err)
+		}
+	}
+	type result struct{ files, lines int }
+	var res map[string]*result
+	var misses []string
+	for b.Loop() {
+		res, misses = make(map[string]*result), nil
+		for _, whole := range []bool{true, false} {
+			for _, budget := range locBudgets {
+				key := locKey(whole, budget)
+				res[key] = &result{}
+				for i, c := range cases {
+					ctx, err := Build(dirs[i], Issue{Title: c.Title, Body: c.Body}, Options{Budget: budget, WholeFiles: whole})
+					if err != nil {
+						b.Fatal(err)
+					}
+					files, lines := c.visible(ctx)
+					if files {
+						res[key].files++
+					}
+					if lines {
+						res[key].lines++
+					} else if !whole && budget == DefaultBudget {
+						misses = append(misses, fmt.Sprintf("%s %.8s %q (file shown: %v)", c.Repo, c.Commit, c.Title, files))
+					}
+				}
+			}
+		}
+	}
+	var t strings.Builder
+	fmt.Fprintf(&t, "%d issues; share whose fixed files are in the context / whose changed lines are shown:\n", len(cases))
+	fmt.Fprintf(&t, "%-8s %-22s %-22s\n", "budget", "every file whole", "large files in part")
+	for _, budget := range locBudgets {
+		w, s := res[locKey(true, budget)], res[locKey(false, budget)]
+		fmt.Fprintf(&t, "%-8d %3.0f%% / %3.0f%%           %3.0f%% / %3.0f%%\n", budget,
+			pct(w.files, len(cases)), pct(w.lines, len(cases)), pct(s.files, len(cases)), pct(s.lines, len(cases)))
+		for _, whole := range []bool{true, false} {
+			r := res[locKey(whole, budget)]
+			b.ReportMetric(pct(r.files, len(cases)), "file%-"+locKey(whole, budget))
+			b.ReportMetric(pct(r.lines, len(cases)), "lines%-"+locKey(whole, budget))
+		}
+	}
+	fmt.Fprintf(&t, "changed lines not shown at %d tokens with spans:\n  %s\n", DefaultBudget, strings.Join(misses, "\n  "))
+	b.Log(t.String())
+}
+
+// locKey names a measurement: "whole-24k" or "spans-24k".
+func locKey(whole bool, budget int) string {
+	mode := "spans"
+	if whole {
+		mode = "whole"
+	}
+	return fmt.Sprintf("%s-%dk", mode, budget/1000)
+}
+
+func pct(n, of int) float64 { return 100 * float64(n) / float64(of) }
+
+// visible reports whether every gold file is in ctx, and whether every
+// changed line is shown.
+func (c locCase) visible(ctx Context) (files, lines bool) {
+	files, lines = true, true
+	for _, g := range c.Gold {
+		var in *Included
+		for k := range ctx.Included {
+			if ctx.Included[k].Path == g.File {
+				in = &ctx.Included[k]
+			}
+		}
+		if in == nil {
+			files, lines = false, false
+			continue
+		}
+		for _, r := range g.Lines {
+			if !in.shows(r[0], r[1]) {
+				lines = false
+			}
+		}
+	}
+	return files, lines
+}
+
+// shows reports whether lines from to to are all in one shown span.
+func (in Included) shows(from, to int) bool {
+	for _, s := range in.Spans {
+		if s.Start <= from && to <= s.End {
+			return true
+		}
+	}
+	return false
+}
+
+// readCases reads a JSON Lines file of cases.
+func readCases(tb testing.TB, path string) []locCase {
+	tb.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	var cases []locCase
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var c locCase
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			tb.Fatalf("%s: %v", path, err)
+		}
+		cases = append(cases, c)
+	}
+	if err := sc.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return cases
+}
+
+// checkout writes the tree of commit in the git directory gitDir into
+// dir: git archive, piped into tar.
+func checkout(gitDir, commit, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	archive := exec.Command("git", "--git-dir", gitDir, "archive", "--format=tar", commit)
+	extract := exec.Command("tar", "-x", "-C", dir)
+	var errs strings.Builder
+	archive.Stderr, extract.Stderr = &errs, &errs
+	pipe, err := archive.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	extract.Stdin = pipe
+	if err := extract.Start(); err != nil {
+		return err
+	}
+	if err := archive.Run(); err != nil {
+		extract.Wait()
+		return fmt.Errorf("git archive: %w: %s", err, errs.String())
+	}
+	if err := extract.Wait(); err != nil {
+		return fmt.Errorf("tar: %w: %s", err, errs.String())
+	}
+	return nil
+}
+
+// TestLocalizationCases checks the case list: every case names its
+// repository, commits, issue text and gold lines.
+func TestLocalizationCases(t *testing.T) {
+	cases := readCases(t, "testdata/localization/cases.jsonl")
+	if len(cases) < 30 {
+		t.Errorf("%d cases, want at least 30", len(cases))
+	}
+	for i, c := range cases {
+		if c.Repo == "" || len(c.Commit) != 40 || len(c.Parent) != 40 || c.Title == "" || len(c.Gold) == 0 {
+			t.Errorf("case %d is incomplete: %+v", i+1, c)
+		}
+		for _, g := range c.Gold {
+			if g.File == "" || len(g.Lines) == 0 {
+				t.Errorf("case %d: gold %+v has no file or lines", i+1, g)
+			}
+			for _, r := range g.Lines {
+				if r[0] < 1 || r[1] < r[0] {
+					t.Errorf("case %d: bad range %v", i+1, r)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,210 @@
+package repocontext
+
+import (
+	"cmp"
+	"math"
+	"path"
+	"slices"
+	"strings"
+)
+
+const (
+	// maxTerms caps the words of an issue retrieval searches for.
+	maxTerms = 32
+	// minTermLen is the shortest word retrieval searches for.
+	minTermLen = 3
+	// maxRetrieved is how many files retrieval picks.
+	maxRetrieved = 3
+	// BM25's parameters, as commonly set.
+	bm25K1, bm25B = 1.2, 0.75
+	// pathBoost weighs a word of the issue found in a file's path (a
+	// directory or the file's name) against one occurrence in its text.
+	pathBoost = 3
+)
+
+// termHit is how often a file uses one word of the issue.
+type termHit struct {
+	term, count int32
+}
+
+// queryTerms returns the words of an issue retrieval searches for: the
+// parts of its identifiers (snake_case and camelCase split), in lower
+// case and without a plural s, in order of first use, common English and
+// Python words left out.
+func queryTerms(iss Issue) []string {
+	var out []string
+	seen := make(map[string]bool)
+	for _, text := range []string{iss.Title, iss.Body} {
+		eachPart([]byte(text), func(part []byte) {
+			t := string(part)
+			if len(out) < maxTerms && len(t) >= minTermLen && !seen[t] && !isStopWord(t) {
+				seen[t] = true
+				out = append(out, t)
+			}
+		})
+	}
+	return out
+}
+
+// isStopWord reports whether a word, its plural s perhaps cut, is too
+// common to search for.
+func isStopWord(w string) bool {
+	return stopWords[w] || stopWords[w+"s"] || stopNames[w]
+}
+
+// eachPart calls fn with each part of each identifier of src, split at
+// underscores and at a lower-case letter followed by a capital, in lower
+// case, with a final s cut from parts over three letters. The slice fn
+// gets is reused.
+func eachPart(src []byte, fn func(part []byte)) {
+	var buf [64]byte
+	n := 0
+	flush := func() {
+		if n > len(buf) {
+			n = 0 // too long to be a word of the issue
+		}
+		if n > 3 && buf[n-1] == 's' && buf[n-2] != 's' {
+			n--
+		}
+		if n > 0 {
+			fn(buf[:n])
+		}
+		n = 0
+	}
+	lower := false
+	for _, c := range src {
+		switch {
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+			lower = true
+		case 'A' <= c && c <= 'Z':
+			if lower {
+				flush()
+			}
+			lower = false
+			c += 'a' - 'A'
+		default:
+			flush()
+			lower = false
+			continue
+		}
+		if n < len(buf) {
+			buf[n] = c
+		}
+		n++
+	}
+	flush()
+}
+
+// countTerms counts the words of the issue (by index in terms) in src,
+// appending them to dst; it also returns how many identifier parts src
+// has.
+func countTerms(src []byte, terms map[string]int32, dst []termHit) ([]termHit, int) {
+	longest := 0
+	for t := range terms {
+		longest = max(longest, len(t))
+	}
+	size := 0
+	eachPart(src, func(part []byte) {
+		size++
+		if len(part) < minTermLen || len(part) > longest {
+			return
+		}
+		k, ok := terms[string(part)]
+		if !ok {
+			return
+		}
+		for i := range dst {
+			if dst[i].term == k {
+				dst[i].count++
+				return
+			}
+		}
+		dst = append(dst, termHit{term: k, count: 1})
+	})
+	return dst, size
+}
+
+// retrieval scores the source files that are not tests by BM25 over the
+// words of the issue, a word in the file's path counting pathBoost times.
+type retrieval struct {
+	// weights are the words of the issue with their inverse document
+	// frequency.
+	weights map[string]float64
+	score   []float64
+	// words are the issue's words each file holds, best first, up to
+	// four.
+	words [][]string
+}
+
+// retrieve ranks files by the words of the issue they use.
+func retrieve(r *repo, terms []string, scans []fileScan) retrieval {
+	ret := retrieval{weights: make(map[string]float64), score: make([]float64, len(r.files)), words: make([][]string, len(r.files))}
+	if len(terms) == 0 {
+		return ret
+	}
+	index := make(map[string]int32, len(terms))
+	for k, t := range terms {
+		index[t] = int32(k)
+	}
+	df := make([]int, len(terms))
+	docs, total := 0, 0
+	for _, s := range scans {
+		if s.size > 0 {
+			docs++
+			total += s.size
+		}
+		for _, h := range s.terms {
+			df[h.term]++
+		}
+	}
+	if docs == 0 {
+		return ret
+	}
+	avg := float64(total) / float64(docs)
+	idf := make([]float64, len(terms))
+	for k, t := range terms {
+		idf[k] = math.Log(1 + (float64(docs)-float64(df[k])+0.5)/(float64(df[k])+0.5))
+		ret.weights[t] = idf[k]
+	}
+	for f, s := range scans {
+		if s.size == 0 || isTestFile(r.files[f]) {
+			continue
+		}
+		tf := make(map[int32]float64, len(s.terms))
+		for _, h := range s.terms {
+			tf[h.term] += float64(h.count)
+		}
+		pathTerms, _ := countTerms([]byte(strings.TrimSuffix(r.files[f], path.Ext(r.files[f]))), index, nil)
+		for _, h := range pathTerms {
+			tf[h.term] += pathBoost
+		}
+		type hit struct {
+			term  int32
+			score float64
+		}
+		var hits []hit
+		for k, n := range tf {
+			v := idf[k] * n * (bm25K1 + 1) / (n + bm25K1*(1-bm25B+bm25B*float64(s.size)/avg))
+			ret.score[f] += v
+			hits = append(hits, hit{k, v})
+		}
+		slices.SortFunc(hits, func(a, b hit) int { return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.term, b.term)) })
+		for _, h := range hits[:min(len(hits), 4)] {
+			ret.words[f] = append(ret.words[f], terms[h.term])
+		}
+	}
+	return ret
+}
+
+// best returns up to n files by score, best first, ties by path order,
+// of those holding at least minWordHits distinct words of the issue.
+func (ret retrieval) best(n int) []int {
+	var files []int
+	for f, w := range ret.words {
+		if len(w) >= minWordHits {
+			files = append(files, f)
+		}
+	}
+	slices.SortStableFunc(files, func(a, b int) int { return cmp.Compare(ret.score[b], ret.score[a]) })
+	return files[:min(len(files), n)]
+}
