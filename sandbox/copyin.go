@@ -12,12 +12,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/capsulehq/capsule/pipeline/testreport"
 	"github.com/capsulehq/capsule/sandbox/agent"
 )
 
 // writeSeed writes the tar archive copied into the container's /capsule
 // volume before it starts: the agent binary, the pristine workspace in a
-// directory only root may enter, the empty layer directory (root's too)
+// directory only root may enter, the empty layer directory (root's too),
+// the pytest plugin in a directory every run may read and none may write,
 // and the mount point of the workspace's tmpfs.
 func writeSeed(w io.Writer, agentPath string, spec Spec) error {
 	tw := tar.NewWriter(w)
@@ -27,10 +29,18 @@ func writeSeed(w io.Writer, agentPath string, spec Spec) error {
 	for _, dir := range []struct {
 		path string
 		mode int64
-	}{{agent.Base, 0o700}, {agent.Layer, 0o700}, {agent.Workspace, 0o755}} {
+	}{{agent.Base, 0o700}, {agent.Layer, 0o700}, {agent.Workspace, 0o755}, {agent.PluginDir, 0o555}} {
 		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: path.Base(dir.path) + "/", Mode: dir.mode}); err != nil {
 			return err
 		}
+	}
+	plugin := testreport.Plugin()
+	name := path.Join(path.Base(agent.PluginDir), testreport.PluginFile)
+	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o444, Size: int64(len(plugin))}); err != nil {
+		return err
+	}
+	if _, err := tw.Write(plugin); err != nil {
+		return err
 	}
 	if spec.Workspace != "" {
 		if err := addTree(tw, spec.Workspace, path.Base(agent.Base), spec.Exclude); err != nil {

@@ -48,6 +48,11 @@ type Run struct {
 	// replaced (after a timeout the agent could not end, say), the
 	// committed run is replayed in the new one.
 	Commit bool
+	// TestReport asks for a per-test report: the run gets an empty file,
+	// agent.ReportFile, outside the workspace, that it may append to, and
+	// the Result carries what the run wrote there. The pytest plugin of
+	// package testreport is in agent.PluginDir for every run.
+	TestReport bool
 }
 
 // Result is how a run ended.
@@ -71,6 +76,10 @@ type Result struct {
 	Memory    int64
 	Disk      int64
 	DiskFiles int64
+	// TestReport is what the run wrote to its report file, when it asked
+	// for one: at most agent.MaxReport bytes of TestReportBytes.
+	TestReport      []byte
+	TestReportBytes int64
 }
 
 // Truncated reports whether output was dropped from either stream.
@@ -183,6 +192,7 @@ func (s *Session) Run(ctx context.Context, r Run) (Result, error) {
 		Delete:      r.Delete,
 		Collect:     r.CollectTo != "",
 		Commit:      r.Commit,
+		Report:      r.TestReport,
 	}
 	if req.Collect {
 		req.CollectLimit = collectLimit(s.spec.Limits)
@@ -210,6 +220,7 @@ func (s *Session) Run(ctx context.Context, r Run) (Result, error) {
 	res.Duration = resp.Duration
 	res.TimedOut, res.OOMKilled, res.PidsLimited = resp.TimedOut, resp.OOMKilled, resp.PidsLimited
 	res.DiskFull, res.FilesFull = resp.DiskFull, resp.FilesFull
+	res.TestReport, res.TestReportBytes = resp.Report, resp.ReportBytes
 	if resp.Error != "" {
 		res.Stderr = append(res.Stderr, []byte("capsule sandbox: "+resp.Error+"\n")...)
 	}
@@ -303,7 +314,7 @@ func (s *Session) exchange(ctx context.Context, req agent.Request, wait time.Dur
 	go func() {
 		var a answer
 		if a.err = agent.WriteFrame(l.in, req, agent.MaxRequest); a.err == nil {
-			a.err = agent.ReadFrame(l.out, agent.ResponseLimit(req.OutputLimit, req.CollectLimit), &a.resp)
+			a.err = agent.ReadFrame(l.out, agent.ResponseLimit(req), &a.resp)
 		}
 		if a.err == nil {
 			a.err = agent.CheckAnswer(req, a.resp)

@@ -3,8 +3,6 @@ package testreport_test
 import (
 	"context"
 	"maps"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,14 +14,9 @@ import (
 	"github.com/capsulehq/capsule/sandbox/agent"
 )
 
-// Where the tests lay the plugin and find the report, in the workspace.
-const (
-	pluginDir  = ".capsule/plugin"
-	reportFile = ".capsule/testreport.jsonl"
-)
-
 // pytestBox runs test commands in a real sandbox session with the plugin
-// loaded through the environment.
+// loaded through the environment, from where the sandbox puts it, and the
+// report read from the run's report file.
 type pytestBox struct {
 	t   *testing.T
 	box *sandbox.Session
@@ -44,22 +37,17 @@ func newPytestBox(t *testing.T) pytestBox {
 // and the command's output.
 func (b pytestBox) run(files map[string]string, cmd string, env ...string) (gate.Run, string) {
 	b.t.Helper()
-	laid := map[string][]byte{pluginDir + "/" + testreport.PluginFile: testreport.Plugin()}
+	laid := map[string][]byte{}
 	for name, content := range files {
 		laid[name] = []byte(content)
 	}
-	out := b.t.TempDir()
-	env = append(testreport.Env(agent.Workspace+"/"+pluginDir, agent.Workspace+"/"+reportFile), env...)
-	res, err := b.box.Run(context.Background(), sandbox.Run{Cmd: []string{"sh", "-c", cmd}, Env: env, Files: laid, CollectTo: out})
+	env = append(testreport.Env(agent.PluginDir, agent.ReportFile), env...)
+	res, err := b.box.Run(context.Background(), sandbox.Run{Cmd: []string{"sh", "-c", cmd}, Env: env, Files: laid, TestReport: true})
 	if err != nil {
 		b.t.Fatal(err)
 	}
 	output := string(res.Stdout) + string(res.Stderr)
-	data, err := os.ReadFile(filepath.Join(out, reportFile))
-	if err != nil && !os.IsNotExist(err) {
-		b.t.Fatal(err)
-	}
-	return gate.Run{Report: testreport.ParsePytest(data, agent.Workspace), ExitCode: res.ExitCode}, output
+	return gate.Run{Report: testreport.ParsePytest(res.TestReport, agent.Workspace), ExitCode: res.ExitCode}, output
 }
 
 // outcomes maps each test's node id to its outcome.
@@ -367,15 +355,14 @@ func BenchmarkPluginOverhead(b *testing.B) {
 	}
 	b.Cleanup(func() { box.Close() })
 	files := map[string][]byte{
-		pluginDir + "/" + testreport.PluginFile: testreport.Plugin(),
-		"tests/test_many.py":                    []byte("import pytest\n\n@pytest.mark.parametrize('n', range(1000))\ndef test_n(n):\n    assert n >= 0\n"),
+		"tests/test_many.py": []byte("import pytest\n\n@pytest.mark.parametrize('n', range(1000))\ndef test_n(n):\n    assert n >= 0\n"),
 	}
 	cmd := []string{"sh", "-c", "python3 -m pytest -q -p no:cacheprovider tests"}
-	env := testreport.Env(agent.Workspace+"/"+pluginDir, agent.Workspace+"/"+reportFile)
+	env := testreport.Env(agent.PluginDir, agent.ReportFile)
 	var without, with time.Duration
 	for b.Loop() {
 		for _, e := range [][]string{nil, env} {
-			res, err := box.Run(context.Background(), sandbox.Run{Cmd: cmd, Env: e, Files: files})
+			res, err := box.Run(context.Background(), sandbox.Run{Cmd: cmd, Env: e, Files: files, TestReport: e != nil})
 			if err != nil || res.ExitCode != 0 {
 				b.Fatalf("exit %d, %v: %s", res.ExitCode, err, res.Stdout)
 			}

@@ -77,7 +77,7 @@ func Serve(in io.Reader, out io.Writer) error {
 			}
 			return fmt.Errorf("read request: %w", err)
 		}
-		limit := ResponseLimit(req.OutputLimit, req.CollectLimit)
+		limit := ResponseLimit(req)
 		err := WriteFrame(out, handle(req), limit)
 		if errors.Is(err, ErrFrame) {
 			err = WriteFrame(out, Response{ExitCode: 126, Error: err.Error()}, limit)
@@ -95,7 +95,18 @@ func handle(req Request) Response {
 	if err := restore(req.Files, req.Delete); err != nil {
 		return Response{ExitCode: 126, Error: fmt.Sprintf("prepare workspace: %v", err), Duration: time.Since(start)}
 	}
+	if req.Report {
+		if err := newReport(); err != nil {
+			return Response{ExitCode: 126, Error: err.Error(), Duration: time.Since(start)}
+		}
+	}
 	resp := run(req)
+	if req.Report && resp.Error == "" {
+		var err error
+		if resp.Report, resp.ReportBytes, err = readReport(); err != nil {
+			resp.Error = err.Error()
+		}
+	}
 	if req.Commit && resp.ExitCode == 0 && resp.Error == "" && !resp.TimedOut {
 		if err := commit(); err != nil {
 			resp.ExitCode, resp.Error = 126, err.Error()

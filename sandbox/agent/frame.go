@@ -32,18 +32,21 @@ const maxMarker = 64
 // responseSlack covers a response's fields other than its byte fields.
 const responseSlack = 64 << 10
 
-// ResponseLimit is the largest response frame an agent may send for a run
-// that keeps outputLimit bytes of each stream and collects a workspace
-// archive of at most collectLimit bytes (0 when it collects none). Byte
-// fields travel in base64.
-func ResponseLimit(outputLimit int, collectLimit int64) int64 {
+// ResponseLimit is the largest response frame an agent may send for req:
+// the output it keeps of each stream, the workspace archive it collects
+// and the test report it asks for. Byte fields travel in base64.
+func ResponseLimit(req Request) int64 {
 	b64 := func(n int64) int64 { return (n + 2) / 3 * 4 }
-	return 2*b64(int64(outputLimit)+maxMarker) + b64(collectLimit) + responseSlack
+	limit := 2*b64(int64(req.OutputLimit)+maxMarker) + b64(req.CollectLimit) + responseSlack
+	if req.Report {
+		limit += b64(MaxReport)
+	}
+	return limit
 }
 
 // CheckAnswer reports whether resp can be the agent's answer to req: no
-// greeting, output within the request's limit, a workspace archive only
-// when asked for and within its limit.
+// greeting, output within the request's limit, a workspace archive and a
+// test report only when asked for and within their limits.
 func CheckAnswer(req Request, resp Response) error {
 	maxOut := max(req.OutputLimit, 0) + maxMarker
 	switch {
@@ -55,6 +58,8 @@ func CheckAnswer(req Request, resp Response) error {
 		return fmt.Errorf("%w: more output kept than written", ErrFrame)
 	case !req.Collect && len(resp.Workspace) > 0, int64(len(resp.Workspace)) > req.CollectLimit:
 		return fmt.Errorf("%w: a workspace archive that was not asked for or is too large", ErrFrame)
+	case !req.Report && len(resp.Report) > 0, len(resp.Report) > MaxReport, int64(len(resp.Report)) > max(resp.ReportBytes, 0):
+		return fmt.Errorf("%w: a test report that was not asked for, is too large or is longer than its file", ErrFrame)
 	}
 	return nil
 }

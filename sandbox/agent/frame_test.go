@@ -68,6 +68,10 @@ func TestCheckAnswer(t *testing.T) {
 		{"workspace not asked for", req, Response{Workspace: []byte("tar")}, false},
 		{"workspace over its limit", Request{Collect: true, CollectLimit: 2}, Response{Workspace: []byte("tar")}, false},
 		{"workspace", Request{Collect: true, CollectLimit: 3}, Response{Workspace: []byte("tar")}, true},
+		{"report not asked for", req, Response{Report: []byte("{}"), ReportBytes: 2}, false},
+		{"report longer than its file", Request{Report: true}, Response{Report: []byte("{}"), ReportBytes: 1}, false},
+		{"report over its limit", Request{Report: true}, Response{Report: make([]byte, MaxReport+1), ReportBytes: MaxReport + 1}, false},
+		{"report", Request{Report: true}, Response{Report: []byte("{}"), ReportBytes: 1 << 40}, true},
 	}
 	for _, tt := range tests {
 		err := CheckAnswer(tt.req, tt.resp)
@@ -86,13 +90,18 @@ func TestResponseLimitCoversTheLargestAnswer(t *testing.T) {
 		ExitCode: 137, Stdout: out.Bytes(), Stderr: out.Bytes(), StdoutBytes: out.Total(), StderrBytes: out.Total(),
 		TimedOut: true, OOMKilled: true, PidsLimited: true, DiskFull: true, FilesFull: true,
 		Workspace: archive, Error: strings.Repeat("e", 4096),
+		Report: bytes.Repeat([]byte{0xff}, MaxReport), ReportBytes: 1 << 40,
+	}
+	req := Request{OutputLimit: limit, Collect: true, CollectLimit: int64(len(archive)), Report: true}
+	if err := CheckAnswer(req, resp); err != nil {
+		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := WriteFrame(&buf, resp, ResponseLimit(limit, int64(len(archive)))); err != nil {
+	if err := WriteFrame(&buf, resp, ResponseLimit(req)); err != nil {
 		t.Fatalf("the largest answer does not fit its limit: %v", err)
 	}
 	var back Response
-	if err := ReadFrame(&buf, ResponseLimit(limit, int64(len(archive))), &back); err != nil {
+	if err := ReadFrame(&buf, ResponseLimit(req), &back); err != nil {
 		t.Fatalf("the largest answer does not fit its limit: %v", err)
 	}
 }

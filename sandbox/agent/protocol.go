@@ -32,12 +32,24 @@ const (
 	Layer     = Root + "/layer"
 	Workspace = Root + "/workspace"
 	TmpDir    = "/tmp"
-	ShmDir    = "/dev/shm"
-	MqueueDir = "/dev/mqueue"
+	// PluginDir holds the host's read-only helper files for the commands,
+	// such as the pytest plugin of package testreport: root's, readable
+	// by every run, writable by none.
+	PluginDir = Root + "/plugin"
+	// ReportFile is the per-test report a run asked for with
+	// Request.Report: created empty before the run, outside the
+	// workspace, and appendable by the sandbox user.
+	ReportFile = TmpDir + "/.capsule-test-report"
+	ShmDir     = "/dev/shm"
+	MqueueDir  = "/dev/mqueue"
 )
 
 // ProtocolVersion changes whenever Request or Response change incompatibly.
-const ProtocolVersion = 2
+const ProtocolVersion = 3
+
+// MaxReport bounds the bytes of ReportFile sent back; Response.ReportBytes
+// tells a longer file.
+const MaxReport = 32 << 20
 
 // Request asks the agent to run one command.
 type Request struct {
@@ -64,6 +76,9 @@ type Request struct {
 	// Commit makes the workspace as this run left it the starting state
 	// of every later run, when the run exits 0.
 	Commit bool `json:"commit,omitempty"`
+	// Report asks for an empty ReportFile before the run and its contents
+	// after it.
+	Report bool `json:"report,omitempty"`
 }
 
 // Response reports how a run ended.
@@ -87,6 +102,10 @@ type Response struct {
 	FilesFull bool `json:"files_full,omitempty"`
 	// Workspace is the tar archive asked for with Request.Collect.
 	Workspace []byte `json:"workspace,omitempty"`
+	// Report is the first MaxReport bytes of ReportFile after a run that
+	// asked for it; ReportBytes is the file's size.
+	Report      []byte `json:"report,omitempty"`
+	ReportBytes int64  `json:"report_bytes,omitempty"`
 	// Error describes a failure of the agent itself, such as a command that
 	// could not be started; ExitCode is then 126 or 127 like a shell's.
 	Error string `json:"error,omitempty"`
