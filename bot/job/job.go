@@ -17,6 +17,7 @@ import (
 	"github.com/capsulehq/capsule/bot/report"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
+	"github.com/capsulehq/capsule/pipeline/programmer"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
 )
 
@@ -77,6 +78,27 @@ type Hooks struct {
 	// Busy reports whether another trigger arrived for the issue while
 	// the job ran, which the status comment then says.
 	Busy func() bool
+	// WaitForModel, when set, is asked when the model endpoint cannot be
+	// reached (after the model client's retries): if it returns true, the
+	// job does not fail but ends with an error wrapping
+	// ErrWaitingForModel, its status comment saying it waits for the
+	// model, for the caller to run it again later.
+	WaitForModel func(err error) bool
+}
+
+// ErrWaitingForModel is wrapped by the error of a job that stopped to
+// wait for the model endpoint (see Hooks.WaitForModel).
+var ErrWaitingForModel = errors.New("waiting for the model endpoint")
+
+// ModelWaiting is what the status comment of a job waiting for the model
+// endpoint says it waits for. The endpoint's address and error stay in
+// the server's log: the comment is public.
+const ModelWaiting = "the model endpoint, which does not answer; it starts on its own once the endpoint is back"
+
+// ModelDown reports whether err says the model endpoint could not be
+// reached or kept failing after the model client's retries.
+func ModelDown(err error) bool {
+	return errors.Is(err, programmer.ErrUnreachable) || errors.Is(err, programmer.ErrUnavailable)
 }
 
 // Runner runs jobs.
@@ -143,17 +165,13 @@ func (r *Runner) Run(ctx context.Context, gh *github.Client, t Target, hooks Hoo
 
 // Announce shows a job that waits in the queue: when the label is the
 // repository's and the sender may run Capsule, it writes the status
-// comment in the queued phase. Otherwise it says nothing, leaving those
-// cases to the run.
-func (r *Runner) Announce(ctx context.Context, gh *github.Client, t Target) error {
+// comment in the queued phase, saying what the job waits for when waiting
+// is not empty (see report.Status). Otherwise it says nothing, leaving
+// those cases to the run.
+func (r *Runner) Announce(ctx context.Context, gh *github.Client, t Target, waiting string) error {
 	s := &session{runner: r, gh: gh, t: t, log: r.logger().With("delivery", t.Delivery, "repo", t.Owner+"/"+t.Repo, "issue", t.Issue)}
-	repo, err := s.repository(ctx)
-	if err != nil {
+	if ok, _, err := s.concerned(ctx); !ok {
 		return err
-	}
-	cfg, _ := s.config(ctx, repo.GetDefaultBranch())
-	if skip, _ := s.wrongLabel(cfg); skip {
-		return nil
 	}
 	have, err := permissionOf(ctx, gh, t)
 	if err != nil || rank(have) < rank(r.minPermission()) {
@@ -162,7 +180,16 @@ func (r *Runner) Announce(ctx context.Context, gh *github.Client, t Target) erro
 	if s.comment, err = findStatusComment(ctx, gh, t); err != nil {
 		return err
 	}
-	return s.status(ctx, report.Status{Phase: report.Queued})
+	return s.status(ctx, report.Status{Phase: report.Queued, Waiting: waiting})
+}
+
+// Concerns reports whether t is Capsule's to work on, before anything
+// that needs the model: false, with the reason, for a label trigger whose
+// label is not the trigger label (Label, else the repository's
+// configuration, read from GitHub). Nothing is written.
+func (r *Runner) Concerns(ctx context.Context, gh *github.Client, t Target) (ok bool, why string, err error) {
+	s := &session{runner: r, gh: gh, t: t, log: r.logger().With("delivery", t.Delivery, "repo", t.Owner+"/"+t.Repo, "issue", t.Issue)}
+	return s.concerned(ctx)
 }
 
 func (r *Runner) logger() *slog.Logger {

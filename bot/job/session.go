@@ -91,6 +91,24 @@ func labelOf(text string) string {
 	return loose.Label
 }
 
+// concerned reports whether the job is Capsule's to work on: false, with
+// the reason, for a label trigger of another label than the trigger
+// label. The repository's configuration is read only when the Runner
+// names no label.
+func (s *session) concerned(ctx context.Context) (bool, string, error) {
+	if s.runner.Label != "" || s.t.Trigger != TriggerLabel {
+		skip, why := s.wrongLabel(repoconfig.Default())
+		return !skip, why, nil
+	}
+	repo, err := s.repository(ctx)
+	if err != nil {
+		return false, "", err
+	}
+	cfg, _ := s.config(ctx, repo.GetDefaultBranch())
+	skip, why := s.wrongLabel(cfg)
+	return !skip, why, nil
+}
+
 // wrongLabel reports a label trigger for another label than the
 // repository's.
 func (s *session) wrongLabel(cfg repoconfig.Config) (bool, string) {
@@ -157,6 +175,9 @@ func (s *session) work(ctx context.Context, repo *github.Repository, cfg repocon
 		Progress: func(e pipeline.Event) { s.progress(ctx, e) },
 		Logger:   s.log,
 	})
+	if err != nil && ModelDown(err) && s.hooks.WaitForModel != nil && ctx.Err() == nil && s.hooks.WaitForModel(err) {
+		return s.waitForModel(ctx, err)
+	}
 	if err != nil {
 		return s.fail(ctx, outcome, "", err)
 	}
@@ -205,6 +226,18 @@ func (s *session) finish(ctx context.Context, res Result, label string) error {
 		return err
 	}
 	return s.setLabels(ctx, label, LabelInProgress)
+}
+
+// waitForModel ends the run of a job that will wait for the model
+// endpoint: the status comment says so, and the error wraps
+// ErrWaitingForModel.
+func (s *session) waitForModel(ctx context.Context, cause error) (Result, error) {
+	s.log.Warn("job waits for the model endpoint", "err", cause)
+	err := fmt.Errorf("%w: %w", ErrWaitingForModel, cause)
+	if serr := s.status(ctx, report.Status{Phase: report.Queued, Waiting: ModelWaiting}); serr != nil {
+		s.log.Warn("update the status comment", "err", serr)
+	}
+	return Result{Phase: report.Queued, Reason: cause.Error(), StatusComment: s.comment}, err
 }
 
 // fail ends the job as failed: the reason goes in the status comment, with

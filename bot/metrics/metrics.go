@@ -28,6 +28,7 @@ type Metrics struct {
 	modelCalls   prometheus.Counter
 	tokens       *prometheus.CounterVec
 	sandboxRuns  prometheus.Histogram
+	modelUp      prometheus.Gauge
 }
 
 // New registers the metrics; jobs, when set, is read at each scrape for
@@ -65,8 +66,12 @@ func New(jobs JobCounter, logger *slog.Logger) *Metrics {
 			Help:    "Duration of test runs in the sandbox.",
 			Buckets: prometheus.ExponentialBuckets(0.05, 2, 14),
 		}),
+		modelUp: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "capsule_model_reachable",
+			Help: "1 when the model endpoint answered its last check, 0 when it did not (jobs wait for it).",
+		}),
 	}
-	m.registry.MustRegister(m.deliveries, m.ackSeconds, m.jobsFinished, m.attempts, m.modelCalls, m.tokens, m.sandboxRuns,
+	m.registry.MustRegister(m.deliveries, m.ackSeconds, m.jobsFinished, m.attempts, m.modelCalls, m.tokens, m.sandboxRuns, m.modelUp,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if jobs != nil {
 		m.registry.MustRegister(&jobCollector{count: jobs, logger: logger})
@@ -89,6 +94,16 @@ func (m *Metrics) Acknowledged(d time.Duration) { m.ackSeconds.Observe(d.Seconds
 
 // JobFinished counts a job that ended in state.
 func (m *Metrics) JobFinished(state string) { m.jobsFinished.WithLabelValues(state).Inc() }
+
+// ModelReachable records whether the model endpoint answered its last
+// check.
+func (m *Metrics) ModelReachable(up bool) {
+	if up {
+		m.modelUp.Set(1)
+	} else {
+		m.modelUp.Set(0)
+	}
+}
 
 // Attempt records an attempt of the loop: the model call, its tokens and
 // its test run.

@@ -38,6 +38,9 @@ type Status struct {
 	// Busy adds a line saying a second trigger arrived while the job was
 	// active.
 	Busy bool
+	// Waiting, while Queued, says what the job waits for besides its
+	// turn, e.g. "the model endpoint, which does not answer".
+	Waiting string
 	// Log, when done or failed, goes in a folded section, trimmed to fit.
 	Log *attemptlog.Log
 	// RunURL links to the workflow run (Action); empty for none.
@@ -115,6 +118,9 @@ func statusBody(s Status, t trim) string {
 func headline(s Status) string {
 	switch s.Phase {
 	case Queued:
+		if s.Waiting != "" {
+			return "**Capsule: queued.** The job waits for " + clip(s.Waiting, maxLastResult) + "."
+		}
 		return "**Capsule: queued.** The job waits for its turn."
 	case Running:
 		if s.Attempt < 0 {

@@ -3,6 +3,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -27,6 +28,18 @@ const (
 	DefaultWorkers = 2
 	DefaultLease   = 2 * time.Minute
 	DefaultGrace   = 30 * time.Second
+	// DefaultModelWait is how long a job waits for a model endpoint that
+	// does not answer before it fails.
+	DefaultModelWait = 6 * time.Hour
+	// DefaultStoreGrace is how long the store may fail to serve the
+	// workers before the server exits.
+	DefaultStoreGrace = time.Minute
+	// DefaultCheckEvery is how often the store and the model endpoint are
+	// checked.
+	DefaultCheckEvery = 5 * time.Second
+	// DefaultAnnouncers is how many status comments of queued jobs are
+	// written at once.
+	DefaultAnnouncers = 4
 	// pollEvery is how often an idle worker looks for jobs it was not
 	// woken for (abandoned leases).
 	pollEvery = 5 * time.Second
@@ -55,8 +68,27 @@ type Config struct {
 	// stops them and puts them back in the queue.
 	Grace time.Duration
 	// Ready reports whether the engine answers, for /readyz.
-	Ready  func(ctx context.Context) error
-	Logger *slog.Logger
+	Ready func(ctx context.Context) error
+	// Model, when set, reports whether the model endpoint answers; it is
+	// called every CheckEvery. While it fails, /readyz says so (and stays
+	// 200: deliveries are still taken), workers take no jobs, and jobs
+	// wait for it up to ModelWait, spending none of their claims.
+	Model func(ctx context.Context) error
+	// ModelWait is how long a job waits for the model endpoint before it
+	// fails with the endpoint's error; DefaultModelWait when 0.
+	ModelWait time.Duration
+	// StoreGrace is how long the store may fail to serve the workers
+	// (Store.Check failing, or the abandoned jobs not put back) before Run
+	// returns an error, for the process to exit and be restarted;
+	// DefaultStoreGrace when 0.
+	StoreGrace time.Duration
+	// CheckEvery is how often the store and the model endpoint are
+	// checked; DefaultCheckEvery when 0.
+	CheckEvery time.Duration
+	// Announcers is how many status comments of queued jobs are written
+	// at once; DefaultAnnouncers when 0.
+	Announcers int
+	Logger     *slog.Logger
 	// WorkerID names this process in leases; empty means host/pid.
 	WorkerID string
 }
@@ -72,7 +104,10 @@ type Server struct {
 	mu   sync.Mutex
 	busy map[string]bool // issues that got a trigger while their job was active
 
-	running atomic.Int32 // jobs being run
+	running   atomic.Int32 // jobs being run
+	recovered atomic.Bool  // Run has put back the previous run's jobs
+	health    *health
+	outbox    *outbox
 	// announcing holds a lock per job while its queued status is written,
 	// so that a worker taking the job up waits for it.
 	announcing sync.Map // job id -> *sync.Mutex
@@ -92,6 +127,10 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Grace <= 0 {
 		cfg.Grace = DefaultGrace
 	}
+	cfg.ModelWait = cmp.Or(max(cfg.ModelWait, 0), DefaultModelWait)
+	cfg.StoreGrace = cmp.Or(max(cfg.StoreGrace, 0), DefaultStoreGrace)
+	cfg.CheckEvery = cmp.Or(max(cfg.CheckEvery, 0), DefaultCheckEvery)
+	cfg.Announcers = cmp.Or(max(cfg.Announcers, 0), DefaultAnnouncers)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -99,7 +138,7 @@ func New(cfg Config) (*Server, error) {
 		host, _ := os.Hostname()
 		cfg.WorkerID = fmt.Sprintf("%s/%d/%d", host, os.Getpid(), time.Now().UnixNano())
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, wake: make(chan struct{}, 1), busy: map[string]bool{}}
+	s := &Server{cfg: cfg, log: cfg.Logger, wake: make(chan struct{}, 1), busy: map[string]bool{}, health: newHealth(), outbox: newOutbox()}
 	s.metrics = metrics.New(s.jobCounts, cfg.Logger)
 	h, err := webhook.NewHandler(webhook.Options{
 		Secret: cfg.Secret, MaxBodyBytes: cfg.MaxBodyBytes, MaxInFlightBytes: cfg.MaxInFlightBytes, Sink: s,
@@ -156,12 +195,17 @@ func (s *Server) timed(h http.Handler) http.Handler {
 	})
 }
 
-// ready answers 200 when the store and the engine answer.
+// ready answers 200 when the store serves the workers and the engine
+// answers, else 503 naming what fails. A model endpoint that does not
+// answer is said in the body but keeps the answer 200: deliveries are
+// still taken, and their jobs wait for the endpoint.
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
 	var problems []string
-	if err := s.cfg.Store.Ping(ctx); err != nil {
+	if since, err := s.health.store(); err != nil {
+		problems = append(problems, fmt.Sprintf("store: failing since %s: %v", since.UTC().Format(time.RFC3339), err))
+	} else if err := s.cfg.Store.Ping(ctx); err != nil {
 		problems = append(problems, "store: "+err.Error())
 	}
 	if s.cfg.Ready != nil {
@@ -169,15 +213,29 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 			problems = append(problems, "engine: "+err.Error())
 		}
 	}
+	model := ""
+	if since, _, err := s.health.model(); err != nil {
+		model = fmt.Sprintf("model: unreachable since %s (jobs wait for it, up to %s): %v",
+			since.UTC().Format(time.RFC3339), s.cfg.ModelWait, err)
+	}
 	if len(problems) > 0 {
-		http.Error(w, strings.Join(problems, "\n"), http.StatusServiceUnavailable)
+		http.Error(w, strings.Join(append(problems, model), "\n"), http.StatusServiceUnavailable)
 		return
 	}
 	fmt.Fprintln(w, "ready")
+	if model != "" {
+		fmt.Fprintln(w, model)
+	}
 }
 
-// Accept stores a request as a job; it is the webhook's sink.
+// Accept stores a request as a job; it is the webhook's sink. It refuses
+// the request while the store cannot serve the workers, so that the
+// delivery is answered 503 and can be redelivered rather than stored
+// where no worker will find it.
 func (s *Server) Accept(ctx context.Context, r webhook.Request) error {
+	if _, err := s.health.store(); err != nil {
+		return fmt.Errorf("the store cannot serve: %w", err)
+	}
 	j, outcome, err := s.cfg.Store.Enqueue(ctx, store.Job{
 		Delivery: r.Delivery, Event: r.Event, Trigger: string(r.Trigger), Installation: r.Installation,
 		Owner: r.Owner, Repo: r.Repo, Issue: r.Issue, Sender: r.Sender, Label: r.Label,
@@ -190,8 +248,11 @@ func (s *Server) Accept(ctx context.Context, r webhook.Request) error {
 	case store.Created:
 		log.Info("job queued", "trigger", r.Trigger)
 		s.signal()
-		if int(s.running.Load()) >= s.cfg.Workers {
-			go s.announce(j) // every worker is busy: say the job waits
+		switch _, _, modelErr := s.health.model(); {
+		case modelErr != nil:
+			s.outbox.add(func(ctx context.Context) { s.announce(ctx, j, job.ModelWaiting) })
+		case int(s.running.Load()) >= s.cfg.Workers:
+			s.outbox.add(func(ctx context.Context) { s.announce(ctx, j, "") }) // every worker is busy
 		}
 	case store.Duplicate:
 		log.Info("delivery seen before; nothing queued")
@@ -211,8 +272,8 @@ func (s *Server) markBusy(j store.Job) {
 	if j.State != store.Running {
 		return
 	}
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	s.outbox.add(func(ctx context.Context) {
+		ctx, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()
 		gh, err := s.cfg.Clients.Installation(j.Installation)
 		if err == nil {
@@ -221,7 +282,7 @@ func (s *Server) markBusy(j store.Job) {
 		if err != nil {
 			s.log.Warn("note the second trigger in the status comment", "job", j.ID, "err", err)
 		}
-	}()
+	})
 }
 
 func (s *Server) isBusy(j store.Job) bool {
@@ -240,20 +301,20 @@ func issueKey(j store.Job) string {
 	return strings.ToLower(fmt.Sprintf("%s/%s#%d", j.Owner, j.Repo, j.Issue))
 }
 
-// announce writes a waiting job's status comment, unless a worker took
-// the job up meanwhile.
-func (s *Server) announce(j store.Job) {
+// announce writes a waiting job's status comment, saying what it waits
+// for besides its turn, unless a worker took the job up meanwhile.
+func (s *Server) announce(ctx context.Context, j store.Job, waiting string) {
 	lock := s.jobLock(j.ID)
 	lock.Lock()
 	defer lock.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	if now, err := s.cfg.Store.Get(ctx, j.ID); err != nil || now.State != store.Queued {
 		return
 	}
 	gh, err := s.cfg.Clients.Installation(j.Installation)
 	if err == nil {
-		err = s.cfg.Runner.Announce(ctx, gh, targetOf(j))
+		err = s.cfg.Runner.Announce(ctx, gh, targetOf(j), waiting)
 	}
 	if err != nil {
 		s.log.Warn("announce the queued job", "job", j.ID, "err", err)

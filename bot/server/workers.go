@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -22,26 +23,67 @@ var (
 // jobs with the workers until ctx ends. Jobs still running then get the
 // grace period to finish; those that do not are stopped and put back in
 // the queue for the next start. Run returns when every worker is done.
+//
+// Meanwhile it checks the store and the model endpoint every CheckEvery
+// (see Config.Model). While the store cannot serve the workers (the jobs
+// of the previous process cannot be put back, or Store.Check fails),
+// /readyz fails, deliveries are answered 503 and no job is taken; when
+// that lasts StoreGrace, Run stops as on ctx's end and returns an error.
 func (s *Server) Run(ctx context.Context) error {
-	n, err := s.cfg.Store.RecoverAbandoned(ctx)
-	if err != nil {
-		return err
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	var background sync.WaitGroup
+	background.Go(func() { s.watch(ctx, stop) })
+	background.Go(func() { s.outbox.run(ctx, s.cfg.Announcers) })
+	if s.recoverAbandoned(ctx) {
+		var wg sync.WaitGroup
+		for i := range s.cfg.Workers {
+			wg.Go(func() { s.worker(ctx, i) })
+		}
+		wg.Wait()
 	}
-	if n > 0 {
-		s.log.Info("requeued the jobs a previous run left running", "jobs", n)
+	cause := context.Cause(ctx)
+	stop(nil)
+	background.Wait()
+	if errors.Is(cause, errStoreFailed) {
+		return cause
 	}
-	var wg sync.WaitGroup
-	for i := range s.cfg.Workers {
-		wg.Go(func() { s.worker(ctx, i) })
-	}
-	wg.Wait()
 	return nil
+}
+
+// recoverAbandoned puts the jobs a previous process left running back in
+// the queue, trying again every CheckEvery while the store fails. It
+// reports false when ctx ended first.
+func (s *Server) recoverAbandoned(ctx context.Context) bool {
+	for {
+		n, err := s.cfg.Store.RecoverAbandoned(ctx)
+		if err == nil {
+			s.health.setStore(nil, time.Now())
+			s.recovered.Store(true)
+			if n > 0 {
+				s.log.Info("requeued the jobs a previous run left running", "jobs", n)
+			}
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		if s.health.setStore(err, time.Now()) {
+			s.log.Error("could not put back the jobs of the previous run: not ready; retrying, and the server exits if it lasts",
+				"err", err, "grace", s.cfg.StoreGrace)
+		}
+		sleep(ctx, s.cfg.CheckEvery)
+	}
 }
 
 // worker claims and runs jobs until ctx ends.
 func (s *Server) worker(ctx context.Context, n int) {
 	for ctx.Err() == nil {
-		j, ok, err := s.cfg.Store.Claim(ctx, s.cfg.WorkerID, s.cfg.Lease)
+		if _, err := s.health.store(); err != nil {
+			sleep(ctx, s.cfg.CheckEvery)
+			continue
+		}
+		j, ok, err := s.claim(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
 				s.log.Error("claim a job", "worker", n, "err", err)
@@ -50,9 +92,11 @@ func (s *Server) worker(ctx context.Context, n int) {
 			continue
 		}
 		if !ok {
+			_, back, _ := s.health.model()
 			select {
 			case <-ctx.Done():
 			case <-s.wake:
+			case <-back:
 			case <-time.After(pollEvery):
 			}
 			continue
@@ -60,6 +104,16 @@ func (s *Server) worker(ctx context.Context, n int) {
 		s.signal() // there may be more: let an idle worker look
 		s.runJob(ctx, j)
 	}
+}
+
+// claim takes the next job. While the model endpoint is down it takes
+// only the jobs that have waited for it longer than ModelWait, which then
+// fail with the endpoint's error; the others wait, holding no worker.
+func (s *Server) claim(ctx context.Context) (store.Job, bool, error) {
+	if _, _, err := s.health.model(); err != nil {
+		return s.cfg.Store.ClaimCreatedBefore(ctx, s.cfg.WorkerID, s.cfg.Lease, time.Now().Add(-s.cfg.ModelWait))
+	}
+	return s.cfg.Store.Claim(ctx, s.cfg.WorkerID, s.cfg.Lease)
 }
 
 // runJob runs one claimed job, renewing its lease, and records how it
@@ -94,6 +148,9 @@ func (s *Server) runJob(shutdown context.Context, j store.Job) {
 	case errors.Is(cause, errLeaseLost):
 		log.Warn("job abandoned: another worker holds it now")
 		return
+	case errors.Is(err, job.ErrWaitingForModel):
+		s.waitForModel(background, j, err, log)
+		return
 	}
 	s.clearBusy(j)
 	state, reason := store.Done, res.Reason
@@ -123,6 +180,20 @@ func (s *Server) runJob(shutdown context.Context, j store.Job) {
 	log.Info("job ended", "state", state, "reason", reason)
 }
 
+// waitForModel puts a job that could not reach the model endpoint back
+// in the queue, to be taken up again after the next check of the
+// endpoint, spending none of its claims.
+func (s *Server) waitForModel(ctx context.Context, j store.Job, err error, log *slog.Logger) {
+	if s.cfg.Model != nil {
+		s.modelState(err) // the other workers wait too, until a check says it is back
+	}
+	if err := s.cfg.Store.Defer(ctx, j.ID, s.cfg.WorkerID, time.Now().Add(s.cfg.CheckEvery)); err != nil {
+		log.Error("put the job back to wait for the model endpoint", "err", err)
+		return
+	}
+	log.Info("job waits for the model endpoint", "err", err, "waited", time.Since(j.CreatedAt).Round(time.Second), "wait", s.cfg.ModelWait)
+}
+
 // execute runs the job with its installation's client.
 func (s *Server) execute(ctx context.Context, j store.Job) (job.Result, error) {
 	if j.Installation == 0 {
@@ -136,6 +207,9 @@ func (s *Server) execute(ctx context.Context, j store.Job) (job.Result, error) {
 	return s.cfg.Runner.Run(ctx, gh, targetOf(j), job.Hooks{
 		Attempt: func(e pipeline.Event) { s.metrics.Attempt(e) },
 		Busy:    func() bool { return s.isBusy(j) },
+		WaitForModel: func(error) bool {
+			return time.Since(j.CreatedAt) < s.cfg.ModelWait
+		},
 	})
 }
 

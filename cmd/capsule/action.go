@@ -151,11 +151,7 @@ func action(ctx context.Context, env *environment, wf workflow) (int, error) {
 	req, err := webhook.Parse(event, payload)
 	var ignored *webhook.Ignored
 	if errors.As(err, &ignored) {
-		fmt.Fprintf(env.stdout, "capsule: nothing to do: %s\n", ignored.Reason)
-		if err := setOutputs([][2]string{{"solved", "false"}, {"attempts", "0"}, {"model-calls", "0"}, {"pull-request-url", ""}}); err != nil {
-			return 0, err
-		}
-		return exitOK, nil
+		return nothingToDo(env, ignored.Reason)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("%w: the event in %s: %w", errUsage, path, err)
@@ -165,6 +161,20 @@ func action(ctx context.Context, env *environment, wf workflow) (int, error) {
 	gh, err := actionClient(ctx, in, apiURL, req, log)
 	if err != nil {
 		return 0, err
+	}
+	// Whether the event concerns Capsule is decided before the model's
+	// settings are read: a workflow run for another label needs none.
+	runner := &job.Runner{Label: in.label, ConfigPath: in.config, Version: version.Version, Logger: log, RunURL: runURL()}
+	if ws := os.Getenv("GITHUB_WORKSPACE"); ws != "" && os.Getenv("GITHUB_SHA") != "" {
+		if _, err := os.Stat(filepath.Join(ws, ".git")); err == nil {
+			runner.Workspace, runner.WorkspaceCommit = ws, os.Getenv("GITHUB_SHA")
+		}
+	}
+	target := job.Target{Owner: req.Owner, Repo: req.Repo, Issue: req.Issue, Sender: req.Sender, Trigger: job.Trigger(req.Trigger), Label: req.Label}
+	if ok, why, err := runner.Concerns(ctx, gh, target); err != nil {
+		return 0, err
+	} else if !ok {
+		return nothingToDo(env, why)
 	}
 
 	var limits operatorLimits
@@ -201,22 +211,22 @@ func action(ctx context.Context, env *environment, wf workflow) (int, error) {
 
 	overrides := job.NoOverrides()
 	overrides.MaxAttempts = in.maxAttempts
-	runner := &job.Runner{
-		Solver: &job.Sandboxed{Engine: eng, Model: model, ModelName: model.Config().Model, Overrides: overrides, Maxima: limits.max},
-		Label:  in.label, ConfigPath: in.config, Version: version.Version, Logger: log,
-		RunURL: runURL(),
-	}
-	if ws := os.Getenv("GITHUB_WORKSPACE"); ws != "" && os.Getenv("GITHUB_SHA") != "" {
-		if _, err := os.Stat(filepath.Join(ws, ".git")); err == nil {
-			runner.Workspace, runner.WorkspaceCommit = ws, os.Getenv("GITHUB_SHA")
-		}
-	}
-	target := job.Target{Owner: req.Owner, Repo: req.Repo, Issue: req.Issue, Sender: req.Sender, Trigger: job.Trigger(req.Trigger), Label: req.Label}
+	runner.Solver = &job.Sandboxed{Engine: eng, Model: model, ModelName: model.Config().Model, Overrides: overrides, Maxima: limits.max}
 	fmt.Fprintf(env.stdout, "capsule: %s, asked by %s (%s)\n", target.Name(), req.Sender, req.Trigger)
 	res, runErr := runner.Run(ctx, gh, target, job.Hooks{
 		Attempt: func(e pipeline.Event) { printAttempt(wf, e) },
 	})
 	return finishAction(env, wf, target, res, runErr)
+}
+
+// nothingToDo ends a step whose event is not Capsule's: it says why and
+// sets the outputs of a run that did nothing.
+func nothingToDo(env *environment, why string) (int, error) {
+	fmt.Fprintf(env.stdout, "capsule: nothing to do: %s\n", why)
+	if err := setOutputs([][2]string{{"solved", "false"}, {"attempts", "0"}, {"model-calls", "0"}, {"pull-request-url", ""}}); err != nil {
+		return 0, err
+	}
+	return exitOK, nil
 }
 
 // actionClient authenticates as the App's installation on the repository

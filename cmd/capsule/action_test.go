@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -143,7 +144,7 @@ func TestActionSkipsAndFails(t *testing.T) {
 		code                        int
 		output                      string
 	}{
-		{"other label", "alice", "bug", "", exitOK, "skipped: label \"bug\" is not the trigger label"},
+		{"other label", "alice", "bug", "", exitOK, "nothing to do: label \"bug\" is not the trigger label"},
 		{"bot sender", "renovate[bot]", "capsule", "", exitOK, "nothing to do"},
 		{"no permission", "tom", "capsule", "", exitOK, "tom has read permission; write is needed"},
 		{"not solved, comment only", "alice", "capsule", "max_attempts: 1\non_failure: comment\n", exitFailure, "::error::no attempt passed the tests"},
@@ -159,6 +160,32 @@ func TestActionSkipsAndFails(t *testing.T) {
 			}
 			if !strings.Contains(readFile(t, w.output), "solved=false\n") {
 				t.Errorf("outputs do not say solved=false")
+			}
+		})
+	}
+}
+
+// TestActionOtherLabelNeedsNoModel: an event for another label ends the
+// step with 0 before the model's settings (here invalid) or the engine
+// (here missing) are touched, whether the label comes from the input or
+// from the repository's configuration.
+func TestActionOtherLabelNeedsNoModel(t *testing.T) {
+	for _, input := range []string{"capsule", ""} {
+		t.Run("label input "+strconv.Quote(input), func(t *testing.T) {
+			w := newActionWorld(t, fakeopenai.Sequence(fakeopenai.Reply("")), "label: fix-me\n")
+			w.event(t, "alice", "bug")
+			t.Setenv("INPUT_LABEL", input)
+			t.Setenv("INPUT_MODEL", "")
+			t.Setenv("INPUT_BASE-URL", "::not a url")
+			t.Setenv("OPENAI_BASE_URL", "")
+			t.Setenv("CAPSULE_MODEL", "")
+			t.Setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+			code, stdout, stderr := capsule(t, "action")
+			if code != exitOK || !strings.Contains(stdout, `nothing to do: label "bug" is not the trigger label`) {
+				t.Errorf("exit %d, want 0 and nothing to do\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+			if n := len(w.model.Requests()); n != 0 {
+				t.Errorf("%d model requests, want none", n)
 			}
 		})
 	}

@@ -98,7 +98,8 @@ func modelCheck(ctx context.Context) check {
 		err = client.Ping(ctx)
 	}
 	if err != nil {
-		return check{name: "model endpoint", info: err.Error(), fix: "check OPENAI_BASE_URL, OPENAI_API_KEY and CAPSULE_MODEL"}
+		return check{name: "model endpoint", info: "unreachable: " + err.Error(),
+			fix: "check OPENAI_BASE_URL, OPENAI_API_KEY and CAPSULE_MODEL; meanwhile serve still takes deliveries, and their jobs wait for the endpoint (up to --model-wait)"}
 	}
 	return check{name: "model endpoint", ok: true, info: fmt.Sprintf("%s answers (model %s)", client.Config().BaseURL, cfg.Model)}
 }

@@ -80,7 +80,7 @@ func TestUnreachableEngine(t *testing.T) {
 	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
 	t.Setenv("CAPSULE_MODEL", "m")
 	code, stdout, _ := capsule(t, "doctor")
-	for _, want := range []string{"FAIL docker engine", "fix: start dockerd", "FAIL model endpoint", "127.0.0.1:1"} {
+	for _, want := range []string{"FAIL docker engine", "fix: start dockerd", "FAIL model endpoint", "unreachable", "127.0.0.1:1", "jobs wait for the endpoint"} {
 		if code != exitFailure || !strings.Contains(stdout, want) {
 			t.Errorf("doctor: exit %d, output lacks %q:\n%s", code, want, stdout)
 		}

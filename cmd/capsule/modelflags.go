@@ -38,6 +38,19 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 // client checks the settings, builds the client and makes sure the
 // endpoint answers before any work starts.
 func (f *modelFlags) client(ctx context.Context) (*programmer.Client, error) {
+	c, err := f.build()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Ping(ctx); err != nil {
+		return nil, fmt.Errorf("model endpoint %s: %w", c.Config().BaseURL, err)
+	}
+	return c, nil
+}
+
+// build checks the settings and builds the client, without calling the
+// endpoint.
+func (f *modelFlags) build() (*programmer.Client, error) {
 	cfg := f.cfg
 	if f.seed >= 0 {
 		seed := f.seed
@@ -48,8 +61,17 @@ func (f *modelFlags) client(ctx context.Context) (*programmer.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
-	if err := c.Ping(ctx); err != nil {
-		return nil, fmt.Errorf("model endpoint %s: %w", c.Config().BaseURL, err)
-	}
 	return c, nil
+}
+
+// probe returns a check of the endpoint that makes one request, without
+// the client's retries, for a server to call again and again.
+func (f *modelFlags) probe() (func(context.Context) error, error) {
+	cfg := f.cfg
+	cfg.MaxRetries = -1
+	c, err := programmer.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	return c.Ping, nil
 }

@@ -36,6 +36,8 @@ type serveSettings struct {
 	grace          time.Duration
 	maxBody        int64
 	maxInFlight    int64
+	modelWait      time.Duration
+	storeGrace     time.Duration
 	image          string
 	limits         operatorLimits
 }
@@ -55,6 +57,8 @@ func (s *serveSettings) register(fs *flag.FlagSet) {
 	fs.DurationVar(&s.grace, "grace", server.DefaultGrace, "on SIGTERM, how long running jobs may finish before they are put back in the queue")
 	fs.Int64Var(&s.maxBody, "max-body", 25<<20, "largest webhook body accepted, in bytes")
 	fs.Int64Var(&s.maxInFlight, "max-in-flight", webhook.DefaultMaxInFlightBytes, "webhook body bytes held at once across all deliveries; past it deliveries are answered 503 with Retry-After")
+	fs.DurationVar(&s.modelWait, "model-wait", server.DefaultModelWait, "how long a job waits for a model endpoint that does not answer before it fails")
+	fs.DurationVar(&s.storeGrace, "store-grace", server.DefaultStoreGrace, "how long the job store may fail (database gone, disk full) before the server exits for its supervisor to restart it")
 	fs.StringVar(&s.image, "image", "", "sandbox image for repositories that name none (default "+image.Default()+")")
 }
 
@@ -114,9 +118,15 @@ func runServe(ctx context.Context, env *environment, args []string) int {
 
 	workers := make(chan error, 1)
 	go func() { workers <- srv.Run(ctx) }()
+	var (
+		runErr error
+		ran    bool // the workers have stopped: the store failed for good
+	)
 	select {
 	case err := <-served:
 		return fail(env, fmt.Errorf("serve: %w", err))
+	case runErr = <-workers:
+		ran = true
 	case <-ctx.Done():
 	}
 	log.Info("shutting down: no new jobs; running jobs finish or go back to the queue")
@@ -125,8 +135,11 @@ func runServe(ctx context.Context, env *environment, args []string) int {
 	if err := httpServer.Shutdown(shutdownCtx); err != nil {
 		log.Warn("close connections", "err", err)
 	}
-	if err := <-workers; err != nil {
-		return fail(env, err)
+	if !ran {
+		runErr = <-workers
+	}
+	if runErr != nil {
+		return fail(env, runErr)
 	}
 	log.Info("stopped")
 	return exitOK
@@ -152,7 +165,13 @@ func newServer(ctx context.Context, env *environment, log *slog.Logger, mf *mode
 		return nil, nil, err
 	}
 	mf.cfg.MaxAnswerBytes = ss.limits.answerBytes
-	client, err := mf.client(ctx)
+	// The endpoint is not called here: a model that is down is no reason
+	// to drop deliveries. The server checks it and jobs wait for it.
+	client, err := mf.build()
+	if err != nil {
+		return nil, nil, err
+	}
+	probe, err := mf.probe()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -176,6 +195,7 @@ func newServer(ctx context.Context, env *environment, log *slog.Logger, mf *mode
 		Store: st, Clients: apps, Secret: []byte(ss.secret), MaxBodyBytes: ss.maxBody, MaxInFlightBytes: ss.maxInFlight,
 		Workers: ss.workers, Grace: ss.grace, Logger: log,
 		Ready: func(ctx context.Context) error { return eng.Ping(ctx) },
+		Model: probe, ModelWait: ss.modelWait, StoreGrace: ss.storeGrace,
 		Runner: &job.Runner{
 			Solver:        &job.Sandboxed{Engine: eng, Model: client, ModelName: client.Config().Model, Overrides: overrides, Maxima: ss.limits.max},
 			MinPermission: ss.minPermission, Version: version.Version, Logger: log,

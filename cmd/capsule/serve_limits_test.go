@@ -2,16 +2,31 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/capsulehq/capsule/bot/job"
+	"github.com/capsulehq/capsule/bot/store"
+	"github.com/capsulehq/capsule/internal/calculatortest"
 
 	"github.com/capsulehq/capsule/internal/fakegithub"
 	"github.com/capsulehq/capsule/internal/fakeopenai"
@@ -85,17 +100,6 @@ func (z *zeros) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// serveEnv is the environment of a server with a scripted model and a
-// GitHub nobody calls.
-func serveEnv(t *testing.T, addr, modelURL string) []string {
-	_, keyPEM := fakegithub.NewAppKey(t)
-	return append(os.Environ(),
-		"GITHUB_APP_ID=1", "GITHUB_WEBHOOK_SECRET=s3cret", "GITHUB_API_URL=http://127.0.0.1:1/api/v3",
-		"GITHUB_APP_PRIVATE_KEY="+string(keyPEM),
-		"CAPSULE_DATA_DIR="+t.TempDir(), "CAPSULE_LISTEN="+addr,
-		"OPENAI_BASE_URL="+modelURL, "CAPSULE_MODEL=m", "OPENAI_API_KEY=k")
-}
-
 // TestServeBoundsBodiesInFlight sends 250 concurrent 25 MB deliveries
 // with wrong signatures to the real binary and checks that its peak
 // resident memory stays under its idle peak plus the in-flight budget,
@@ -109,8 +113,9 @@ func TestServeBoundsBodiesInFlight(t *testing.T) {
 		senders  = 250
 	)
 	model := fakeopenai.New(t, nil, fakeopenai.WithModels("m"))
-	addr := freeAddr(t)
-	cmd, logs := startServe(t, addr, serveEnv(t, addr, model.URL()), "--max-in-flight", strconv.Itoa(budget))
+	w := newAppWorld(t, model.URL())
+	addr := w.addr
+	cmd, logs := startServe(t, addr, w.env, "--max-in-flight", strconv.Itoa(budget))
 	idle := vmHWM(t, cmd.Process.Pid)
 
 	client := &http.Client{
@@ -182,4 +187,167 @@ func TestServeBoundsBodiesInFlight(t *testing.T) {
 		t.Fatalf("a signed ping after the storm: %v %v\n%s", resp, err, logs)
 	}
 	resp.Body.Close()
+}
+
+// appWorld is a fake GitHub with the App installed on the calculator
+// repository, whose issue 3 alice (an admin) labels, and the environment
+// of a server for it.
+type appWorld struct {
+	repo    *fakegithub.Repo
+	dataDir string
+	addr    string
+	env     []string
+}
+
+func newAppWorld(t *testing.T, modelURL string) *appWorld {
+	t.Helper()
+	key, keyPEM := fakegithub.NewAppKey(t)
+	gh := fakegithub.New(t, fakegithub.WithApp(1, &key.PublicKey), fakegithub.WithPrefix("/api/v3"))
+	w := &appWorld{repo: gh.AddRepo("octo", "calculator", calculatortest.Files(t)), dataDir: t.TempDir(), addr: freeAddr(t)}
+	w.repo.AddIssue(3, "alice", calculatortest.IssueTitle, calculatortest.IssueBody)
+	gh.AddInstallation(9, "octo/calculator")
+	gh.SetPermission("octo", "calculator", "alice", "admin")
+	w.env = append(os.Environ(),
+		"GITHUB_APP_ID=1", "GITHUB_WEBHOOK_SECRET=s3cret", "GITHUB_API_URL="+gh.URL(),
+		"GITHUB_APP_PRIVATE_KEY="+string(keyPEM),
+		"CAPSULE_DATA_DIR="+w.dataDir, "CAPSULE_LISTEN="+w.addr,
+		"OPENAI_BASE_URL="+modelURL, "CAPSULE_MODEL=m", "OPENAI_API_KEY=k")
+	return w
+}
+
+// label sends the signed delivery of the capsule label on issue 3.
+func (w *appWorld) label(t *testing.T, logs *bytes.Buffer) {
+	t.Helper()
+	body := webhooktest.Payload(t, "issues__labeled.payload.json", func(m map[string]any) {
+		webhooktest.Retarget(m, "octo", "calculator", 3, "alice", 9)
+		webhooktest.Object(m, "label")["name"] = "capsule"
+	})
+	resp, err := http.DefaultClient.Do(webhooktest.Request(t, "http://"+w.addr+"/webhook", "issues", "d-1", body, []byte("s3cret")))
+	if err != nil || resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("delivery: %v %v\n%s", resp, err, logs)
+	}
+	resp.Body.Close()
+}
+
+// finish waits for the pull request, stops the server with SIGTERM, and
+// checks that it opened one pull request and ended the job done after
+// claims claims.
+func (w *appWorld) finish(t *testing.T, cmd *exec.Cmd, logs *bytes.Buffer, claims int) {
+	t.Helper()
+	waitFor(t, "the pull request", func() bool { return len(w.repo.PullRequests()) > 0 }, logs)
+	waitFor(t, "the done label", func() bool { return slices.Contains(w.repo.Labels(3), job.LabelDone) }, logs)
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("SIGTERM: %v\n%s", err, logs)
+	}
+	if n := len(w.repo.PullRequests()); n != 1 {
+		t.Errorf("%d pull requests, want 1", n)
+	}
+	st, err := store.Open(filepath.Join(w.dataDir, "capsule.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	jobs, _ := st.List(context.Background(), 10)
+	if len(jobs) != 1 || jobs[0].State != store.Done || jobs[0].Claims != claims {
+		t.Errorf("jobs = %+v, want one done after %d claims", jobs, claims)
+	}
+}
+
+// switchable is a model endpoint that is down (it drops every
+// connection) until it is switched on, and then forwards to a scripted
+// model.
+type switchable struct {
+	on    atomic.Bool
+	proxy *httputil.ReverseProxy
+}
+
+func (s *switchable) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.on.Load() {
+		s.proxy.ServeHTTP(w, r)
+		return
+	}
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err == nil {
+		conn.Close()
+	}
+}
+
+// TestServeWaitsForModel starts the real binary with a model endpoint that
+// drops every connection: the server starts anyway, says the model is
+// unreachable in /readyz (still 200) and in its metrics, acknowledges a
+// delivery and says in the status comment that the job waits; once the
+// endpoint answers, the job runs and opens one pull request, having spent
+// one claim.
+func TestServeWaitsForModel(t *testing.T) {
+	sandboxtest.Engine(t)
+	model := fakeopenai.New(t, func(int, openai.ChatCompletionRequest) fakeopenai.Response {
+		return fakeopenai.Reply(calculatortest.Answer("calc/stats.py", calculatortest.RightStats))
+	}, fakeopenai.WithModels("m"))
+	target, err := url.Parse(model.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint := &switchable{proxy: httputil.NewSingleHostReverseProxy(&url.URL{Scheme: target.Scheme, Host: target.Host})}
+	down := httptest.NewServer(endpoint)
+	t.Cleanup(down.Close)
+
+	w := newAppWorld(t, down.URL+"/v1")
+	cmd, logs := startServe(t, w.addr, w.env)
+	base := "http://" + w.addr
+	waitFor(t, "/readyz to say the model is unreachable", func() bool {
+		code, body := get(t, base+"/readyz")
+		return code == http.StatusOK && strings.Contains(body, "model: unreachable")
+	}, logs)
+	if _, metrics := get(t, base+"/metrics"); !strings.Contains(metrics, "capsule_model_reachable 0") {
+		t.Errorf("the metrics do not say the model is unreachable")
+	}
+	w.label(t, logs)
+	waitFor(t, "the status comment to say the job waits for the model", func() bool {
+		for _, c := range w.repo.Comments(3) {
+			if strings.Contains(c.Body, "waits for the model endpoint") {
+				return true
+			}
+		}
+		return false
+	}, logs)
+
+	endpoint.on.Store(true)
+	waitFor(t, "the metrics to say the model is back", func() bool {
+		_, metrics := get(t, base+"/metrics")
+		return strings.Contains(metrics, "capsule_model_reachable 1")
+	}, logs)
+	w.finish(t, cmd, logs, 1)
+}
+
+// TestServeExitsWhenDatabaseDeleted deletes capsule.db under the real
+// binary: /readyz fails, and the process exits non-zero after
+// --store-grace, for its supervisor to start it again.
+func TestServeExitsWhenDatabaseDeleted(t *testing.T) {
+	sandboxtest.Engine(t)
+	model := fakeopenai.New(t, nil, fakeopenai.WithModels("m"))
+	w := newAppWorld(t, model.URL())
+	addr := w.addr
+	cmd, logs := startServe(t, addr, w.env, "--store-grace", "3s")
+	if err := os.Remove(filepath.Join(w.dataDir, "capsule.db")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "/readyz to fail", func() bool {
+		code, _ := get(t, "http://"+addr+"/readyz")
+		return code == http.StatusServiceUnavailable
+	}, logs)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() == 0 {
+			t.Errorf("the server ended with %v, want a non-zero exit", err)
+		}
+		if !strings.Contains(logs.String(), "the store cannot serve the workers") {
+			t.Errorf("the server did not say why it stopped:\n%s", logs)
+		}
+	case <-time.After(time.Minute):
+		t.Fatalf("the server still runs a minute after its database was deleted\n%s", logs)
+	}
 }

@@ -2,11 +2,8 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -16,13 +13,9 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/capsulehq/capsule/bot/job"
-	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/internal/calculatortest"
-	"github.com/capsulehq/capsule/internal/fakegithub"
 	"github.com/capsulehq/capsule/internal/fakeopenai"
 	"github.com/capsulehq/capsule/internal/sandboxtest"
-	"github.com/capsulehq/capsule/internal/webhooktest"
 )
 
 func TestServeSettingsErrors(t *testing.T) {
@@ -58,13 +51,6 @@ func TestServeSettingsErrors(t *testing.T) {
 // one pull request; then SIGTERM stops it cleanly.
 func TestServeSurvivesKill(t *testing.T) {
 	sandboxtest.Engine(t)
-	key, keyPEM := fakegithub.NewAppKey(t)
-	gh := fakegithub.New(t, fakegithub.WithApp(1, &key.PublicKey), fakegithub.WithPrefix("/api/v3"))
-	repo := gh.AddRepo("octo", "calculator", calculatortest.Files(t))
-	repo.AddIssue(3, "alice", calculatortest.IssueTitle, calculatortest.IssueBody)
-	gh.AddInstallation(9, "octo/calculator")
-	gh.SetPermission("octo", "calculator", "alice", "admin")
-
 	started, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
 	model := fakeopenai.New(t, func(call int, _ openai.ChatCompletionRequest) fakeopenai.Response {
@@ -76,22 +62,9 @@ func TestServeSurvivesKill(t *testing.T) {
 	}, fakeopenai.WithModels("m"))
 	t.Cleanup(func() { close(release) }) // before the model server closes
 
-	dataDir, addr := t.TempDir(), freeAddr(t)
-	env := append(os.Environ(),
-		"GITHUB_APP_ID=1", "GITHUB_WEBHOOK_SECRET=s3cret", "GITHUB_API_URL="+gh.URL(),
-		"GITHUB_APP_PRIVATE_KEY="+string(keyPEM),
-		"CAPSULE_DATA_DIR="+dataDir, "CAPSULE_LISTEN="+addr,
-		"OPENAI_BASE_URL="+model.URL(), "CAPSULE_MODEL=m", "OPENAI_API_KEY=k")
-	serve := func() (*exec.Cmd, *bytes.Buffer) { return startServe(t, addr, env) }
-	first, logs := serve()
-	body := webhooktest.Payload(t, "issues__labeled.payload.json", func(m map[string]any) {
-		webhooktest.Retarget(m, "octo", "calculator", 3, "alice", 9)
-		webhooktest.Object(m, "label")["name"] = "capsule"
-	})
-	resp, err := http.DefaultClient.Do(webhooktest.Request(t, "http://"+addr+"/webhook", "issues", "d-1", body, []byte("s3cret")))
-	if err != nil || resp.StatusCode != http.StatusAccepted {
-		t.Fatalf("delivery: %v %v\n%s", resp, err, logs)
-	}
+	w := newAppWorld(t, model.URL())
+	first, logs := startServe(t, w.addr, w.env)
+	w.label(t, logs)
 	select {
 	case <-started:
 	case <-time.After(time.Minute):
@@ -100,33 +73,8 @@ func TestServeSurvivesKill(t *testing.T) {
 	first.Process.Signal(syscall.SIGKILL)
 	first.Wait()
 
-	second, logs := serve()
-	waitFor(t, "the pull request", func() bool { return len(repo.PullRequests()) > 0 }, logs)
-	waitFor(t, "the done label", func() bool {
-		for _, l := range repo.Labels(3) {
-			if l == job.LabelDone {
-				return true
-			}
-		}
-		return false
-	}, logs)
-	second.Process.Signal(syscall.SIGTERM)
-	if err := second.Wait(); err != nil {
-		t.Fatalf("SIGTERM: %v\n%s", err, logs)
-	}
-
-	if n := len(repo.PullRequests()); n != 1 {
-		t.Errorf("%d pull requests, want 1", n)
-	}
-	st, err := store.Open(filepath.Join(dataDir, "capsule.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	jobs, _ := st.List(context.Background(), 10)
-	if len(jobs) != 1 || jobs[0].State != store.Done || jobs[0].Claims != 2 {
-		t.Errorf("jobs = %+v, want one done after two claims", jobs)
-	}
+	second, logs := startServe(t, w.addr, w.env)
+	w.finish(t, second, logs, 2)
 	if !strings.Contains(logs.String(), `"msg":"requeued the jobs a previous run left running"`) {
 		t.Errorf("the restart did not say it requeued the job:\n%s", logs)
 	}

@@ -1,0 +1,238 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/capsulehq/capsule/bot/job"
+	"github.com/capsulehq/capsule/bot/store"
+	"github.com/capsulehq/capsule/bot/webhook"
+	"github.com/capsulehq/capsule/internal/webhooktest"
+)
+
+// checkedServer is a server with a store in a temporary directory,
+// checked often, that gives up on a failing store after grace.
+func checkedServer(t *testing.T, clients Clients, change func(*Config)) (*Server, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "capsule.db")
+	st, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	cfg := Config{
+		Store: st, Clients: clients, Runner: &job.Runner{Logger: quietLogger()}, Secret: secret, Logger: quietLogger(),
+		CheckEvery: 20 * time.Millisecond, StoreGrace: time.Second,
+	}
+	if change != nil {
+		change(&cfg)
+	}
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, path
+}
+
+// runUntilDone runs s and returns a channel with Run's result; the run is
+// stopped when the test ends.
+func runUntilDone(t *testing.T, s *Server) <-chan error {
+	ctx, cancel := context.WithCancel(context.Background())
+	done, finished := make(chan error, 1), make(chan struct{})
+	go func() {
+		defer close(finished)
+		done <- s.Run(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-finished
+	})
+	return done
+}
+
+// probe asks the handler for path and returns the status and body.
+func probe(s *Server, method, path string, body io.Reader, header http.Header) (int, string) {
+	r := httptest.NewRequest(method, path, body)
+	for k, v := range header {
+		r.Header[k] = v
+	}
+	w := httptest.NewRecorder()
+	s.Handler().ServeHTTP(w, r)
+	return w.Code, w.Body.String()
+}
+
+// labelledPayload is an issues.labeled payload for issue number.
+func labelledPayload(t *testing.T, number int) []byte {
+	return webhooktest.Payload(t, "issues__labeled.payload.json", func(m map[string]any) {
+		webhooktest.Retarget(m, owner, name, number, maintainer, installation)
+		webhooktest.Object(m, "label")["name"] = "capsule"
+	})
+}
+
+// labelledDelivery is a signed issues.labeled delivery for issue number.
+func labelledDelivery(t *testing.T, number int, delivery string) (*strings.Reader, http.Header) {
+	body := labelledPayload(t, number)
+	return strings.NewReader(string(body)), webhooktest.Request(t, "http://x/webhook", "issues", delivery, body, secret).Header
+}
+
+// waitUntil polls ok for up to two minutes.
+func waitUntil(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if ok() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+// TestStoreFailingAtStart: when the jobs of the previous run cannot be put
+// back, the server is not ready, refuses deliveries with 503, and Run
+// gives up with an error once the grace has passed.
+func TestStoreFailingAtStart(t *testing.T) {
+	s, _ := checkedServer(t, noClients{}, nil)
+	s.cfg.Store.Close() // every query fails from now on
+	done := runUntilDone(t, s)
+	waitUntil(t, "/readyz to fail", func() bool {
+		code, body := probe(s, http.MethodGet, "/readyz", nil, nil)
+		return code == http.StatusServiceUnavailable && strings.Contains(body, "store: failing since")
+	})
+	body, header := labelledDelivery(t, issueNumber, "d-1")
+	if code, answer := probe(s, http.MethodPost, "/webhook", body, header); code != http.StatusServiceUnavailable {
+		t.Errorf("delivery: answer %d %s, want 503", code, answer)
+	}
+	select {
+	case err := <-done:
+		if !errors.Is(err, errStoreFailed) || !strings.Contains(err.Error(), "closed") {
+			t.Errorf("Run = %v, want the store's failure", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not give up on a store that never served")
+	}
+}
+
+// TestDatabaseDeletedUnderServer: SQLite carries on writing to a deleted
+// file without an error; the server notices, is no longer ready, refuses
+// deliveries, and Run ends with an error after the grace.
+func TestDatabaseDeletedUnderServer(t *testing.T) {
+	s, path := checkedServer(t, noClients{}, nil)
+	done := runUntilDone(t, s)
+	waitUntil(t, "/readyz", func() bool { code, _ := probe(s, http.MethodGet, "/readyz", nil, nil); return code == http.StatusOK })
+	body, header := labelledDelivery(t, issueNumber, "d-1")
+	if code, answer := probe(s, http.MethodPost, "/webhook", body, header); code != http.StatusAccepted {
+		t.Fatalf("delivery before: answer %d %s, want 202", code, answer)
+	}
+
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "/readyz to fail", func() bool {
+		code, body := probe(s, http.MethodGet, "/readyz", nil, nil)
+		return code == http.StatusServiceUnavailable && strings.Contains(body, "gone")
+	})
+	body, header = labelledDelivery(t, issueNumber+1, "d-2")
+	if code, answer := probe(s, http.MethodPost, "/webhook", body, header); code != http.StatusServiceUnavailable {
+		t.Errorf("delivery after: answer %d %s, want 503", code, answer)
+	}
+	select {
+	case err := <-done:
+		if !errors.Is(err, errStoreFailed) {
+			t.Errorf("Run = %v, want the store's failure", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not give up on a deleted database")
+	}
+}
+
+// concurrencyGitHub is a GitHub that answers 404 to everything after a
+// short while, and counts the requests in flight at once.
+type concurrencyGitHub struct {
+	srv                 *httptest.Server
+	inFlight, most, all atomic.Int64
+}
+
+func newConcurrencyGitHub(t *testing.T) *concurrencyGitHub {
+	g := &concurrencyGitHub{}
+	g.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := g.inFlight.Add(1)
+		defer g.inFlight.Add(-1)
+		for m := g.most.Load(); n > m && !g.most.CompareAndSwap(m, n); m = g.most.Load() {
+		}
+		g.all.Add(1)
+		time.Sleep(time.Millisecond)
+		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
+	}))
+	t.Cleanup(g.srv.Close)
+	return g
+}
+
+func (g *concurrencyGitHub) Installation(int64) (*github.Client, error) {
+	c := github.NewClient(g.srv.Client())
+	c.BaseURL, _ = url.Parse(g.srv.URL + "/")
+	return c, nil
+}
+
+func (g *concurrencyGitHub) Forget(int64) {}
+
+// TestAnnouncementsAreBounded takes 6,000 deliveries at once while the
+// model endpoint is down, so that each job is announced as waiting: no
+// more than Announcers requests reach GitHub at once, and every job is
+// announced.
+func TestAnnouncementsAreBounded(t *testing.T) {
+	const deliveries = 6000
+	gh := newConcurrencyGitHub(t)
+	s, _ := checkedServer(t, gh, func(c *Config) {
+		c.Model = func(context.Context) error { return errors.New("connection refused") }
+		c.StoreGrace = time.Minute
+	})
+	runUntilDone(t, s)
+	waitUntil(t, "the model check", func() bool { _, _, err := s.health.model(); return err != nil })
+
+	requests := make([]webhook.Request, deliveries)
+	for i := range requests {
+		r, err := webhook.Parse("issues", labelledPayload(t, i+1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Delivery = "burst-" + strconv.Itoa(i)
+		requests[i] = r
+	}
+	// All at once, into the webhook's sink, without the webhook's time
+	// limit (which the store may not keep under the race detector).
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	errs := make(chan error, deliveries)
+	for _, r := range requests {
+		wg.Go(func() {
+			<-start
+			if err := s.Accept(context.Background(), r); err != nil {
+				errs <- err
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("Accept: %v", err)
+	}
+	waitUntil(t, "every announcement", func() bool { return gh.all.Load() == deliveries })
+	if most := gh.most.Load(); most > int64(s.cfg.Announcers) {
+		t.Errorf("%d requests at GitHub at once, want at most %d", most, s.cfg.Announcers)
+	}
+	t.Logf("%d announcements, at most %d at once", gh.all.Load(), gh.most.Load())
+}
