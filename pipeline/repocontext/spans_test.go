@@ -1,0 +1,245 @@
+package repocontext
+
+import (
+	"fmt"
+	"os"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// storeIssue names two functions of the large fixture and quotes a
+// traceback through them.
+var storeIssue = Issue{
+	Title: "`bulk_restock` stops at a negative line",
+	Body:  "```\n  File \"inventory/store.py\", line 355, in bulk_restock\n  File \"inventory/store.py\", line 336, in restock\n```\n",
+}
+
+func TestFindSpans(t *testing.T) {
+	src, err := os.ReadFile("testdata/large/inventory/store.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := parsePython(src)
+	tests := []struct {
+		name  string
+		names []string
+		lines []int
+		words map[string]float64
+		want  []string
+	}{
+		{
+			name:  "a named function, its callee and its caller",
+			names: []string{"restock"},
+			want: []string{
+				"327-341 defines restock",
+				"321-330 called in lines 335-338",
+				"348-359 uses restock",
+			},
+		},
+		{
+			name:  "traceback lines, outside any def too",
+			lines: []int{355, 12, 9999},
+			want: []string{
+				"348-359 line 355 in the traceback",
+				"1-25 line 12 in the traceback",
+			},
+		},
+		{
+			name:  "a short class whole, a nested one too",
+			names: []string{"Store", "Audit"},
+			want: []string{
+				"297-324 defines Store",
+				"304-317 defines Audit",
+			},
+		},
+		{
+			name:  "words of the issue when nothing else points in",
+			words: map[string]float64{"remote": 2, "sent": 1, "fruit": 3},
+			want: []string{
+				"356-369 holds words of the issue: fruit, remote, sent",
+				"25-34 holds words of the issue: fruit", // in its name
+			},
+		},
+		{
+			name:  "no words, no spans",
+			words: map[string]float64{"nowhere": 1},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			names := make(map[string]bool)
+			for _, n := range tt.names {
+				names[n] = true
+			}
+			var got []string
+			for _, c := range findSpans(o, names, tt.lines, tt.words) {
+				got = append(got, c.lineRange.String()+" "+c.why)
+			}
+			if len(got) > len(tt.want) {
+				got = got[:max(len(tt.want), 2)]
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("spans:\n got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// spanHeader matches the line above a span's fenced block.
+var spanHeader = regexp.MustCompile(`(?m)^Lines (\d+)(?:-(\d+))? \(.*\):\n(` + "`{3,}" + `)python\n`)
+
+// TestSpansQuoteExactly builds the large fixture's context at many
+// budgets and checks what an edit quoting the context relies on: each
+// span's block holds exactly the file's lines its header names, the spans
+// and marks of omitted lines cover the file in order, and the budget
+// holds.
+func TestSpansQuoteExactly(t *testing.T) {
+	data, err := os.ReadFile("testdata/large/inventory/store.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	issueTokens := EstimateTokens(storeIssue.Title + "\n\n" + storeIssue.Body)
+	partial := 0
+	for budget := 600; budget <= 6000; budget += 150 {
+		ctx, err := Build("testdata/large", storeIssue, Options{Budget: budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ctx.Tokens > budget {
+			t.Errorf("budget %d: Tokens = %d", budget, ctx.Tokens)
+		}
+		if ctx.Tokens != issueTokens+EstimateTokens(ctx.Text) {
+			t.Errorf("budget %d: Tokens = %d, want %d", budget, ctx.Tokens, issueTokens+EstimateTokens(ctx.Text))
+		}
+		in := includedFile(ctx, "inventory/store.py")
+		if in == nil || in.Whole() {
+			continue
+		}
+		partial++
+		section := ctx.Text[strings.Index(ctx.Text, "\n### inventory/store.py"):]
+		if next := strings.Index(section[1:], "\n### "); next >= 0 {
+			section = section[:next+1]
+		}
+		var shown []Span
+		for _, m := range spanHeader.FindAllStringSubmatchIndex(section, -1) {
+			start, _ := strconv.Atoi(section[m[2]:m[3]])
+			end := start
+			if m[4] >= 0 {
+				end, _ = strconv.Atoi(section[m[4]:m[5]])
+			}
+			fence := section[m[6]:m[7]]
+			body, _, ok := strings.Cut(section[m[1]:], "\n"+fence+"\n")
+			if want := strings.Join(lines[start-1:end], "\n"); !ok || body != want {
+				t.Fatalf("budget %d: the block of lines %d-%d is not the file's text:\n%s", budget, start, end, body)
+			}
+			shown = append(shown, Span{Start: start, End: end})
+		}
+		if len(shown) != len(in.Spans) {
+			t.Fatalf("budget %d: %d blocks for spans %v", budget, len(shown), in.Spans)
+		}
+		next := 1
+		for k, s := range in.Spans {
+			if s.Start != shown[k].Start || s.End != shown[k].End || s.Start < next {
+				t.Errorf("budget %d: span %v, block %v, after line %d", budget, s, shown[k], next-1)
+			}
+			if s.Start > next && !strings.Contains(section, fmt.Sprintf("⋮ lines %s omitted\n", lineRange{next, s.Start - 1})) {
+				t.Errorf("budget %d: no mark for lines %d-%d", budget, next, s.Start-1)
+			}
+			next = s.End + 1
+		}
+	}
+	if partial == 0 {
+		t.Error("no budget showed the large file in part")
+	}
+}
+
+// includedFile returns the included file at path, or nil.
+func includedFile(ctx Context, path string) *Included {
+	for k := range ctx.Included {
+		if ctx.Included[k].Path == path {
+			return &ctx.Included[k]
+		}
+	}
+	return nil
+}
+
+func TestLargeFiles(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("class Big:\n    \"\"\"A class too long to show whole.\"\"\"\n")
+	for i := range 151 {
+		fmt.Fprintf(&b, "\n    def m%d(self):\n        \"\"\"Return %d, as the tests expect.\"\"\"\n        return %d\n", i, i, i)
+	}
+	longClass := b.String()
+	big := "def first():\n    return 1\n" + strings.Repeat("# filler line of a long module\n", 400) + "def last():\n    return 2\n"
+	notes := strings.Repeat("A line of notes that runs on and on.\n", 600)
+	tests := []struct {
+		name   string
+		files  map[string]string
+		title  string
+		budget int
+		want   string // Included[0].String()
+	}{
+		{
+			name:   "a named def in a large file",
+			files:  map[string]string{"big.py": big},
+			title:  "`last` returns 2",
+			budget: 3000,
+			want:   "big.py (defines last): 404 lines; the outline; lines 400-404 (defines last)",
+		},
+		{
+			name:   "shown whole when the budget leaves room",
+			files:  map[string]string{"big.py": big},
+			title:  "`last` returns 2",
+			budget: 8000,
+			want:   "big.py (defines last)",
+		},
+		{
+			name:   "another language: head and tail",
+			files:  map[string]string{"notes.txt": notes},
+			title:  "see notes.txt",
+			budget: 3000,
+			want:   "notes.txt (named in the issue): 600 lines; lines 1-162 (head of the file); lines 547-600 (tail of the file)",
+		},
+		{
+			name:   "a long class shows its header, then the named method",
+			files:  map[string]string{"big.py": longClass},
+			title:  "`Big.m150` fails",
+			budget: 3000,
+			want:   "big.py (defines Big, m150): 606 lines; the outline; lines 1-6 (defines Big); lines 601-606 (defines m150)",
+		},
+		{
+			name:   "the old way: whole files only",
+			files:  map[string]string{"big.py": big, "README.md": "# big\n"},
+			title:  "`last` returns 2",
+			budget: 3000,
+			want:   "README.md (project README)",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := Options{Budget: tt.budget, WholeFiles: strings.HasPrefix(tt.name, "the old way")}
+			ctx, err := Build(writeRepo(t, tt.files), Issue{Title: tt.title}, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ctx.Included) == 0 {
+				t.Fatalf("nothing included; omitted %q", omittedPaths(ctx))
+			}
+			if got := ctx.Included[0].String(); got != tt.want {
+				t.Errorf("Included[0] = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestQueryTerms(t *testing.T) {
+	got := queryTerms(Issue{Title: "Fix parseHTTPHeaders for multiline values", Body: "The `header_values` of a Request are lost when it has headers."})
+	want := []string{"parse", "httpheader", "multiline", "header", "request", "lost"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("queryTerms = %q, want %q", got, want)
+	}
+}
