@@ -17,10 +17,13 @@ import (
 	"time"
 
 	"github.com/google/go-github/v62/github"
+	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/bot/webhook"
+	"github.com/capsulehq/capsule/internal/calculatortest"
+	"github.com/capsulehq/capsule/internal/fakeopenai"
 	"github.com/capsulehq/capsule/internal/webhooktest"
 )
 
@@ -235,4 +238,50 @@ func TestAnnouncementsAreBounded(t *testing.T) {
 		t.Errorf("%d requests at GitHub at once, want at most %d", most, s.cfg.Announcers)
 	}
 	t.Logf("%d announcements, at most %d at once", gh.all.Load(), gh.most.Load())
+}
+
+// TestModelOutageMidRun: a model endpoint that fails while a job runs
+// puts the job back to wait, spending none of its claims, and the job
+// runs to its pull request once the endpoint answers; past --model-wait
+// the same outage fails the job with the endpoint's error.
+func TestModelOutageMidRun(t *testing.T) {
+	down := fakeopenai.Response{Status: http.StatusServiceUnavailable, Message: "the model is loading"}
+	tests := []struct {
+		name      string
+		script    fakeopenai.Script
+		modelWait time.Duration
+		state     store.State
+	}{
+		{"waits, then runs", func(call int, req openai.ChatCompletionRequest) fakeopenai.Response {
+			if call < 2 {
+				return down
+			}
+			return fakeopenai.Reply(calculatortest.Answer("calc/stats.py", calculatortest.RightStats))
+		}, 0, store.Done},
+		{"fails past the wait", fakeopenai.Sequence(down), time.Nanosecond, store.Failed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t, tt.script, worldOptions{noModelRetries: true, checkEvery: 100 * time.Millisecond, modelWait: tt.modelWait})
+			w.start()
+			w.send("issues", "", w.labelled(maintainer, "capsule"), secret)
+			jobs := w.wait()
+			if len(jobs) != 1 || jobs[0].State != tt.state || jobs[0].Claims != 1 {
+				t.Fatalf("jobs = %+v, want one %s after one claim", jobs, tt.state)
+			}
+			switch tt.state {
+			case store.Done:
+				if n := len(w.repo.PullRequests()); n != 1 {
+					t.Errorf("%d pull requests, want 1", n)
+				}
+				if n := len(w.model.Requests()); n != 3 {
+					t.Errorf("%d model requests, want 3 (2 refused, 1 answered)", n)
+				}
+			case store.Failed:
+				if !strings.Contains(jobs[0].Reason, "the model is loading") {
+					t.Errorf("reason %q does not give the endpoint's error", jobs[0].Reason)
+				}
+			}
+		})
+	}
 }

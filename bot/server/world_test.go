@@ -55,6 +55,10 @@ type worldOptions struct {
 	config  string                   // replaces .github/capsule.yml when set
 	prepare func(*fakegithub.Server) // runs before the server starts
 	grace   time.Duration            // the shutdown's grace; 0 for the default
+	// noModelRetries makes the model client give up at the first failure.
+	noModelRetries bool
+	checkEvery     time.Duration // 0 for the default
+	modelWait      time.Duration // 0 for the default
 }
 
 func newWorld(t *testing.T, script fakeopenai.Script, o worldOptions) *world {
@@ -77,7 +81,11 @@ func newWorld(t *testing.T, script fakeopenai.Script, o worldOptions) *world {
 	}
 
 	w.model = fakeopenai.New(t, script)
-	client, err := programmer.New(programmer.Config{BaseURL: w.model.URL(), Model: "test-model", APIKey: "k", RequestTimeout: time.Minute})
+	retries := 0
+	if o.noModelRetries {
+		retries = -1
+	}
+	client, err := programmer.New(programmer.Config{BaseURL: w.model.URL(), Model: "test-model", APIKey: "k", RequestTimeout: time.Minute, MaxRetries: retries})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,6 +101,7 @@ func newWorld(t *testing.T, script fakeopenai.Script, o worldOptions) *world {
 	logger := quietLogger()
 	w.server, err = New(Config{
 		Store: w.store, Clients: apps, Secret: secret, Workers: 1, Logger: logger, Grace: o.grace,
+		CheckEvery: o.checkEvery, ModelWait: o.modelWait,
 		Runner: &job.Runner{
 			Solver:  &job.Sandboxed{Engine: eng, Model: client, ModelName: "test-model", Overrides: job.NoOverrides()},
 			Version: "test", Logger: logger,
