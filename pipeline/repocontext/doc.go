@@ -9,19 +9,35 @@
 // names such as calc.ops.divide, frames of a pasted traceback). It then
 // reads the head of every source file once, in parallel, for definitions
 // of those symbols (Python, Go, JavaScript and TypeScript), for Python
-// imports, and in tests for mentions of the symbols. Files are ranked in
-// tiers:
+// imports, in tests for mentions of the symbols, and for the words of the
+// issue (identifier parts, snake_case and camelCase split). Files are
+// ranked in tiers:
 //
 //  1. files the issue names, and files that define a symbol it names (or,
-//     when there are none, source files named like a word of the issue);
-//  2. the files those import, and a few files that import them;
-//  3. tests that mention a named symbol or import a file of tier 1;
-//  4. the README and setup files at the root, while budget remains.
+//     when there are none, source files named like a word of the issue,
+//     or else the files retrieval ranks first);
+//  2. the three source files retrieval ranks first: BM25 over the words
+//     of the issue, a word in the file's path weighed in;
+//  3. the files the seeds import, and a few files that import them;
+//  4. tests that mention a named symbol or import a file of tier 1;
+//  5. the README and setup files at the root, while budget remains.
 //
-// Each pick carries a reason, shown in the text. Files are included whole,
-// in rank order, while they fit; a file that does not fit, or is binary,
-// over 1 MiB, or a symlink leading outside the repository, is listed in
-// [Context.Omitted] with the reason, never truncated. The file tree takes
-// about a tenth of the budget and is collapsed to fit, keeping the paths
-// to the files of tier 1.
+// Each pick carries a reason, shown in the text. Files are placed in rank
+// order while they fit. A file of at most [SmallFileTokens] is shown
+// whole. A larger Python file is shown as its outline (imports, classes
+// and defs with their line ranges) and the spans that matter, each span's
+// exact text in its own fenced block under its line range, with a
+// "⋮ lines 120-340 omitted" mark for the lines between: the defs the
+// issue names, the code around the lines of a quoted traceback, the
+// callees of those in the file and the defs that use the names, and, in
+// a file of tier 1 or 2 nothing else points into, the defs holding the
+// rarest words of the issue. Once every file is placed, a file of tier 1
+// or 2 shown in part is shown whole if the budget left has room. A larger
+// file in another language is shown whole if it fits, else by its head
+// and tail. A file that does not fit at all, or is binary, over 1 MiB, or
+// a symlink leading outside the repository, is listed in
+// [Context.Omitted] with the reason; a span that does not fit is listed
+// in its file's [Included.LeftOut]. The file tree takes about a tenth of
+// the budget and is collapsed to fit, keeping the paths to the files of
+// tier 1.
 package repocontext

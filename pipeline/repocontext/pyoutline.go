@@ -28,6 +28,8 @@ type pyOutline struct {
 	defs  []pyDef
 	// imports are the line ranges of the top-level import statements.
 	imports []lineRange
+	// owner maps each line to its innermost def; built on first use.
+	owner []int32
 }
 
 // lineRange is an inclusive range of line numbers, from 1.
@@ -229,13 +231,23 @@ func columns(line string) int {
 
 // innermost returns the index of the innermost def holding line n, or -1.
 func (o *pyOutline) innermost(n int) int {
-	best := -1
-	for k, d := range o.defs {
-		if d.start <= n && n <= d.end {
-			best = k
+	if o.owner == nil {
+		// Defs come in order of their first line, so a nested def
+		// overwrites its parent's lines.
+		o.owner = make([]int32, len(o.lines)+1)
+		for i := range o.owner {
+			o.owner[i] = -1
+		}
+		for k, d := range o.defs {
+			for i := d.start; i <= d.end; i++ {
+				o.owner[i] = int32(k)
+			}
 		}
 	}
-	return best
+	if n < 1 || n >= len(o.owner) {
+		return -1
+	}
+	return int(o.owner[n])
 }
 
 // calls returns the names called on lines from to to, "name(" or

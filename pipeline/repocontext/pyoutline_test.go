@@ -146,3 +146,28 @@ func TestCalls(t *testing.T) {
 		t.Errorf("calls = %q, want %q", got, want)
 	}
 }
+
+// FuzzParsePython checks what the spans rely on, for any input: every def
+// lies within the file, its body after its first line and its end not
+// before its signature, inside its parent; imports too.
+func FuzzParsePython(f *testing.F) {
+	f.Add("@d\nclass A:\n    def f(\n        self,\n    ):\n        '''def g():'''\n        return 1\n")
+	f.Add("def f(): pass\n\tdef g():\n  x = '''\n")
+	f.Add("import os, \\\n  sys\nfrom a import (\n b)\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		o := parsePython([]byte(src))
+		for k, d := range o.defs {
+			if d.start < 1 || d.start >= d.body || d.body-1 > d.end || d.end > len(o.lines) {
+				t.Fatalf("def %q: start %d, body %d, end %d of %d lines", d.name, d.start, d.body, d.end, len(o.lines))
+			}
+			if d.parent >= k || d.parent >= 0 && (o.defs[d.parent].start > d.start || o.defs[d.parent].end < d.end) {
+				t.Fatalf("def %q is not inside its parent %d", d.name, d.parent)
+			}
+		}
+		for _, r := range o.imports {
+			if r.start < 1 || r.start > r.end || r.end > len(o.lines) {
+				t.Fatalf("imports %v of %d lines", r, len(o.lines))
+			}
+		}
+	})
+}

@@ -95,33 +95,47 @@ func eachPart(src []byte, fn func(part []byte)) {
 	flush()
 }
 
-// countTerms counts the words of the issue (by index in terms) in src,
-// appending them to dst; it also returns how many identifier parts src
-// has.
-func countTerms(src []byte, terms map[string]int32, dst []termHit) ([]termHit, int) {
-	longest := 0
-	for t := range terms {
-		longest = max(longest, len(t))
+// termIndex finds the words of an issue by their index in queryTerms.
+type termIndex struct {
+	ids map[string]int32
+	// longest is the length of the longest word, past which no part is
+	// looked up.
+	longest int
+}
+
+// newTermIndex indexes terms.
+func newTermIndex(terms []string) termIndex {
+	ti := termIndex{ids: make(map[string]int32, len(terms))}
+	for k, t := range terms {
+		ti.ids[t] = int32(k)
+		ti.longest = max(ti.longest, len(t))
 	}
+	return ti
+}
+
+// count counts the words of the issue in src, and the identifier parts
+// src has.
+func (ti termIndex) count(src []byte) ([]termHit, int) {
+	var hits []termHit
 	size := 0
 	eachPart(src, func(part []byte) {
 		size++
-		if len(part) < minTermLen || len(part) > longest {
+		if len(part) < minTermLen || len(part) > ti.longest {
 			return
 		}
-		k, ok := terms[string(part)]
+		k, ok := ti.ids[string(part)]
 		if !ok {
 			return
 		}
-		for i := range dst {
-			if dst[i].term == k {
-				dst[i].count++
+		for i := range hits {
+			if hits[i].term == k {
+				hits[i].count++
 				return
 			}
 		}
-		dst = append(dst, termHit{term: k, count: 1})
+		hits = append(hits, termHit{term: k, count: 1})
 	})
-	return dst, size
+	return hits, size
 }
 
 // retrieval scores the source files that are not tests by BM25 over the
@@ -142,10 +156,7 @@ func retrieve(r *repo, terms []string, scans []fileScan) retrieval {
 	if len(terms) == 0 {
 		return ret
 	}
-	index := make(map[string]int32, len(terms))
-	for k, t := range terms {
-		index[t] = int32(k)
-	}
+	index := newTermIndex(terms)
 	df := make([]int, len(terms))
 	docs, total := 0, 0
 	for _, s := range scans {
@@ -174,7 +185,7 @@ func retrieve(r *repo, terms []string, scans []fileScan) retrieval {
 		for _, h := range s.terms {
 			tf[h.term] += float64(h.count)
 		}
-		pathTerms, _ := countTerms([]byte(strings.TrimSuffix(r.files[f], path.Ext(r.files[f]))), index, nil)
+		pathTerms, _ := index.count([]byte(strings.TrimSuffix(r.files[f], path.Ext(r.files[f]))))
 		for _, h := range pathTerms {
 			tf[h.term] += pathBoost
 		}

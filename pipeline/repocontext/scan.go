@@ -28,20 +28,17 @@ type scanner struct {
 	r      *repo
 	names  []string
 	wanted map[string]int32
-	// terms are the words of the issue to count, by index.
-	terms map[string]int32
+	// terms are the words of the issue to count.
+	terms termIndex
 }
 
 // scan reads the head of every source file once, in parallel, and returns
 // what it found by file index. With no names and no terms only Python
 // files are read, for their imports.
 func (r *repo) scan(names, terms []string) []fileScan {
-	s := &scanner{r: r, names: names, wanted: make(map[string]int32, len(names)), terms: make(map[string]int32, len(terms))}
+	s := &scanner{r: r, names: names, wanted: make(map[string]int32, len(names)), terms: newTermIndex(terms)}
 	for k, n := range names {
 		s.wanted[n] = int32(k)
-	}
-	for k, t := range terms {
-		s.terms[t] = int32(k)
 	}
 	var targets []int
 	for i, f := range r.files {
@@ -94,8 +91,8 @@ func (s *scanner) file(i int, buf []byte) fileScan {
 			res.imports = s.imports(i, stmt, res.imports)
 		}
 	}
-	if len(s.terms) > 0 {
-		res.terms, res.size = countTerms(data, s.terms, nil)
+	if len(s.terms.ids) > 0 {
+		res.terms, res.size = s.terms.count(data)
 	}
 	if isTestFile(s.r.files[i]) {
 		for k, name := range s.names {

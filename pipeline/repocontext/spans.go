@@ -29,6 +29,9 @@ const (
 	// the defs calling a named symbol.
 	maxCallees = 6
 	maxCallers = 4
+	// maxSpans caps the spans of one file, however many traceback lines
+	// or definitions point into it.
+	maxSpans = 24
 	// maxOverloads is the most defs a called name may have in the file
 	// (overloads, or one method in several classes) to count as a callee.
 	maxOverloads = 3
@@ -92,8 +95,12 @@ func findSpans(o *pyOutline, names map[string]bool, lines []int, words map[strin
 	return f.out
 }
 
-// add records a span, with the lines around it, once per def.
+// add records a span, with the lines around it, once per def, up to
+// maxSpans.
 func (f *spanFinder) add(def int, r lineRange, why string, kind spanKind) {
+	if len(f.out) == maxSpans {
+		return
+	}
 	if def >= 0 {
 		if f.picked[def] {
 			return
