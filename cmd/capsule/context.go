@@ -19,7 +19,7 @@ const contextReportHeading = "\n==== What the context holds ====\n"
 func runContext(_ context.Context, env *environment, args []string) int {
 	fs := flag.NewFlagSet("context", flag.ContinueOnError)
 	repo := fs.String("repo", "", "the repository's directory (required)")
-	issuePath := fs.String("issue", "", "Markdown file with the issue, or - for standard input: a first `# ` heading is the title (required)")
+	issuePath := fs.String("issue", "", "the issue in Markdown, a `FILE` or - for standard input; its first \"# \" heading is the title (required)")
 	budget := fs.Int("budget", 0, fmt.Sprintf("token budget of the repository context (default %d)", repocontext.DefaultBudget))
 	fs.Usage = func() {
 		fmt.Fprintln(env.stderr, "Usage: capsule context --repo DIR --issue FILE|- [--budget N]\n\nPrints the repository context `capsule solve` would give the model for the\nissue, then the files and spans it includes and leaves out, and why.\n\nFlags:")

@@ -129,17 +129,18 @@ func (f file) whole(l *layout, section string) placed {
 func (b *builder) placeLarge(l *layout, p pick, f file, whole string) (placed, string) {
 	share := max(b.opts.Budget/6, SmallFileTokens)
 	part := &partial{path: f.path, why: f.why, readOnly: f.readOnly, lines: splitLines(f.content)}
+	// top marks the files the issue points at, not their neighbours.
+	top := p.tier == tierSeed || p.tier == tierRetrieved
 	var cands []candidate
 	if langOf(f.path) == langPython {
 		o := parsePython([]byte(f.content))
 		var words map[string]float64
-		if p.tier == tierSeed || p.tier == tierRetrieved {
+		if top {
 			words = b.ret.weights
 		}
 		cands = findSpans(o, b.names, b.a.lines[p.file], words)
 		part.outline = outlineText(o, cands, 4*min(b.opts.Budget/16, max(l.left/4, 0)))
 	}
-	top := p.tier == tierSeed || p.tier == tierRetrieved
 	if need := l.cost(whole); len(cands) == 0 && (top && need <= min(l.left, share) || part.outline == "" && need <= l.left) {
 		return f.whole(l, whole), ""
 	}
