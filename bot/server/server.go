@@ -307,6 +307,7 @@ func (s *Server) announce(ctx context.Context, j store.Job, waiting string) {
 	lock := s.jobLock(j.ID)
 	lock.Lock()
 	defer lock.Unlock()
+	defer s.announcing.Delete(j.ID) // before the unlock: a run waiting holds the lock already
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	if now, err := s.cfg.Store.Get(ctx, j.ID); err != nil || now.State != store.Queued {

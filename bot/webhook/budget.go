@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 )
 
@@ -29,8 +30,8 @@ var errOverBudget = errors.New("webhook: too many bytes in flight")
 // budget bounds the memory held by bodies being read. Bodies are held in
 // chunks of chunkSize that the budget hands out and takes back; it never
 // hands out more than limit bytes at once. Chunks given back are reused
-// while other bodies are in flight and dropped once none is, so that
-// memory goes back to the system after a burst.
+// while other bodies are in flight and, but for a few, dropped once none
+// is, so that memory goes back to the system after a burst.
 type budget struct {
 	limit int64 // bytes held at most
 	large int64 // bytes that large bodies may hold at most
@@ -108,11 +109,16 @@ func (b *budget) give(chunks [][]byte) {
 	b.trim()
 }
 
-// trim drops the free chunks when no body is held, so that the memory
-// goes back to the system after a burst. b.mu is held.
+// keepIdle is how many free chunks are kept when no body is held, so
+// that deliveries one at a time reuse them.
+const keepIdle = 8
+
+// trim drops the free chunks past keepIdle when no body is held, so that
+// the memory goes back to the system after a burst. b.mu is held.
 func (b *budget) trim() {
-	if b.used == 0 {
-		b.free = nil
+	if b.used == 0 && len(b.free) > keepIdle {
+		clear(b.free[keepIdle:])
+		b.free = slices.Clip(b.free[:keepIdle])
 	}
 }
 
