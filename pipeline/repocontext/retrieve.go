@@ -99,18 +99,26 @@ func eachPart(src []byte, fn func(part []byte)) {
 type termIndex struct {
 	ids map[string]int32
 	// longest is the length of the longest word, past which no part is
-	// looked up.
+	// looked up; ends marks the first and last letters of the words, so
+	// that most parts are not looked up at all.
 	longest int
+	ends    *[1 << 16]bool
 }
 
 // newTermIndex indexes terms.
 func newTermIndex(terms []string) termIndex {
-	ti := termIndex{ids: make(map[string]int32, len(terms))}
+	ti := termIndex{ids: make(map[string]int32, len(terms)), ends: new([1 << 16]bool)}
 	for k, t := range terms {
 		ti.ids[t] = int32(k)
 		ti.longest = max(ti.longest, len(t))
+		ti.ends[endsKey([]byte(t))] = true
 	}
 	return ti
+}
+
+// endsKey packs the first and last bytes of a non-empty word.
+func endsKey(w []byte) uint16 {
+	return uint16(w[0])<<8 | uint16(w[len(w)-1])
 }
 
 // count counts the words of the issue in src, and the identifier parts
@@ -120,7 +128,7 @@ func (ti termIndex) count(src []byte) ([]termHit, int) {
 	size := 0
 	eachPart(src, func(part []byte) {
 		size++
-		if len(part) < minTermLen || len(part) > ti.longest {
+		if len(part) < minTermLen || len(part) > ti.longest || !ti.ends[endsKey(part)] {
 			return
 		}
 		k, ok := ti.ids[string(part)]
