@@ -68,9 +68,10 @@ func New(jobs JobCounter, logger *slog.Logger) *Metrics {
 		}),
 		modelUp: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "capsule_model_reachable",
-			Help: "1 when the model endpoint answered its last check, 0 when it did not (jobs wait for it).",
+			Help: "1 when the model endpoint answered its last check (or none failed yet), 0 when it did not (jobs wait for it).",
 		}),
 	}
+	m.modelUp.Set(1)
 	m.registry.MustRegister(m.deliveries, m.ackSeconds, m.jobsFinished, m.attempts, m.modelCalls, m.tokens, m.sandboxRuns, m.modelUp,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if jobs != nil {
