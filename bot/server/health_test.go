@@ -285,3 +285,25 @@ func TestModelOutageMidRun(t *testing.T) {
 		})
 	}
 }
+
+// TestLongDeliveryIDs: two long delivery ids that share their first 200
+// characters are two deliveries in the store, and an absurdly long one is
+// refused with 400.
+func TestLongDeliveryIDs(t *testing.T) {
+	s, _ := checkedServer(t, noClients{}, nil)
+	prefix := strings.Repeat("7", 200)
+	for i, id := range []string{prefix + "-first", prefix + "-second"} {
+		body, header := labelledDelivery(t, i+1, id)
+		if code, answer := probe(s, http.MethodPost, "/webhook", body, header); code != http.StatusAccepted || !strings.Contains(answer, "queued") {
+			t.Fatalf("delivery %d: answer %d %s, want 202 queued", i, code, answer)
+		}
+		j, err := s.cfg.Store.ByDelivery(context.Background(), id)
+		if err != nil || j.Issue != i+1 || j.Delivery != id {
+			t.Errorf("delivery %d: job %+v, %v; want the job of issue %d under the whole id", i, j, err, i+1)
+		}
+	}
+	body, header := labelledDelivery(t, 3, strings.Repeat("7", 10000))
+	if code, answer := probe(s, http.MethodPost, "/webhook", body, header); code != http.StatusBadRequest || !strings.Contains(answer, "X-GitHub-Delivery") {
+		t.Errorf("a 10,000-byte id: answer %d %s, want 400 naming the header", code, answer)
+	}
+}
