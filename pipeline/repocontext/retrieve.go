@@ -73,17 +73,19 @@ func eachPart(src []byte, fn func(part []byte)) {
 	}
 	lower := false
 	for _, c := range src {
-		switch {
-		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+		switch partClass[c] {
+		case classLower:
 			lower = true
-		case 'A' <= c && c <= 'Z':
+		case classUpper:
 			if lower {
 				flush()
 			}
 			lower = false
 			c += 'a' - 'A'
 		default:
-			flush()
+			if n > 0 {
+				flush()
+			}
 			lower = false
 			continue
 		}
@@ -94,6 +96,28 @@ func eachPart(src []byte, fn func(part []byte)) {
 	}
 	flush()
 }
+
+// Byte classes of eachPart: lower-case letters and digits, capitals, and
+// the bytes that end a part (an underscore among them).
+const (
+	classEnd = iota
+	classLower
+	classUpper
+)
+
+// partClass maps each byte to its class.
+var partClass = func() (t [256]uint8) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = classLower
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = classLower
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = classUpper
+	}
+	return t
+}()
 
 // termIndex finds the words of an issue by their index in queryTerms.
 type termIndex struct {
@@ -146,8 +170,9 @@ func (ti termIndex) count(src []byte) ([]termHit, int) {
 	return hits, size
 }
 
-// retrieval scores the source files that are not tests by BM25 over the
-// words of the issue, a word in the file's path counting pathBoost times.
+// retrieval scores the source files that are not tests (those the scan
+// counted words in) by BM25 over the words of the issue, a word in the
+// file's path counting pathBoost times.
 type retrieval struct {
 	// weights are the words of the issue with their inverse document
 	// frequency.
@@ -186,7 +211,7 @@ func retrieve(r *repo, terms []string, scans []fileScan) retrieval {
 		ret.weights[t] = idf[k]
 	}
 	for f, s := range scans {
-		if s.size == 0 || isTestFile(r.files[f]) {
+		if s.size == 0 {
 			continue
 		}
 		tf := make(map[int32]float64, len(s.terms))

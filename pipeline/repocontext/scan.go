@@ -16,8 +16,8 @@ type fileScan struct {
 	mentions []int32
 	// imports are the repository files a Python file imports.
 	imports []int32
-	// terms count the words of the issue the file uses, and size its
-	// identifier parts, for retrieval.
+	// terms count the words of the issue a source file that is not a
+	// test uses, and size its identifier parts, for retrieval.
 	terms []termHit
 	size  int
 }
@@ -91,10 +91,11 @@ func (s *scanner) file(i int, buf []byte) fileScan {
 			res.imports = s.imports(i, stmt, res.imports)
 		}
 	}
-	if len(s.terms.ids) > 0 {
+	test := isTestFile(s.r.files[i])
+	if len(s.terms.ids) > 0 && !test {
 		res.terms, res.size = s.terms.count(data)
 	}
-	if isTestFile(s.r.files[i]) {
+	if test {
 		for k, name := range s.names {
 			if containsWord(data, name) {
 				res.mentions = append(res.mentions, int32(k))
