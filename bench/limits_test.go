@@ -104,14 +104,15 @@ func wallClockFailures(t *testing.T) []string {
 }
 
 // wallClockOnly rewrites a harness command so that only the wall clock
-// bounds the run: a CPU-time limit no test reaches, and wall as the timeout.
+// bounds the run, whatever the tests do: a CPU-time limit no test reaches,
+// and wall as both wall-clock limits.
 func wallClockOnly(argv []string, wall time.Duration) []string {
 	out := slices.Clone(argv)
 	for i := 0; i+1 < len(out); i++ {
 		switch out[i] {
 		case "--cpu-limit":
 			out[i+1] = "3600"
-		case "--timeout":
+		case "--timeout", "--hard-timeout":
 			out[i+1] = strconv.FormatFloat(wall.Seconds(), 'f', -1, 64)
 		}
 	}
@@ -134,6 +135,10 @@ func startHogs(t testing.TB, n int) {
 	}
 }
 
+// referenceMemory is the sandbox memory of a full reference run: MBPP+'s
+// task 255 builds about 2 GiB of tuples, more than the default allows.
+const referenceMemory = 4 << 30
+
 // BenchmarkShippedReferences runs the reference solutions of every shipped
 // dataset (or of those named in CAPSULE_DATASETS, comma-separated) through
 // the benchmark, with CPU-time limits sized from the references and CPU
@@ -151,6 +156,7 @@ func BenchmarkShippedReferences(b *testing.B) {
 				r := runBench(b, d.Name, dataset.Auto, 0, canonical, func(cfg *bench.Config) {
 					cfg.Loop.TestCPU = pipeline.DefaultTestCPU
 					cfg.CPUFactor = bench.DefaultCPUFactor
+					cfg.Sandbox.Limits.Memory = referenceMemory
 				})
 				s := r.outcome.Summary
 				b.ReportMetric(float64(s.Passed), "solved")

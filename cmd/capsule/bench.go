@@ -41,6 +41,8 @@ func runBench(ctx context.Context, env *environment, args []string) int {
 	fs.DurationVar(&cfg.Loop.TestCPU, "test-timeout", pipeline.DefaultTestCPU, "former name of --test-cpu")
 	fs.Float64Var(&cfg.CPUFactor, "cpu-factor", bench.DefaultCPUFactor, "a problem's CPU-time limit is this times its reference solution's CPU time when that is more than --test-cpu (0: do not measure the references)")
 	img := fs.String("image", image.Default(), "sandbox image")
+	memory := byteSize(sandbox.DefaultMemory)
+	fs.Var(&memory, "memory", "memory of a problem's sandbox, a `SIZE` such as 4g, with no swap")
 	fs.Usage = func() {
 		fmt.Fprintf(env.stderr, "Usage: capsule bench --dataset NAME|FILE --out DIR [--model M --base-url URL] [flags]\n       capsule bench --list\n\nReruns a function-level benchmark with the self-debugging loop and writes\nresults.jsonl, summary.json and chart.svg into --out.\n\nShipped datasets (--list shows their sizes and sources):\n  %s\n\nFlags:\n", datasets.Names())
 		fs.PrintDefaults()
@@ -93,6 +95,7 @@ func runBench(ctx context.Context, env *environment, args []string) int {
 	cfg.Model = client.Config().Model
 	cfg.Loop.Model, cfg.Loop.Image = cfg.Model, *img
 	cfg.Sandbox = sandbox.Spec{Image: *img, Limits: sandbox.DefaultLimits()}
+	cfg.Sandbox.Limits.Memory = int64(memory)
 	cfg.Sandbox.Limits.Timeout = harness.Program{CPULimit: cfg.Loop.TestCPU}.HardWallLimit() + 10*time.Second
 	cfg.Progress = env.stderr
 
