@@ -72,15 +72,13 @@ func (h *health) model() (time.Time, <-chan struct{}, error) {
 	return h.modelSince, h.modelBack, h.modelErr
 }
 
-// watch checks the store and the model endpoint every CheckEvery until
-// ctx ends. A store that has failed for StoreGrace ends the server: fail
-// is called with the reason, so that Run returns it and a supervisor
-// restarts the process.
-func (s *Server) watch(ctx context.Context, fail func(error)) {
+// watchStore checks the store every CheckEvery until ctx ends. A store
+// that has failed for StoreGrace ends the server: fail is called with the
+// reason, so that Run returns it and a supervisor restarts the process.
+func (s *Server) watchStore(ctx context.Context, fail func(error)) {
 	t := time.NewTicker(s.cfg.CheckEvery)
 	defer t.Stop()
 	for {
-		s.checkModel(ctx)
 		if s.recovered.Load() {
 			s.checkStore(ctx)
 		}
@@ -112,17 +110,29 @@ func (s *Server) checkStore(ctx context.Context) {
 	}
 }
 
-func (s *Server) checkModel(ctx context.Context) {
+// watchModel checks the model endpoint every CheckEvery until ctx ends,
+// apart from the store: an endpoint that lets requests hang must not
+// delay the store's checks.
+func (s *Server) watchModel(ctx context.Context) {
 	if s.cfg.Model == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, max(s.cfg.CheckEvery, 10*time.Second))
-	defer cancel()
-	err := s.cfg.Model(ctx)
-	if ctx.Err() != nil && err != nil {
-		return
+	t := time.NewTicker(s.cfg.CheckEvery)
+	defer t.Stop()
+	for {
+		check, cancel := context.WithTimeout(ctx, max(s.cfg.CheckEvery, 10*time.Second))
+		err := s.cfg.Model(check)
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		s.modelState(err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
 	}
-	s.modelState(err)
 }
 
 // modelState records the model endpoint's state, from a check or from a

@@ -33,7 +33,8 @@ func (s *Server) Run(ctx context.Context) error {
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	var background sync.WaitGroup
-	background.Go(func() { s.watch(ctx, stop) })
+	background.Go(func() { s.watchStore(ctx, stop) })
+	background.Go(func() { s.watchModel(ctx) })
 	background.Go(func() { s.outbox.run(ctx, s.cfg.Announcers) })
 	if s.recoverAbandoned(ctx) {
 		var wg sync.WaitGroup
