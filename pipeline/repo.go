@@ -12,6 +12,7 @@ import (
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/edits"
 	"github.com/capsulehq/capsule/pipeline/feedback"
+	"github.com/capsulehq/capsule/pipeline/gate"
 	"github.com/capsulehq/capsule/pipeline/programmer"
 	"github.com/capsulehq/capsule/pipeline/pystrip"
 	"github.com/capsulehq/capsule/pipeline/repocontext"
@@ -78,8 +79,12 @@ type RepoOutcome struct {
 	Patch string
 }
 
-// Solved reports whether the last test run passed.
+// Solved reports whether an attempt passed: proven or not (see Outcome).
 func (o *RepoOutcome) Solved() bool { return o.Log.Solved }
+
+// Outcome tells a proven fix from a passing but unproven one and from
+// none.
+func (o *RepoOutcome) Outcome() attemptlog.Outcome { return o.Log.Outcome }
 
 // SolveRepo runs the loop on an issue: the programmer agent answers with
 // whole files, which are checked and laid over the pristine tree in the
@@ -90,7 +95,8 @@ func SolveRepo(ctx context.Context, model Model, box RepoSandbox, task RepoTask,
 		return nil, err
 	}
 	start := time.Now()
-	log := &attemptlog.Log{TaskID: task.ID, Model: s.Model, AttemptIndex: -1, TestCommand: task.TestCommand, TestReason: task.TestReason}
+	log := &attemptlog.Log{TaskID: task.ID, Model: s.Model, AttemptIndex: -1, TestCommand: task.TestCommand, TestReason: task.TestReason,
+		Outcome: attemptlog.NotSolved}
 	out := &RepoOutcome{Log: log}
 	defer func() { log.Duration = time.Since(start) }()
 
@@ -107,15 +113,27 @@ func SolveRepo(ctx context.Context, model Model, box RepoSandbox, task RepoTask,
 		}
 	}
 
+	pf, err := newProof(ctx, box, task, s, log)
+	if err != nil {
+		return out, err
+	}
+
 	prompt := programmer.RepoTask{Title: task.Title, Body: task.Body, Context: rc.Text, Signatures: rc.Symbols}.Render()
 	conv := programmer.NewConversation(programmer.KindRepo, prompt, s.History)
 	err = iterate(log, conv, s, func(msgs []programmer.Message) (attemptlog.Attempt, error) {
-		a, accepted, err := repoAttempt(ctx, model, box, task, s, msgs)
+		a, accepted, err := repoAttempt(ctx, model, box, task, s, pf, msgs)
 		if err == nil && a.Run != nil {
 			out.Edits, out.Patch = accepted, a.Patch
 		}
 		return a, err
 	}, attemptSummary)
+	switch v := log.Proof(); {
+	case !log.Solved:
+	case v != nil && v.Proven():
+		log.Outcome = attemptlog.Solved
+	default:
+		log.Outcome = attemptlog.Unproven
+	}
 	return out, err
 }
 
@@ -142,7 +160,7 @@ func setup(ctx context.Context, box RepoSandbox, task RepoTask, s Settings, log 
 
 // repoAttempt makes one model call, checks the files it answered and runs
 // the tests with them.
-func repoAttempt(ctx context.Context, model Model, box RepoSandbox, task RepoTask, s Settings, msgs []programmer.Message) (attemptlog.Attempt, []edits.Edit, error) {
+func repoAttempt(ctx context.Context, model Model, box RepoSandbox, task RepoTask, s Settings, pf *proof, msgs []programmer.Message) (attemptlog.Attempt, []edits.Edit, error) {
 	a := attemptlog.Attempt{Messages: msgs}
 	reply, err := model.Complete(ctx, msgs)
 	if err != nil {
@@ -196,12 +214,15 @@ func repoAttempt(ctx context.Context, model Model, box RepoSandbox, task RepoTas
 	}
 
 	files, deleted := overlay(accepted)
-	cmd := []string{"sh", "-c", task.TestCommand}
-	res, err := box.Run(ctx, sandbox.Run{Cmd: cmd, Files: files, Delete: deleted, Timeout: task.TestTimeout})
+	tr, v, err := pf.check(ctx, box, task, files, deleted)
 	if err != nil {
-		return a, nil, fmt.Errorf("run tests: %w", err)
+		return a, nil, err
 	}
-	a.Run = runRecord(cmd, s.Image, res)
+	res := tr.res
+	a.Run, a.Verdict = runRecord(tr.cmd, s.Image, res), v
+	if v != nil {
+		a.Run.Passed, a.Run.Reason = v.Passed, gateReason(*v, res.ExitCode, a.Run.Reason)
+	}
 	if a.Run.Passed {
 		return a, accepted, nil
 	}
@@ -215,7 +236,53 @@ func repoAttempt(ctx context.Context, model Model, box RepoSandbox, task RepoTas
 		fb = feedback.Raw(in)
 	}
 	a.Feedback, a.FeedbackKind = fb.Message, fb.Kind
+	if v != nil {
+		// The gate's verdict leads, unless the run was cut short by a
+		// limit: that is what the programmer must fix first.
+		if res.TimedOut || res.OOMKilled {
+			a.Feedback = fb.Message + "\n\n" + v.Feedback()
+		} else {
+			a.Feedback = v.Feedback() + "\n" + fb.Message
+		}
+	}
 	return a, accepted, nil
+}
+
+// gateReason says in a few words why the gate refused a run, followed by
+// the run's own reason, or notes the exit status of a run it passed
+// although it failed (tests that already failed, flaky tests).
+func gateReason(v gate.Verdict, exitCode int, runReason string) string {
+	var why []string
+	if v.Passed {
+		if exitCode != 0 {
+			return fmt.Sprintf("exit status %d, from tests that already failed or are flaky", exitCode)
+		}
+		return ""
+	}
+	failing := 0
+	for _, t := range v.Targets {
+		if !t.After.Passing() {
+			failing++
+		}
+	}
+	if failing > 0 {
+		why = append(why, fmt.Sprintf("%d of %d target tests do not pass", failing, len(v.Targets)))
+	}
+	if n := len(v.Regressions); n > 0 {
+		why = append(why, fmt.Sprintf("%d tests regressed", n))
+	}
+	if n := len(v.CollectErrors); n > 0 {
+		why = append(why, fmt.Sprintf("%d files could not be collected", n))
+	}
+	if v.Untrusted != "" {
+		why = append(why, "the test report cannot be trusted: "+v.Untrusted)
+	} else if len(v.Missing) > 0 {
+		why = append(why, fmt.Sprintf("%d tests did not run", len(v.Missing)))
+	}
+	if runReason != "" {
+		why = append(why, runReason)
+	}
+	return strings.Join(why, "; ")
 }
 
 // stripExampleCalls removes top-level example calls from the Python
@@ -317,13 +384,27 @@ func attemptSummary(a attemptlog.Attempt) string {
 	case a.Run == nil:
 		return "no code"
 	}
+	// The last count of each kind: pytest prints the errors of a
+	// collection twice ("Interrupted: 1 error", then "1 error in 0.1s").
 	var counts []string
+	last := map[string]int{}
 	for _, m := range testCounts.FindAllStringSubmatch(a.Run.Output, -1) {
+		kind := strings.TrimSuffix(m[2], "s")
+		if i, ok := last[kind]; ok {
+			counts[i] = m[1] + " " + m[2]
+			continue
+		}
+		last[kind] = len(counts)
 		counts = append(counts, m[1]+" "+m[2])
 	}
 	verdict := "tests pass"
-	if !a.Run.Passed {
+	switch v := a.Verdict; {
+	case !a.Run.Passed:
 		verdict = "tests fail: " + a.Run.Reason
+	case v != nil && v.Proven():
+		verdict = fmt.Sprintf("fixed: %d target tests pass, no regressions", len(v.Targets))
+	case v != nil:
+		verdict = "tests pass with no regressions, but no test shows the issue"
 	}
 	if len(counts) > 0 {
 		verdict += " (" + strings.Join(counts, ", ") + ")"

@@ -55,7 +55,7 @@ func Answer(pairs ...string) string {
 // Issue is the example's issue.
 const (
 	IssueTitle = "mean() and median() fail on an empty list"
-	IssueBody  = "Calling `mean([])` raises ZeroDivisionError; it should return 0.0, and so should `median([])`."
+	IssueBody  = "Calling `mean([])` raises ZeroDivisionError; it should return 0.0, and so should `median([])`, as the tests in `tests/test_stats.py` expect."
 )
 
 // Files returns the example repository's files by slash-separated path,

@@ -8,6 +8,7 @@ package attemptlog
 import (
 	"time"
 
+	"github.com/capsulehq/capsule/pipeline/gate"
 	"github.com/capsulehq/capsule/pipeline/programmer"
 )
 
@@ -41,6 +42,49 @@ type Log struct {
 	TestReason  string   `json:"test_reason,omitempty"` // how the command was chosen
 	Setup       *Run     `json:"setup,omitempty"`
 	Context     *Context `json:"context,omitempty"`
+	// Baseline is the run of the tests on the untouched tree, which the
+	// gate compares every attempt with.
+	Baseline *Baseline `json:"baseline,omitempty"`
+	// Outcome tells a proven fix from a passing but unproven one; empty
+	// in function mode.
+	Outcome Outcome `json:"outcome,omitempty"`
+}
+
+// Outcome is how a repository-mode job ended.
+type Outcome string
+
+// The three outcomes of a repository-mode job.
+const (
+	// Solved: a test reproduced the issue, it passes now, and no test that
+	// passed before fails.
+	Solved Outcome = "solved"
+	// Unproven: the tests pass with no regressions, but no test showed
+	// the issue, so nothing shows that it is fixed.
+	Unproven Outcome = "unproven"
+	// NotSolved: no attempt passed.
+	NotSolved Outcome = "not-solved"
+)
+
+// Baseline records the tests on the untouched tree.
+type Baseline struct {
+	// Plan says how per-test results are collected.
+	Plan string `json:"plan"`
+	// Runs are the baseline's runs: a second one reruns the first when it
+	// had failing tests.
+	Runs []*Run `json:"runs"`
+	// Fallback says why there are no per-test results to compare with:
+	// only the exit status then counts.
+	Fallback string `json:"fallback,omitempty"`
+	// Tests counts the tests the baseline ran; Failing lists those that
+	// already fail (targets among them), Flaky those whose outcome changed
+	// between its runs.
+	Tests   int      `json:"tests"`
+	Failing []string `json:"failing,omitempty"`
+	Flaky   []string `json:"flaky,omitempty"`
+	// Targets are the tests that must pass, and TargetsFrom says where
+	// they come from.
+	Targets     []string `json:"targets,omitempty"`
+	TargetsFrom string   `json:"targets_from,omitempty"`
 }
 
 // Context records what the repository context given to the model held.
@@ -83,6 +127,9 @@ type Attempt struct {
 	Run          *Run   `json:"run,omitempty"`
 	Feedback     string `json:"feedback,omitempty"`
 	FeedbackKind string `json:"feedback_kind,omitempty"`
+	// Verdict is the gate's decision on the run, when the baseline gave
+	// per-test results.
+	Verdict *gate.Verdict `json:"verdict,omitempty"`
 
 	PromptTokens     int           `json:"prompt_tokens"`
 	CompletionTokens int           `json:"completion_tokens"`
@@ -113,6 +160,20 @@ func (l *Log) Tokens() (prompt, completion int) {
 		completion += a.CompletionTokens
 	}
 	return prompt, completion
+}
+
+// Proof is the verdict that decided the job: the passing attempt's, or
+// the last one's; nil when no attempt had one.
+func (l *Log) Proof() *gate.Verdict {
+	if l.Solved && l.AttemptIndex >= 0 && l.AttemptIndex < len(l.Attempts) {
+		return l.Attempts[l.AttemptIndex].Verdict
+	}
+	for i := len(l.Attempts) - 1; i >= 0; i-- {
+		if v := l.Attempts[i].Verdict; v != nil {
+			return v
+		}
+	}
+	return nil
 }
 
 // Final returns the last attempt that produced code, or nil.

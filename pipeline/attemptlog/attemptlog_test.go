@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/capsulehq/capsule/internal/goldenfile"
+	"github.com/capsulehq/capsule/pipeline/gate"
+	"github.com/capsulehq/capsule/pipeline/testreport"
 
 	"github.com/capsulehq/capsule/pipeline/programmer"
 )
@@ -56,8 +58,30 @@ func repoLog() *Log {
 	}
 }
 
+// provenLog is a repository-mode log whose second attempt the gate
+// passed as a proven fix.
+func provenLog() *Log {
+	l := repoLog()
+	l.Stopped, l.Solved, l.AttemptIndex, l.Outcome = "", true, 1, Solved
+	stats := func(name string) gate.ID { return gate.ID{File: "tests/test_stats.py", Name: name} }
+	l.Baseline = &Baseline{
+		Plan:  "per-test results from pytest, if `python3 -m pytest -q` runs it",
+		Runs:  []*Run{{ExitCode: 1, Reason: "exit status 1", Duration: time.Second}, {ExitCode: 1, Reason: "exit status 1", Duration: time.Second}},
+		Tests: 9, Failing: []string{"tests/test_ops.py::test_fetch", "tests/test_stats.py::test_mean_empty"},
+		Targets: []string{"tests/test_stats.py::test_mean_empty"}, TargetsFrom: "tests the issue names that fail on the untouched tree",
+	}
+	l.Attempts[1].Run.Passed, l.Attempts[1].Run.Reason = true, "exit status 1, from tests that already failed or are flaky"
+	l.Attempts[1].Verdict = &gate.Verdict{
+		Passed:         true,
+		Targets:        []gate.Change{{ID: stats("test_mean_empty"), Before: testreport.Failed, After: testreport.Passed}},
+		AlreadyFailing: []gate.Change{{ID: gate.ID{File: "tests/test_ops.py", Name: "test_fetch"}, Before: testreport.Failed, After: testreport.Failed}},
+		Kept:           7,
+	}
+	return l
+}
+
 func TestMarkdownGolden(t *testing.T) {
-	for name, l := range map[string]*Log{"function": functionLog(), "repo": repoLog()} {
+	for name, l := range map[string]*Log{"function": functionLog(), "repo": repoLog(), "proven": provenLog()} {
 		t.Run(name, func(t *testing.T) {
 			var b strings.Builder
 			if err := l.WriteMarkdown(&b); err != nil {

@@ -53,13 +53,24 @@ func (l *Log) WriteMarkdownWith(w io.Writer, opts MarkdownOptions) error {
 func (l *Log) writeMarkdown(w io.Writer, opts MarkdownOptions, runeSafe bool) error {
 	var b strings.Builder
 	prompt, completion := l.Tokens()
-	if l.Solved {
+	switch {
+	case l.Outcome == Solved:
+		fmt.Fprintf(&b, "**Solved** at attempt %d (%s): the tests that show the issue pass now, and no test that passed before fails.", l.AttemptIndex, attemptName(l.AttemptIndex))
+	case l.Outcome == Unproven:
+		fmt.Fprintf(&b, "**Tests pass, but nothing shows that the issue is fixed**: no test reproduced it. Passed at attempt %d (%s), with no regressions.", l.AttemptIndex, attemptName(l.AttemptIndex))
+	case l.Solved:
 		fmt.Fprintf(&b, "**Tests pass** at attempt %d (%s).", l.AttemptIndex, attemptName(l.AttemptIndex))
-	} else {
+	default:
 		fmt.Fprintf(&b, "**Tests do not pass.** %s", nonEmpty(l.Stopped, "No attempt passed."))
 	}
 	fmt.Fprintf(&b, " %d model calls, %d prompt and %d completion tokens, %s in all.\n\n",
 		l.ModelCalls(), prompt, completion, l.Duration.Round(time.Millisecond))
+	if v := l.Proof(); v != nil {
+		b.WriteString(v.ProofTable() + "\n")
+	}
+	if bl := l.Baseline; bl != nil {
+		writeBaseline(&b, bl)
+	}
 	if l.TestCommand != "" {
 		fmt.Fprintf(&b, "Tests: `%s` (%s).\n\n", l.TestCommand, nonEmpty(l.TestReason, "configured"))
 	}
@@ -171,6 +182,25 @@ func (l *Log) writeMarkdown(w io.Writer, opts MarkdownOptions, runeSafe bool) er
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeBaseline says how the untouched tree's tests went and what the
+// gate compares with, or why only the exit status counts.
+func writeBaseline(b *strings.Builder, bl *Baseline) {
+	runs := make([]string, len(bl.Runs))
+	for i, r := range bl.Runs {
+		runs[i] = fmt.Sprintf("%s in %s", runVerdict(r), r.Duration.Round(time.Millisecond))
+	}
+	fmt.Fprintf(b, "Baseline: %s. Runs on the untouched tree: %s.\n\n", bl.Plan, strings.Join(runs, "; "))
+	if bl.Fallback != "" {
+		fmt.Fprintf(b, "**Only the exit status counts:** %s.\n\n", bl.Fallback)
+		return
+	}
+	fmt.Fprintf(b, "%d tests ran on the untouched tree; %d already failing, %d flaky.", bl.Tests, len(bl.Failing), len(bl.Flaky))
+	if len(bl.Targets) > 0 {
+		fmt.Fprintf(b, " Target tests (%s): %s.", bl.TargetsFrom, "`"+strings.Join(bl.Targets, "`, `")+"`")
+	}
+	b.WriteString("\n\n")
 }
 
 // shorten cuts the middle out of an output longer than max bytes (0 means

@@ -1,0 +1,156 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/capsulehq/capsule/pipeline/attemptlog"
+	"github.com/capsulehq/capsule/pipeline/gate"
+	"github.com/capsulehq/capsule/pipeline/testreport"
+	"github.com/capsulehq/capsule/sandbox"
+	"github.com/capsulehq/capsule/sandbox/agent"
+)
+
+// RunNumberEnv names the variable every test run of a job gets: the run's
+// number in the job, counting from 1 (the baseline's first run). Nothing of
+// a run survives into the next, so a test that must behave differently
+// between runs of the same tree (a flaky test in Capsule's own tests)
+// reads it.
+const RunNumberEnv = "CAPSULE_RUN"
+
+// proof is the gate of one job: how the per-test results of the test
+// command are collected, the outcome of each test on the untouched tree,
+// and the target tests that must pass.
+type proof struct {
+	plan testreport.Plan
+	// baseline is nil when the untouched tree's run gave no per-test
+	// report that can be trusted: then only the exit status counts.
+	baseline *gate.Baseline
+	targets  []gate.Target
+	runs     int // test runs so far
+}
+
+// testRun is one run of the tests: as the gate sees it, and as the
+// sandbox reported it.
+type testRun struct {
+	gate gate.Run
+	res  sandbox.Result
+	cmd  []string
+}
+
+// run runs the test command over the pristine tree with files laid over it
+// and deleted removed, with the per-test report asked for.
+func (p *proof) run(ctx context.Context, box RepoSandbox, task RepoTask, files map[string][]byte, deleted []string) (testRun, error) {
+	p.runs++
+	cmd := []string{"sh", "-c", p.plan.Command}
+	env := append(testreport.Env(agent.PluginDir, agent.ReportFile), fmt.Sprintf("%s=%d", RunNumberEnv, p.runs))
+	res, err := box.Run(ctx, sandbox.Run{Cmd: cmd, Env: env, Files: files, Delete: deleted, Timeout: task.TestTimeout, TestReport: !p.plan.GoJSON})
+	if err != nil {
+		return testRun{}, fmt.Errorf("run tests: %w", err)
+	}
+	rep := p.plan.Parse(res.TestReport, res.Stdout, agent.Workspace)
+	// A report cut by the sandbox is incomplete: for go test, its events
+	// are the capped standard output.
+	if res.TestReportBytes > int64(len(res.TestReport)) || p.plan.GoJSON && res.StdoutBytes > int64(len(res.Stdout)) {
+		rep.Truncated = true
+	}
+	return testRun{gate: gate.Run{Report: rep, ExitCode: res.ExitCode}, res: res, cmd: cmd}, nil
+}
+
+// newProof chooses how per-test results are collected and runs the tests
+// on the untouched tree: once, and once more when some failed, to tell
+// flaky tests from failing ones. The tests the issue names that fail there
+// are the targets. It records all of it in log.Baseline.
+func newProof(ctx context.Context, box RepoSandbox, task RepoTask, s Settings, log *attemptlog.Log) (*proof, error) {
+	p := &proof{plan: testreport.NewPlan(task.TestCommand, isFileIn(task.Repo))}
+	rec := &attemptlog.Baseline{Plan: p.plan.Note}
+	log.Baseline = rec
+	first, err := p.run(ctx, box, task, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("baseline: %w", err)
+	}
+	rec.Runs = append(rec.Runs, runRecord(first.cmd, s.Image, first.res))
+	runs := []gate.Run{first.gate}
+	if once, err := gate.NewBaseline(first.gate); err == nil && len(once.Failing()) > 0 {
+		second, err := p.run(ctx, box, task, nil, nil)
+		if err != nil {
+			return nil, fmt.Errorf("baseline: %w", err)
+		}
+		rec.Runs = append(rec.Runs, runRecord(second.cmd, s.Image, second.res))
+		runs = append(runs, second.gate)
+	}
+	b, err := gate.NewBaseline(runs...)
+	if err != nil {
+		rec.Fallback = fmt.Sprintf("no per-test report: %v; only the exit status counts, so a passing run cannot show that the issue is fixed", err)
+		return p, nil
+	}
+	p.baseline = b
+	p.targets = b.Named(namedTests(task.Title + "\n" + task.Body)...)
+	rec.Tests = b.Len()
+	for _, id := range b.Failing() {
+		rec.Failing = append(rec.Failing, id.String())
+	}
+	for _, id := range b.Flaky() {
+		rec.Flaky = append(rec.Flaky, id.String())
+	}
+	for _, t := range p.targets {
+		rec.Targets = append(rec.Targets, t.ID.String())
+	}
+	if len(p.targets) > 0 {
+		rec.TargetsFrom = "tests the issue names that fail on the untouched tree"
+	}
+	return p, nil
+}
+
+// check runs the tests over an attempt's files and decides on them: with
+// a baseline, through the gate (rerunning once the tests that regressed, to
+// tell flaky ones), else by the exit status. The verdict is nil without a
+// baseline.
+func (p *proof) check(ctx context.Context, box RepoSandbox, task RepoTask, files map[string][]byte, deleted []string) (testRun, *gate.Verdict, error) {
+	tr, err := p.run(ctx, box, task, files, deleted)
+	if err != nil || p.baseline == nil {
+		return tr, nil, err
+	}
+	v := gate.Check(p.baseline, p.targets, tr.gate, nil)
+	if len(v.Rerun) > 0 {
+		again, err := p.run(ctx, box, task, files, deleted)
+		if err != nil {
+			return tr, nil, err
+		}
+		v = gate.Check(p.baseline, p.targets, tr.gate, &again.gate)
+	}
+	return tr, &v, nil
+}
+
+// namedTest matches a Python test file, or a pytest node id, in an issue's
+// text.
+var namedTest = regexp.MustCompile(`[\w./-]*\.py(?:::[\w.\[\]-]+)*`)
+
+// namedTests lists the test files and node ids an issue names.
+func namedTests(text string) []string {
+	var names []string
+	for _, m := range namedTest.FindAllString(text, -1) {
+		m = strings.TrimPrefix(strings.TrimRight(m, ".:"), "./")
+		if !slices.Contains(names, m) {
+			names = append(names, m)
+		}
+	}
+	return names
+}
+
+// isFileIn returns a function that reports whether a slash-separated path
+// relative to dir is a regular file.
+func isFileIn(dir string) func(string) bool {
+	return func(p string) bool {
+		if !filepath.IsLocal(filepath.FromSlash(p)) {
+			return false
+		}
+		info, err := os.Stat(filepath.Join(dir, filepath.FromSlash(p)))
+		return err == nil && info.Mode().IsRegular()
+	}
+}

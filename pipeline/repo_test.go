@@ -1,0 +1,258 @@
+package pipeline_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/capsulehq/capsule/internal/calculatortest"
+	"github.com/capsulehq/capsule/internal/fakeopenai"
+	"github.com/capsulehq/capsule/internal/sandboxtest"
+	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/pipeline/attemptlog"
+	"github.com/capsulehq/capsule/pipeline/gate"
+	"github.com/capsulehq/capsule/pipeline/programmer"
+)
+
+// rightAnswer is the example's right fix.
+var rightAnswer = calculatortest.Answer("calc/stats.py", calculatortest.RightStats)
+
+// noOpAnswer only adds a comment to calc/stats.py.
+func noOpAnswer(t *testing.T) string {
+	return calculatortest.Answer("calc/stats.py", "# Looked at the empty-list case.\n"+calculatortest.Files(t)["calc/stats.py"])
+}
+
+// calculator writes the example repository with changes: a path mapped
+// to "" is removed.
+func calculator(t *testing.T, changes map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := calculatortest.Files(t)
+	for name, content := range changes {
+		files[name] = content
+	}
+	for name, content := range files {
+		if content == "" {
+			continue
+		}
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// withoutEmptyListTests is tests/test_stats.py without its two tests of
+// the empty list: the repository as it is when the issue is filed.
+func withoutEmptyListTests(t *testing.T) string {
+	t.Helper()
+	src := calculatortest.Files(t)["tests/test_stats.py"]
+	for _, name := range []string{"test_mean_of_nothing_is_zero", "test_median_of_nothing_is_zero"} {
+		i := strings.Index(src, "def "+name)
+		j := strings.Index(src[i:], "\n\n\n")
+		if j < 0 {
+			src = src[:i]
+		} else {
+			src = src[:i] + src[i+j+3:]
+		}
+	}
+	if strings.Contains(src, "nothing") {
+		t.Fatalf("the empty-list tests are still there:\n%s", src)
+	}
+	return strings.TrimRight(src, "\n") + "\n"
+}
+
+// solveIssue runs repo mode on the example's issue, which names
+// tests/test_stats.py, with pytest as the test command.
+func solveIssue(t *testing.T, repo string, answers ...string) *pipeline.RepoOutcome {
+	t.Helper()
+	return solveTask(t, pipeline.RepoTask{ID: t.Name(), Title: calculatortest.IssueTitle, Body: calculatortest.IssueBody,
+		Repo: repo, TestCommand: "python3 -m pytest -q", TestTimeout: time.Minute}, answers...)
+}
+
+// solveTask runs repo mode on task against the real sandbox and a scripted
+// model answering answers in turn, one attempt per answer.
+func solveTask(t *testing.T, task pipeline.RepoTask, answers ...string) *pipeline.RepoOutcome {
+	t.Helper()
+	eng := sandboxtest.Engine(t)
+	box, err := eng.NewSession(context.Background(), sandboxtest.Spec(task.Repo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { box.Close() })
+	replies := make([]fakeopenai.Response, len(answers))
+	for i, a := range answers {
+		replies[i] = fakeopenai.Reply(a)
+	}
+	srv := fakeopenai.New(t, fakeopenai.Sequence(replies...))
+	client, err := programmer.New(programmer.Config{BaseURL: srv.URL(), Model: "scripted", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := pipeline.DefaultSettings()
+	s.MaxAttempts = len(answers) - 1
+	out, err := pipeline.SolveRepo(context.Background(), client, box, task, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// ids formats test identities.
+func ids(xs []gate.ID) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = x.String()
+	}
+	return out
+}
+
+// changesOf lists the tests of changes.
+func changesOf(cs []gate.Change) []gate.ID {
+	out := make([]gate.ID, len(cs))
+	for i, c := range cs {
+		out[i] = c.ID
+	}
+	return out
+}
+
+func TestGateOnNamedFailingTests(t *testing.T) {
+	t.Run("a no-op is not solved, the right fix that follows is", func(t *testing.T) {
+		repo := calculator(t, nil)
+		out := solveIssue(t, repo,
+			noOpAnswer(t), rightAnswer)
+		log := out.Log
+		if got := log.Baseline.Targets; !slices.Equal(got, []string{
+			"tests/test_stats.py::test_mean_of_nothing_is_zero", "tests/test_stats.py::test_median_of_nothing_is_zero"}) {
+			t.Fatalf("targets %q; baseline %+v", got, log.Baseline)
+		}
+		if len(log.Attempts) != 2 || log.Attempts[0].Run.Passed || !log.Attempts[1].Run.Passed {
+			t.Fatalf("attempts: want the no-op to fail and the fix to pass: %+v", log.Attempts)
+		}
+		if fb := log.Attempts[0].Feedback; !strings.Contains(fb, "`tests/test_stats.py::test_mean_of_nothing_is_zero` shows the issue and fails now") {
+			t.Errorf("the no-op's feedback does not lead with the target test:\n%s", fb)
+		}
+		if out.Outcome() != attemptlog.Solved || log.AttemptIndex != 1 {
+			t.Errorf("outcome %q at attempt %d, want solved at 1", out.Outcome(), log.AttemptIndex)
+		}
+		var md strings.Builder
+		log.WriteMarkdown(&md)
+		if !strings.Contains(md.String(), "| `tests/test_stats.py::test_mean_of_nothing_is_zero` | failed | passed |") ||
+			!strings.Contains(md.String(), "6 tests passed before and after, 0 regressions.") {
+			t.Errorf("the log does not carry the proof:\n%s", md.String())
+		}
+	})
+
+	t.Run("a test that needs the network is already failing and never blocks", func(t *testing.T) {
+		ops := calculatortest.Files(t)["tests/test_ops.py"] + `
+
+def test_fetch_rates():
+    import socket
+    socket.create_connection(("pypi.org", 443), timeout=2)
+`
+		repo := calculator(t, map[string]string{"tests/test_ops.py": ops})
+		out := solveIssue(t, repo, rightAnswer)
+		if out.Outcome() != attemptlog.Solved || out.Log.AttemptIndex != 0 {
+			t.Fatalf("outcome %q at attempt %d, want solved at 0: %+v", out.Outcome(), out.Log.AttemptIndex, out.Log.Attempts)
+		}
+		v := out.Log.Proof()
+		if got := ids(changesOf(v.AlreadyFailing)); !slices.Equal(got, []string{"tests/test_ops.py::test_fetch_rates"}) {
+			t.Errorf("already failing %q", got)
+		}
+		if got := out.Log.Baseline.Failing; len(got) != 3 {
+			t.Errorf("baseline failing %q, want the network test and the two targets", got)
+		}
+	})
+
+	t.Run("a regression is named in the feedback, and a later right attempt passes", func(t *testing.T) {
+		repo := calculator(t, nil)
+		out := solveIssue(t, repo,
+			calculatortest.Answer("calc/stats.py", calculatortest.RightStats,
+				"calc/ops.py", strings.Replace(calculatortest.Files(t)["calc/ops.py"], "return a / b", "return a // b", 1)), rightAnswer)
+		log := out.Log
+		first := log.Attempts[0]
+		if first.Run.Passed || first.Verdict == nil || !slices.Contains(ids(changesOf(first.Verdict.Regressions)), "tests/test_ops.py::test_divide") {
+			t.Fatalf("attempt 0 should regress test_divide: %+v", first.Verdict)
+		}
+		if !strings.Contains(first.Feedback, "`tests/test_ops.py::test_divide` passed before your change and fails now") {
+			t.Errorf("feedback does not name the regression:\n%s", first.Feedback)
+		}
+		if out.Outcome() != attemptlog.Solved || log.AttemptIndex != 1 {
+			t.Errorf("outcome %q at attempt %d, want solved at 1", out.Outcome(), log.AttemptIndex)
+		}
+	})
+
+	t.Run("a flaky test is reported flaky and does not block", func(t *testing.T) {
+		// Fails on the first run of the job (the baseline's first) and
+		// on the fourth (the first attempt's), passes on the others.
+		flaky := `import os
+
+
+def test_sometimes():
+    assert int(os.environ["CAPSULE_RUN"]) not in (1, 3)
+
+
+def test_later():
+    assert int(os.environ["CAPSULE_RUN"]) != 3
+`
+		repo := calculator(t, map[string]string{"tests/test_flaky.py": flaky})
+		out := solveIssue(t, repo, rightAnswer)
+		if got := out.Log.Baseline.Flaky; !slices.Equal(got, []string{"tests/test_flaky.py::test_sometimes"}) {
+			t.Errorf("baseline flaky %q", got)
+		}
+		if out.Outcome() != attemptlog.Solved || out.Log.AttemptIndex != 0 {
+			t.Fatalf("outcome %q at attempt %d, want solved at 0: %+v", out.Outcome(), out.Log.AttemptIndex, out.Log.Attempts)
+		}
+		if got := ids(out.Log.Proof().Flaky); !slices.Equal(got, []string{"tests/test_flaky.py::test_later", "tests/test_flaky.py::test_sometimes"}) {
+			t.Errorf("verdict flaky %q, want test_later (its rerun passed) and test_sometimes", got)
+		}
+	})
+
+	t.Run("a run that exits 0 before reporting the baseline's tests fails", func(t *testing.T) {
+		repo := calculator(t, nil)
+		exits := "import os\nos._exit(0)\n" + calculatortest.RightStats
+		out := solveIssue(t, repo, calculatortest.Answer("calc/stats.py", exits), rightAnswer)
+		first := out.Log.Attempts[0]
+		if first.Run.ExitCode != 0 || first.Run.Passed || !strings.Contains(first.Run.Reason, "cannot be trusted") {
+			t.Errorf("attempt 0: exit %d, passed %v, reason %q; want exit 0 refused by the gate", first.Run.ExitCode, first.Run.Passed, first.Run.Reason)
+		}
+		if out.Outcome() != attemptlog.Solved || out.Log.AttemptIndex != 1 {
+			t.Errorf("outcome %q at attempt %d, want solved at 1", out.Outcome(), out.Log.AttemptIndex)
+		}
+	})
+}
+
+func TestGateWithoutReproduction(t *testing.T) {
+	t.Run("passing tests with no reproduction are unproven", func(t *testing.T) {
+		repo := calculator(t, map[string]string{"tests/test_stats.py": withoutEmptyListTests(t)})
+		out := solveIssue(t, repo, noOpAnswer(t))
+		if out.Outcome() != attemptlog.Unproven || !out.Solved() {
+			t.Errorf("a no-op on passing tests: outcome %q, want unproven", out.Outcome())
+		}
+	})
+
+	t.Run("a command without per-test results falls back to the exit status and says so", func(t *testing.T) {
+		out := solveTask(t, pipeline.RepoTask{ID: "fallback", Title: calculatortest.IssueTitle, Body: calculatortest.IssueBody,
+			Repo: calculator(t, nil), TestCommand: `python3 -c "from calc import mean; assert mean([]) == 0.0"`, TestTimeout: time.Minute},
+			rightAnswer)
+		if !strings.Contains(out.Log.Baseline.Fallback, "no per-test report: ") || !strings.Contains(out.Log.Baseline.Fallback, "only the exit status counts") {
+			t.Errorf("fallback %q", out.Log.Baseline.Fallback)
+		}
+		if out.Outcome() != attemptlog.Unproven || out.Log.Attempts[0].Verdict != nil {
+			t.Errorf("outcome %q, want unproven by the exit status alone", out.Outcome())
+		}
+		var md strings.Builder
+		out.Log.WriteMarkdown(&md)
+		if !strings.Contains(md.String(), "**Only the exit status counts:** no per-test report") {
+			t.Errorf("the log does not say only the exit status counts:\n%s", md.String())
+		}
+	})
+}
