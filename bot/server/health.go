@@ -16,34 +16,66 @@ var errStoreFailed = errors.New("the store cannot serve the workers")
 // store, which must serve them, and the model endpoint, which jobs wait
 // for when it is down.
 type health struct {
-	mu         sync.Mutex
-	storeErr   error     // nil when the store serves
-	storeSince time.Time // when storeErr began
-	modelErr   error     // nil when the endpoint answers (or is not checked yet)
-	modelSince time.Time // when modelErr began
-	modelBack  chan struct{}
+	mu        sync.Mutex
+	checked   failure // the store's checks, or putting back the previous run's jobs
+	claims    failure // the workers' claims (writes: a full disk fails them)
+	model     failure // the endpoint's checks, or a job that could not reach it
+	modelBack chan struct{}
+}
+
+// failure is a part's last failure and since when it lasts; a nil err
+// when the part works.
+type failure struct {
+	err   error
+	since time.Time
+}
+
+// set records err and reports whether the part changed between working
+// and failing.
+func (f *failure) set(err error, now time.Time) bool {
+	changed := (err == nil) != (f.err == nil)
+	if err != nil && f.err == nil {
+		f.since = now
+	}
+	f.err = err
+	return changed
 }
 
 func newHealth() *health { return &health{modelBack: make(chan struct{})} }
 
-// setStore records the store's state and reports whether it changed.
+// setStore records the result of a check of the store and reports
+// whether it changed.
 func (h *health) setStore(err error, now time.Time) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	changed := (err == nil) != (h.storeErr == nil)
-	if err != nil && h.storeErr == nil {
-		h.storeSince = now
-	}
-	h.storeErr = err
-	return changed
+	return h.checked.set(err, now)
 }
 
-// store returns since when the store fails, and how; a nil error when it
-// serves.
+// setClaims records the result of a worker's claim and reports whether it
+// changed.
+func (h *health) setClaims(err error, now time.Time) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.claims.set(err, now)
+}
+
+// store returns since when the store fails to serve the workers, and how
+// (its checks first, then the claims); a nil error when it serves.
 func (h *health) store() (time.Time, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.storeSince, h.storeErr
+	if h.checked.err != nil {
+		return h.checked.since, h.checked.err
+	}
+	return h.claims.since, h.claims.err
+}
+
+// storeChecked returns the failure of the store's checks alone: while it
+// lasts, workers do not try to claim.
+func (h *health) storeChecked() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.checked.err
 }
 
 // setModel records the model endpoint's state and reports whether it
@@ -52,24 +84,20 @@ func (h *health) store() (time.Time, error) {
 func (h *health) setModel(err error, now time.Time) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	changed := (err == nil) != (h.modelErr == nil)
-	switch {
-	case err != nil && h.modelErr == nil:
-		h.modelSince = now
-	case err == nil && h.modelErr != nil:
+	changed := h.model.set(err, now)
+	if changed && err == nil {
 		close(h.modelBack)
 		h.modelBack = make(chan struct{})
 	}
-	h.modelErr = err
 	return changed
 }
 
 // model returns since when the endpoint fails, a channel closed when it
 // comes back, and how it fails; a nil error when it answers.
-func (h *health) model() (time.Time, <-chan struct{}, error) {
+func (h *health) modelState() (time.Time, <-chan struct{}, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.modelSince, h.modelBack, h.modelErr
+	return h.model.since, h.modelBack, h.model.err
 }
 
 // watchStore checks the store every CheckEvery until ctx ends. A store

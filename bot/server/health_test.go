@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -203,7 +204,7 @@ func TestAnnouncementsAreBounded(t *testing.T) {
 		c.StoreGrace = time.Minute
 	})
 	runUntilDone(t, s)
-	waitUntil(t, "the model check", func() bool { _, _, err := s.health.model(); return err != nil })
+	waitUntil(t, "the model check", func() bool { _, _, err := s.health.modelState(); return err != nil })
 
 	requests := make([]webhook.Request, deliveries)
 	for i := range requests {
@@ -306,4 +307,60 @@ func TestLongDeliveryIDs(t *testing.T) {
 	if code, answer := probe(s, http.MethodPost, "/webhook", body, header); code != http.StatusBadRequest || !strings.Contains(answer, "X-GitHub-Delivery") {
 		t.Errorf("a 10,000-byte id: answer %d %s, want 400 naming the header", code, answer)
 	}
+}
+
+// TestFullDisk fills the file system under the database (a small tmpfs,
+// which needs root to mount): the worker's claim fails, the server is no
+// longer ready, and it is ready again once there is room.
+func TestFullDisk(t *testing.T) {
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", dir).CombinedOutput(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("cannot mount a tmpfs (the test needs root under CI): %v %s", err, out)
+		}
+		t.Skipf("cannot mount a tmpfs (needs root): %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", dir).Run() })
+	st, err := store.Open(filepath.Join(dir, "capsule.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	s, err := New(Config{
+		Store: st, Clients: noClients{}, Runner: &job.Runner{Logger: quietLogger()}, Secret: secret, Logger: quietLogger(),
+		CheckEvery: 20 * time.Millisecond, StoreGrace: time.Minute,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, header := labelledDelivery(t, issueNumber, "before-the-disk-fills")
+	if code, answer := probe(s, http.MethodPost, "/webhook", body, header); code != http.StatusAccepted {
+		t.Fatalf("delivery: answer %d %s, want 202", code, answer)
+	}
+	filler := filepath.Join(dir, "filler")
+	f, err := os.Create(filler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for chunk := make([]byte, 64<<10); err == nil; {
+		_, err = f.Write(chunk)
+	}
+	f.Close()
+
+	runUntilDone(t, s)
+	waitUntil(t, "/readyz to fail", func() bool {
+		code, body := probe(s, http.MethodGet, "/readyz", nil, nil)
+		return code == http.StatusServiceUnavailable && strings.Contains(body, "full")
+	})
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "/readyz once there is room", func() bool {
+		code, _ := probe(s, http.MethodGet, "/readyz", nil, nil)
+		return code == http.StatusOK
+	})
+	waitUntil(t, "the job to be taken up", func() bool {
+		j, err := st.ByDelivery(context.Background(), "before-the-disk-fills")
+		return err == nil && j.Claims == 1
+	})
 }

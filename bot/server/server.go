@@ -78,7 +78,8 @@ type Config struct {
 	// fails with the endpoint's error; DefaultModelWait when 0.
 	ModelWait time.Duration
 	// StoreGrace is how long the store may fail to serve the workers
-	// (Store.Check failing, or the abandoned jobs not put back) before Run
+	// (Store.Check or the claims failing, or the abandoned jobs not put
+	// back) before Run
 	// returns an error, for the process to exit and be restarted;
 	// DefaultStoreGrace when 0.
 	StoreGrace time.Duration
@@ -214,7 +215,7 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	model := ""
-	if since, _, err := s.health.model(); err != nil {
+	if since, _, err := s.health.modelState(); err != nil {
 		model = fmt.Sprintf("model: unreachable since %s (jobs wait for it, up to %s): %v",
 			since.UTC().Format(time.RFC3339), s.cfg.ModelWait, err)
 	}
@@ -248,7 +249,7 @@ func (s *Server) Accept(ctx context.Context, r webhook.Request) error {
 	case store.Created:
 		log.Info("job queued", "trigger", r.Trigger)
 		s.signal()
-		switch _, _, modelErr := s.health.model(); {
+		switch _, _, modelErr := s.health.modelState(); {
 		case modelErr != nil:
 			s.outbox.add(func(ctx context.Context) { s.announce(ctx, j, job.ModelWaiting) })
 		case int(s.running.Load()) >= s.cfg.Workers:

@@ -26,7 +26,8 @@ var (
 //
 // Meanwhile it checks the store and the model endpoint every CheckEvery
 // (see Config.Model). While the store cannot serve the workers (the jobs
-// of the previous process cannot be put back, or Store.Check fails),
+// of the previous process cannot be put back, Store.Check fails, or the
+// workers' claims fail, as on a full disk),
 // /readyz fails, deliveries are answered 503 and no job is taken; when
 // that lasts StoreGrace, Run stops as on ctx's end and returns an error.
 func (s *Server) Run(ctx context.Context) error {
@@ -80,20 +81,23 @@ func (s *Server) recoverAbandoned(ctx context.Context) bool {
 // worker claims and runs jobs until ctx ends.
 func (s *Server) worker(ctx context.Context, n int) {
 	for ctx.Err() == nil {
-		if _, err := s.health.store(); err != nil {
+		if err := s.health.storeChecked(); err != nil {
 			sleep(ctx, s.cfg.CheckEvery)
 			continue
 		}
 		j, ok, err := s.claim(ctx)
+		if ctx.Err() == nil && s.health.setClaims(err, time.Now()) && err == nil {
+			s.log.Info("the store takes claims again")
+		}
 		if err != nil {
 			if ctx.Err() == nil {
-				s.log.Error("claim a job", "worker", n, "err", err)
+				s.log.Error("claim a job: not ready while claims fail; the server exits if it lasts", "worker", n, "err", err, "grace", s.cfg.StoreGrace)
 				sleep(ctx, time.Second)
 			}
 			continue
 		}
 		if !ok {
-			_, back, _ := s.health.model()
+			_, back, _ := s.health.modelState()
 			select {
 			case <-ctx.Done():
 			case <-s.wake:
@@ -111,7 +115,7 @@ func (s *Server) worker(ctx context.Context, n int) {
 // only the jobs that have waited for it longer than ModelWait, which then
 // fail with the endpoint's error; the others wait, holding no worker.
 func (s *Server) claim(ctx context.Context) (store.Job, bool, error) {
-	if _, _, err := s.health.model(); err != nil {
+	if _, _, err := s.health.modelState(); err != nil {
 		return s.cfg.Store.ClaimCreatedBefore(ctx, s.cfg.WorkerID, s.cfg.Lease, time.Now().Add(-s.cfg.ModelWait))
 	}
 	return s.cfg.Store.Claim(ctx, s.cfg.WorkerID, s.cfg.Lease)
