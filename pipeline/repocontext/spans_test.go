@@ -205,6 +205,13 @@ func TestLargeFiles(t *testing.T) {
 			want:   "notes.txt (named in the issue): 600 lines; lines 1-162 (head of the file); lines 547-600 (tail of the file)",
 		},
 		{
+			name:   "a Python file with nothing to outline: head and tail",
+			files:  map[string]string{"broken.py": "x = '''\n" + notes},
+			title:  "see broken.py",
+			budget: 3000,
+			want:   "broken.py (named in the issue): 601 lines; lines 1-162 (head of the file); lines 547-601 (tail of the file)",
+		},
+		{
 			name:   "a long class shows its header, then the named method",
 			files:  map[string]string{"big.py": longClass},
 			title:  "`Big.m150` fails",
