@@ -21,7 +21,9 @@ func CheckDataset(name string) error {
 }
 
 // LoadDataset loads the shipped dataset called name, or else the file at
-// that path.
+// that path. A shipped dataset whose file has no reference solutions gets
+// those of the dataset it names (datasets.Dataset.References), which size
+// its time limits.
 func LoadDataset(name string, format dataset.Format) (dataset.Set, error) {
 	d, ok := datasets.Lookup(name)
 	if !ok {
@@ -30,6 +32,32 @@ func LoadDataset(name string, format dataset.Format) (dataset.Set, error) {
 		}
 		return dataset.Load(name, format)
 	}
+	set, err := readShipped(d, format)
+	if err != nil || d.References == "" {
+		return set, err
+	}
+	refs, ok := datasets.Lookup(d.References)
+	if !ok {
+		return dataset.Set{}, fmt.Errorf("dataset %s: its references come from %s, which is not shipped", d.Name, d.References)
+	}
+	from, err := readShipped(refs, dataset.Auto)
+	if err != nil {
+		return dataset.Set{}, err
+	}
+	byID := make(map[string]string, len(from.Problems))
+	for _, p := range from.Problems {
+		byID[p.TaskID] = p.Reference
+	}
+	for i, p := range set.Problems {
+		if p.Reference == "" {
+			set.Problems[i].Reference = byID[p.TaskID]
+		}
+	}
+	return set, nil
+}
+
+// readShipped reads a dataset shipped in the binary.
+func readShipped(d datasets.Dataset, format dataset.Format) (dataset.Set, error) {
 	r, err := d.Open()
 	if err != nil {
 		return dataset.Set{}, err

@@ -56,3 +56,20 @@ func TestLoadDataset(t *testing.T) {
 		})
 	}
 }
+
+// TestShippedReferences checks that every problem of every shipped
+// dataset has a reference solution once loaded, which is what sizes its
+// CPU-time limit: MBPP-ET's file has none and takes MBPP's.
+func TestShippedReferences(t *testing.T) {
+	for _, d := range datasets.All() {
+		set, err := bench.LoadDataset(d.Name, dataset.Auto)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range set.Problems {
+			if p.Reference == "" {
+				t.Errorf("%s %s has no reference solution", d.Name, p.TaskID)
+			}
+		}
+	}
+}

@@ -47,6 +47,9 @@ type Dataset struct {
 	// Source is the GitHub repository and commit the file comes from; the
 	// folder's SOURCE.txt has the details.
 	Source string
+	// References names the shipped dataset whose reference solutions stand
+	// in for this one's, matched by task id, when the file has none.
+	References string
 }
 
 // all lists the shipped datasets. Where upstream publishes several
@@ -54,19 +57,19 @@ type Dataset struct {
 // that Capsule can score (see the README).
 var all = []Dataset{
 	{"humaneval", "humaneval/HumanEval.jsonl.gz", 164, 0,
-		"HumanEval", "MIT", "openai/human-eval@6d43fb9"},
+		"HumanEval", "MIT", "openai/human-eval@6d43fb9", ""},
 	{"humaneval-et", "humaneval_et/HumanEvalET.jsonl.gz", 164, 6,
-		"HumanEval-ET (CodeScore)", "MIT", "Md-Ashraful-Pramanik/MapCoder@0027da7"},
+		"HumanEval-ET (CodeScore)", "MIT", "Md-Ashraful-Pramanik/MapCoder@0027da7", ""},
 	{"humaneval-plus", "evalplus/HumanEvalPlus.jsonl.gz", 164, 0,
-		"HumanEval+ v0.1.10 (EvalPlus)", "Apache-2.0", "evalplus/humanevalplus_release@200defc"},
+		"HumanEval+ v0.1.10 (EvalPlus)", "Apache-2.0", "evalplus/humanevalplus_release@200defc", ""},
 	{"mbpp", "mbpp/sanitized-mbpp.json.gz", 427, 0,
-		"MBPP, sanitized", "CC-BY-4.0", "google-research mbpp/, via SeanCho1996/ChatDev@a83d24c"},
+		"MBPP, sanitized", "CC-BY-4.0", "google-research mbpp/, via SeanCho1996/ChatDev@a83d24c", ""},
 	{"mbpp-full", "mbpp/mbpp.jsonl.gz", 974, 0,
-		"MBPP, every task", "CC-BY-4.0", "google-research mbpp/, via patdfb/TPC-EES@30c8c57"},
+		"MBPP, every task", "CC-BY-4.0", "google-research mbpp/, via patdfb/TPC-EES@30c8c57", ""},
 	{"mbpp-et", "mbpp_et/MBPP_ET.sanitized427.chatdev.jsonl.gz", 427, 16,
-		"MBPP-ET (CodeScore), sanitized tasks", "Apache-2.0", "SeanCho1996/ChatDev@a83d24c"},
+		"MBPP-ET (CodeScore), sanitized tasks", "Apache-2.0", "SeanCho1996/ChatDev@a83d24c", "mbpp-full"},
 	{"mbpp-plus", "evalplus/MbppPlus-OriginFmt.jsonl.gz", 378, 0,
-		"MBPP+ v0.2.0 (EvalPlus)", "Apache-2.0", "evalplus/mbppplus_release@dadf43d"},
+		"MBPP+ v0.2.0 (EvalPlus)", "Apache-2.0", "evalplus/mbppplus_release@dadf43d", ""},
 }
 
 // All returns the shipped datasets.
