@@ -50,26 +50,6 @@ func calculator(t *testing.T, changes map[string]string) string {
 	return dir
 }
 
-// withoutEmptyListTests is tests/test_stats.py without its two tests of
-// the empty list: the repository as it is when the issue is filed.
-func withoutEmptyListTests(t *testing.T) string {
-	t.Helper()
-	src := calculatortest.Files(t)["tests/test_stats.py"]
-	for _, name := range []string{"test_mean_of_nothing_is_zero", "test_median_of_nothing_is_zero"} {
-		i := strings.Index(src, "def "+name)
-		j := strings.Index(src[i:], "\n\n\n")
-		if j < 0 {
-			src = src[:i]
-		} else {
-			src = src[:i] + src[i+j+3:]
-		}
-	}
-	if strings.Contains(src, "nothing") {
-		t.Fatalf("the empty-list tests are still there:\n%s", src)
-	}
-	return strings.TrimRight(src, "\n") + "\n"
-}
-
 // solveIssue runs repo mode on the example's issue, which names
 // tests/test_stats.py, with pytest as the test command.
 func solveIssue(t *testing.T, repo string, answers ...string) *pipeline.RepoOutcome {
@@ -232,7 +212,7 @@ def test_later():
 
 func TestGateWithoutReproduction(t *testing.T) {
 	t.Run("passing tests with no reproduction are unproven", func(t *testing.T) {
-		repo := calculator(t, map[string]string{"tests/test_stats.py": withoutEmptyListTests(t)})
+		repo := calculator(t, map[string]string{"tests/test_stats.py": calculatortest.WithoutEmptyListTests(t)})
 		out := solveIssue(t, repo, noOpAnswer(t))
 		if out.Outcome() != attemptlog.Unproven || !out.Solved() {
 			t.Errorf("a no-op on passing tests: outcome %q, want unproven", out.Outcome())

@@ -24,8 +24,11 @@ import (
 // Labels the job puts on the issue.
 const (
 	LabelInProgress = "capsule:in-progress"
-	LabelDone       = "capsule:done"
+	LabelDone       = "capsule:done" // a proven fix
 	LabelFailed     = "capsule:failed"
+	// LabelUnproven marks a passing fix that no test showed: its pull
+	// request is a draft.
+	LabelUnproven = "capsule:unproven"
 )
 
 // Trigger says what started a job.

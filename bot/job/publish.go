@@ -11,6 +11,7 @@ import (
 
 	"github.com/capsulehq/capsule/bot/report"
 	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/pipeline/attemptlog"
 )
 
 // Branch is the branch a job pushes for an issue.
@@ -48,7 +49,8 @@ func (s *session) publish(ctx context.Context, baseBranch, title string, o *pipe
 		s.log.Info("pull request updated", "number", pr.GetNumber(), "commit", sha)
 		return pr, nil
 	}
-	draft := !o.Solved()
+	// Only a proven fix is ready for review.
+	draft := o.Outcome() != attemptlog.Solved
 	pr, _, err := s.gh.PullRequests.Create(ctx, s.t.Owner, s.t.Repo, &github.NewPullRequest{
 		Title: &prTitle, Head: &branch, Base: &baseBranch, Body: &body,
 		Draft: &draft, MaintainerCanModify: github.Bool(true),
@@ -112,8 +114,12 @@ func (s *session) pointBranch(ctx context.Context, branch, sha string) error {
 // commitMessage says what the commit is and whether its tests pass.
 func commitMessage(issue int, title string, o *pipeline.RepoOutcome) string {
 	l := o.Log
-	if o.Solved() {
-		return fmt.Sprintf("Fix #%d: %s\n\nMade by Capsule; the tests pass (`%s`) at attempt %d after %d model calls.\n",
+	switch {
+	case o.Outcome() == attemptlog.Solved:
+		return fmt.Sprintf("Fix #%d: %s\n\nMade by Capsule; the tests that show the issue pass (`%s`) at attempt %d after %d model calls, with no regressions.\n",
+			issue, title, l.TestCommand, l.AttemptIndex, l.ModelCalls())
+	case o.Solved():
+		return fmt.Sprintf("Unproven fix for #%d: %s\n\nMade by Capsule; the tests pass (`%s`) at attempt %d after %d model calls, but no test showed the issue.\n",
 			issue, title, l.TestCommand, l.AttemptIndex, l.ModelCalls())
 	}
 	return fmt.Sprintf("Attempt at #%d: %s (tests do not pass)\n\nMade by Capsule; no attempt passed the tests (`%s`) in %d model calls.\n",

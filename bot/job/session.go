@@ -14,6 +14,7 @@ import (
 
 	"github.com/capsulehq/capsule/bot/report"
 	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
 )
 
@@ -151,7 +152,7 @@ func (s *session) begin(ctx context.Context) error {
 	if err := s.status(ctx, report.Status{Phase: report.Running, Attempt: -1}); err != nil {
 		return err
 	}
-	return s.setLabels(ctx, LabelInProgress, LabelDone, LabelFailed)
+	return s.setLabels(ctx, LabelInProgress, LabelDone, LabelFailed, LabelUnproven)
 }
 
 // work fetches the tree, runs the loop and publishes what it made.
@@ -199,7 +200,11 @@ func (s *session) work(ctx context.Context, repo *github.Repository, cfg repocon
 		return res, nil
 	}
 	res.Phase = report.Done
-	return res, s.finish(ctx, res, LabelDone)
+	label := LabelDone
+	if outcome.Outcome() != attemptlog.Solved {
+		label = LabelUnproven
+	}
+	return res, s.finish(ctx, res, label)
 }
 
 // progress shows an attempt's end in the status comment.

@@ -5,17 +5,20 @@ import (
 	"strings"
 
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
+	"github.com/capsulehq/capsule/pipeline/gate"
 )
 
 // PullRequest renders the title and body of the pull request for a
 // finished log.
 //
 // The title is the issue's title, prefixed "[not passing] " when the
-// tests do not pass, within MaxTitle characters.
+// tests do not pass and "[unproven] " when they pass but no test showed
+// the issue, within MaxTitle characters.
 //
-// The body closes the issue only when the tests pass; a failing draft
-// refers to the issue instead and warns not to merge it. Then come the
-// verdict, a table of the files changed, the model calls, tokens,
+// The body of a proven fix starts with the gate's proof table and closes
+// the issue. A passing but unproven one says in its first line that
+// nothing shows the issue is fixed, and refers to the issue; so does a
+// failing draft, which warns not to merge it. Then come the verdict, a table of the files changed, the model calls, tokens,
 // duration, model and image, the attempt log as attemptlog renders it,
 // and a footer with the Capsule version.
 //
@@ -30,7 +33,7 @@ func PullRequest(issue Issue, log *attemptlog.Log, version string, limit int) (t
 	body = fit(log, runes, limit, func(t trim) string {
 		return pullRequestBody(issue, log, version, t, characterLimit(limit))
 	})
-	return pullRequestTitle(issue, log.Solved), body
+	return pullRequestTitle(issue, log), body
 }
 
 // orEmpty stands an empty log in for a missing one.
@@ -41,13 +44,16 @@ func orEmpty(log *attemptlog.Log) *attemptlog.Log {
 	return log
 }
 
-func pullRequestTitle(issue Issue, solved bool) string {
+func pullRequestTitle(issue Issue, log *attemptlog.Log) string {
 	title := strings.Join(strings.Fields(issue.Title), " ")
 	if title == "" {
 		title = fmt.Sprintf("Fix #%d", issue.Number)
 	}
-	if !solved {
+	switch {
+	case !log.Solved:
 		title = "[not passing] " + title
+	case log.Outcome == attemptlog.Unproven:
+		title = "[unproven] " + title
 	}
 	return clip(title, MaxTitle)
 }
@@ -62,14 +68,24 @@ func characterLimit(limit int) string {
 
 func pullRequestBody(issue Issue, log *attemptlog.Log, version string, t trim, limit string) string {
 	var b strings.Builder
-	if log.Solved {
+	proof := log.Proof()
+	switch {
+	case log.Outcome == attemptlog.Unproven:
+		b.WriteString("> [!WARNING]\n")
+		b.WriteString("> **Nothing shows that the issue is fixed:** no test reproduced it. The tests pass with no regressions; this draft needs a review that checks the fix by hand.\n\n")
+		fmt.Fprintf(&b, "For #%d.\n\n", issue.Number)
+		writeProof(&b, proof)
+		b.WriteString(passVerdict(log) + "\n\n")
+	case log.Solved:
+		writeProof(&b, proof)
 		fmt.Fprintf(&b, "Closes #%d.\n\n", issue.Number)
 		b.WriteString(passVerdict(log) + "\n\n")
-	} else {
+	default:
 		fmt.Fprintf(&b, "For #%d.\n\n", issue.Number)
 		b.WriteString("> [!WARNING]\n")
 		b.WriteString("> **The tests do not pass.** This draft holds Capsule's best attempt; do not merge it as it is.\n")
 		b.WriteString(quote(text(stopReason(log))) + "\n\n")
+		writeProof(&b, proof)
 	}
 	writeFiles(&b, log)
 	writeStats(&b, log)
@@ -82,6 +98,15 @@ func pullRequestBody(issue Issue, log *attemptlog.Log, version string, t trim, l
 		fmt.Fprintf(&b, "<sub>Made by Capsule %s.</sub>\n", text(version))
 	}
 	return b.String()
+}
+
+// writeProof writes the gate's proof table: the tests that show the
+// issue before and after, the tests kept, the regressions, the already
+// failing and flaky ones.
+func writeProof(b *strings.Builder, proof *gate.Verdict) {
+	if proof != nil {
+		b.WriteString(proof.ProofTable() + "\n")
+	}
 }
 
 // passVerdict says the tests pass; only for a solved log.

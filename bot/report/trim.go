@@ -215,6 +215,8 @@ func (t trim) note(log *attemptlog.Log, limit string) string {
 // logMarkdown renders log as attemptlog does, leaving out what t says.
 func logMarkdown(log *attemptlog.Log, t trim) string {
 	var b strings.Builder
-	log.WriteMarkdownWith(&b, t.opts) // a strings.Builder does not fail
+	opts := t.opts
+	opts.NoProof = true             // the body shows it at its top
+	log.WriteMarkdownWith(&b, opts) // a strings.Builder does not fail
 	return b.String()
 }

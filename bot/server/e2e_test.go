@@ -46,10 +46,14 @@ func TestLabelledIssueBecomesPullRequest(t *testing.T) {
 	if pr.Head != job.Branch(issueNumber) || pr.Base != "main" || pr.Draft || pr.Title != calculatortest.IssueTitle {
 		t.Errorf("pull request = %+v", pr)
 	}
-	for _, want := range []string{"Closes #12.", "The tests pass", "| attempt |", "<details>", "test-model"} {
+	for _, want := range []string{"Closes #12.", "The tests pass", "| attempt |", "<details>", "test-model",
+		"| `tests/test_stats.py::test_median_of_nothing_is_zero` | failed | passed |", "6 tests passed before and after, 0 regressions."} {
 		if !strings.Contains(pr.Body, want) {
 			t.Errorf("pull request body lacks %q:\n%s", want, pr.Body)
 		}
+	}
+	if !strings.HasPrefix(pr.Body, "| Test that shows the issue | Before | After |\n") {
+		t.Errorf("pull request body does not start with the proof table:\n%s", pr.Body)
 	}
 	head, err := w.repo.Commit(job.Branch(issueNumber))
 	if err != nil {
@@ -241,6 +245,37 @@ func TestPermanentFailure(t *testing.T) {
 	}
 	if len(w.repo.PullRequests()) != 0 {
 		t.Error("a pull request was opened for a failed job")
+	}
+}
+
+// TestUnprovenFixIsADraft: the tests pass with no regressions, but no
+// test shows the issue (the repository has none for the empty list), so
+// the pull request is a draft that says so first and the issue is labelled
+// unproven, not done.
+func TestUnprovenFixIsADraft(t *testing.T) {
+	w := newWorld(t, wrongThenRight, worldOptions{files: map[string]string{"tests/test_stats.py": calculatortest.WithoutEmptyListTests(t)}})
+	w.start()
+	if code, body := w.send("issues", "", w.labelled(maintainer, "capsule"), secret); code != http.StatusAccepted {
+		t.Fatalf("delivery answered %d %s", code, body)
+	}
+	if jobs := w.wait(); len(jobs) != 1 || jobs[0].State != store.Done {
+		t.Fatalf("jobs = %+v, want one done", jobs)
+	}
+	prs := w.repo.PullRequests()
+	if len(prs) != 1 || !prs[0].Draft || prs[0].Title != "[unproven] "+calculatortest.IssueTitle {
+		t.Fatalf("pull requests = %+v, want one unproven draft", prs)
+	}
+	body := prs[0].Body
+	if !strings.HasPrefix(body, "> [!WARNING]\n> **Nothing shows that the issue is fixed:**") || strings.Contains(body, "Closes #") {
+		t.Errorf("the body does not say first that nothing shows the fix, or closes the issue:\n%s", body)
+	}
+	if labels := w.repo.Labels(issueNumber); !slices.Contains(labels, job.LabelUnproven) || slices.Contains(labels, job.LabelDone) {
+		t.Errorf("labels = %q, want unproven", labels)
+	}
+	// The wrong answer passes too: nothing tests the empty list, which is
+	// why the outcome is unproven.
+	if n := len(w.model.Requests()); n != 1 {
+		t.Errorf("%d model calls, want 1", n)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -53,6 +54,7 @@ type world struct {
 
 type worldOptions struct {
 	config  string                   // replaces .github/capsule.yml when set
+	files   map[string]string        // replace the example's files
 	prepare func(*fakegithub.Server) // runs before the server starts
 	grace   time.Duration            // the shutdown's grace; 0 for the default
 	// noModelRetries makes the model client give up at the first failure.
@@ -71,6 +73,7 @@ func newWorld(t *testing.T, script fakeopenai.Script, o worldOptions) *world {
 	if o.config != "" {
 		files[".github/capsule.yml"] = o.config
 	}
+	maps.Copy(files, o.files)
 	w.repo = w.gh.AddRepo(owner, name, files)
 	w.repo.AddIssue(issueNumber, maintainer, calculatortest.IssueTitle, calculatortest.IssueBody)
 	w.gh.AddInstallation(installation, owner+"/"+name)

@@ -20,6 +20,7 @@ import (
 	"github.com/capsulehq/capsule/bot/webhook"
 	"github.com/capsulehq/capsule/internal/version"
 	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/programmer"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/image"
@@ -223,7 +224,7 @@ func action(ctx context.Context, env *environment, wf workflow) (int, error) {
 // sets the outputs of a run that did nothing.
 func nothingToDo(env *environment, why string) (int, error) {
 	fmt.Fprintf(env.stdout, "capsule: nothing to do: %s\n", why)
-	if err := setOutputs([][2]string{{"solved", "false"}, {"attempts", "0"}, {"model-calls", "0"}, {"pull-request-url", ""}}); err != nil {
+	if err := setOutputs([][2]string{{"solved", "false"}, {"outcome", "none"}, {"attempts", "0"}, {"model-calls", "0"}, {"pull-request-url", ""}}); err != nil {
 		return 0, err
 	}
 	return exitOK, nil
@@ -271,9 +272,9 @@ func printAttempt(wf workflow, e pipeline.Event) {
 // and picks the exit code.
 func finishAction(env *environment, wf workflow, t job.Target, res job.Result, runErr error) (int, error) {
 	log := res.Log()
-	solved, attempts, calls := false, 0, 0
+	outcome, attempts, calls := "none", 0, 0
 	if log != nil {
-		solved, attempts, calls = log.Solved, len(log.Attempts), log.ModelCalls()
+		outcome, attempts, calls = string(cmp.Or(log.Outcome, attemptlog.NotSolved)), len(log.Attempts), log.ModelCalls()
 		dir := filepath.Join(envOr("GITHUB_WORKSPACE", "."), actionLogDir)
 		if err := writeSolveOutput(dir, res.Outcome); err != nil {
 			wf.warning("write the attempt log: " + err.Error())
@@ -286,7 +287,7 @@ func finishAction(env *environment, wf workflow, t job.Target, res job.Result, r
 		}
 	}
 	if err := setOutputs([][2]string{
-		{"solved", strconv.FormatBool(solved)}, {"attempts", strconv.Itoa(attempts)},
+		{"solved", strconv.FormatBool(outcome == string(attemptlog.Solved))}, {"outcome", outcome}, {"attempts", strconv.Itoa(attempts)},
 		{"model-calls", strconv.Itoa(calls)}, {"pull-request-url", res.PullRequestURL},
 	}); err != nil {
 		wf.warning("write the outputs: " + err.Error())
@@ -297,8 +298,11 @@ func finishAction(env *environment, wf workflow, t job.Target, res job.Result, r
 	case res.Phase == report.Skipped:
 		fmt.Fprintf(env.stdout, "capsule: skipped: %s\n", res.Reason)
 		return exitOK, nil
-	case res.PullRequestURL != "" && solved:
-		fmt.Fprintf(env.stdout, "capsule: the tests pass; pull request %s\n", res.PullRequestURL)
+	case res.PullRequestURL != "" && outcome == string(attemptlog.Solved):
+		fmt.Fprintf(env.stdout, "capsule: solved: the tests that show the issue pass; pull request %s\n", res.PullRequestURL)
+		return exitOK, nil
+	case res.PullRequestURL != "" && outcome == string(attemptlog.Unproven):
+		wf.warning(fmt.Sprintf("the tests pass but no test showed the issue: draft pull request %s is unproven", res.PullRequestURL))
 		return exitOK, nil
 	case res.PullRequestURL != "":
 		wf.warning(fmt.Sprintf("the tests do not pass; draft pull request %s holds the best attempt", res.PullRequestURL))

@@ -104,7 +104,7 @@ func TestActionOpensPullRequest(t *testing.T) {
 				t.Fatalf("pull requests = %+v, want one ready", prs)
 			}
 			outputs := readFile(t, w.output)
-			for _, want := range []string{"solved=true\n", "attempts=2\n", "model-calls=2\n", "pull-request-url=http"} {
+			for _, want := range []string{"solved=true\n", "outcome=solved\n", "attempts=2\n", "model-calls=2\n", "pull-request-url=http"} {
 				if !strings.Contains(outputs, want) {
 					t.Errorf("outputs lack %q:\n%s", want, outputs)
 				}

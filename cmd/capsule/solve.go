@@ -13,11 +13,16 @@ import (
 
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/edits"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/image"
 )
+
+// exitUnproven is solve's exit code when the tests pass with no
+// regressions but no test showed the issue: nothing proves the fix.
+const exitUnproven = 4
 
 // Files written into solve's --out directory.
 const (
@@ -46,7 +51,7 @@ func runSolve(ctx context.Context, env *environment, args []string) int {
 	var disk byteSize
 	fs.Var(&disk, "disk", "bytes the tests may write, a `SIZE` such as 2g (overrides .github/capsule.yml; default "+sandbox.FormatBytes(sandbox.DefaultDisk)+")")
 	fs.Usage = func() {
-		fmt.Fprintln(env.stderr, "Usage: capsule solve --repo DIR --issue FILE|- [--out DIR] [--apply] [flags]\n\nRuns the self-debugging loop on an issue against the repository's own\ntests in the sandbox. Exits 0 when the tests pass, 1 when no attempt\npassed, 2 on a usage or configuration error, 3 when the engine or the\nmodel cannot be reached.\n\nFlags:")
+		fmt.Fprintln(env.stderr, "Usage: capsule solve --repo DIR --issue FILE|- [--out DIR] [--apply] [flags]\n\nRuns the self-debugging loop on an issue against the repository's own\ntests in the sandbox. Exits 0 when solved (a test showed the issue and\npasses now, with no regressions), 4 when the tests pass but no test showed\nthe issue (unproven), 1 when no attempt passed, 2 on a usage or\nconfiguration error, 3 when the engine or the model cannot be reached.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if code := parseFlags(fs, env, args); code >= 0 {
@@ -128,7 +133,13 @@ func runSolve(ctx context.Context, env *environment, args []string) int {
 		fmt.Fprintf(env.stderr, "capsule solve: not solved: %s\n", log.Stopped)
 		return exitFailure
 	}
-	fmt.Fprintf(env.stderr, "capsule solve: tests pass at attempt %d (%d model calls)\n", log.AttemptIndex, log.ModelCalls())
+	code := exitOK
+	if log.Outcome == attemptlog.Solved {
+		fmt.Fprintf(env.stderr, "capsule solve: solved at attempt %d (%d model calls): the tests that show the issue pass, no regressions\n", log.AttemptIndex, log.ModelCalls())
+	} else {
+		code = exitUnproven
+		fmt.Fprintf(env.stderr, "capsule solve: unproven: the tests pass at attempt %d (%d model calls) with no regressions, but no test showed the issue\n", log.AttemptIndex, log.ModelCalls())
+	}
 	if *apply {
 		if err := edits.Apply(*repo, outcome.Edits); err != nil {
 			return fail(env, fmt.Errorf("apply the change: %w", err))
@@ -138,7 +149,7 @@ func runSolve(ctx context.Context, env *environment, args []string) int {
 	if *out == "" {
 		fmt.Fprint(env.stdout, outcome.Patch)
 	}
-	return exitOK
+	return code
 }
 
 // writeSolveOutput writes the patch and the attempt log.

@@ -114,6 +114,14 @@ func TestSolve(t *testing.T) {
 		{name: "example calls removed", answers: []string{calculatortest.Answer("calc/stats.py", calculatortest.RightStats+"\nprint(mean([1, 2]))\nanswer = input()\ninput('press enter')\nif __name__ == '__main__':\n    print(median([3]))\n")},
 			code: exitOK, calls: 1},
 		{name: "never right", answers: []string{calculatortest.Answer("calc/stats.py", calculatortest.WrongStats)}, code: exitFailure, calls: 6},
+		{name: "a no-op on tests that pass is unproven",
+			prepare: func(t *testing.T, repo string) {
+				if err := os.WriteFile(filepath.Join(repo, "tests", "test_stats.py"), []byte(calculatortest.WithoutEmptyListTests(t)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			},
+			answers: []string{calculatortest.Answer("calc/ops.py", "# Looked at it.\n"+calculatortest.Files(t)["calc/ops.py"])},
+			code:    exitUnproven, calls: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -137,7 +145,8 @@ func TestSolve(t *testing.T) {
 				}
 			}
 			md := readOut(t, r.out, attemptsMDFile)
-			if tt.code == exitOK && !strings.Contains(md, "**Solved**") || tt.code != exitOK && !strings.Contains(md, "**Tests do not pass.**") {
+			verdict := map[int]string{exitOK: "**Solved**", exitUnproven: "**Tests pass, but nothing shows that the issue is fixed**", exitFailure: "**Tests do not pass.**"}[tt.code]
+			if !strings.Contains(md, verdict) {
 				t.Errorf("attempts.md does not say the outcome plainly:\n%s", md)
 			}
 			if data, _ := os.ReadFile(filepath.Join(repo, "calc", "stats.py")); strings.Contains(string(data), "if not values") {

@@ -21,6 +21,9 @@ type MarkdownOptions struct {
 	Attempts []AttemptTrim
 	// NoContextFiles leaves out the list of files in the model's context.
 	NoContextFiles bool
+	// NoProof leaves out the gate's proof table, for a text that shows it
+	// itself (Log.Proof).
+	NoProof bool
 }
 
 // AttemptTrim says what a rendering leaves out of one attempt. A part
@@ -65,7 +68,7 @@ func (l *Log) writeMarkdown(w io.Writer, opts MarkdownOptions, runeSafe bool) er
 	}
 	fmt.Fprintf(&b, " %d model calls, %d prompt and %d completion tokens, %s in all.\n\n",
 		l.ModelCalls(), prompt, completion, l.Duration.Round(time.Millisecond))
-	if v := l.Proof(); v != nil {
+	if v := l.Proof(); v != nil && !opts.NoProof {
 		b.WriteString(v.ProofTable() + "\n")
 	}
 	if bl := l.Baseline; bl != nil {
