@@ -1,0 +1,262 @@
+package edits
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// Block is one SEARCH/REPLACE edit: Search quotes consecutive lines of the
+// file, Replace is what they become. N numbers the block in its answer,
+// from 1, for messages.
+type Block struct {
+	N               int
+	Search, Replace string
+}
+
+// FileEdit is what an answer does to one file: the blocks, in order, applied
+// to the file's content in the repository, or to Content when Whole is set
+// (a whole-file answer, possibly followed by blocks).
+type FileEdit struct {
+	Path    string
+	Whole   bool
+	Content string
+	Blocks  []Block
+}
+
+// MatchError reports the blocks of an answer that could not be placed. The
+// answer applies all or nothing: none of its blocks were applied.
+type MatchError struct {
+	// Failed explains each block that could not be placed, in answer order.
+	Failed []BlockFailure
+	// Matched are the blocks that could be placed, by path, in answer
+	// order.
+	Matched []FileEdit
+	// Total is the number of blocks in the answer.
+	Total int
+}
+
+// BlockFailure is one block that could not be placed and why, written for
+// the model.
+type BlockFailure struct {
+	N      int
+	Path   string
+	Reason string
+}
+
+func (e *MatchError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Nothing was applied: %d of the %d SEARCH/REPLACE blocks of your answer could not be placed, and an answer applies all or nothing.\n",
+		len(e.Failed), e.Total)
+	for _, f := range e.Failed {
+		fmt.Fprintf(&b, "- Block %d (%s): %s\n", f.N, f.Path, strings.TrimRight(f.Reason, "\n"))
+	}
+	var ok []string
+	for _, f := range e.Matched {
+		for _, bl := range f.Blocks {
+			ok = append(ok, fmt.Sprintf("%d (%s)", bl.N, f.Path))
+		}
+	}
+	if len(ok) > 0 {
+		fmt.Fprintf(&b, "Blocks %s matched and are kept for your next answer: do not send them again. ", strings.Join(ok, ", "))
+	}
+	b.WriteString("Answer with corrected versions of the blocks above, quoting the file's lines exactly.")
+	return b.String()
+}
+
+// Resolve turns an answer's file edits into whole-file edits for Check,
+// reading from repoDir each file that blocks change. A path that cannot be
+// read is left for Check to refuse; a block that cannot be placed makes
+// Resolve return a *MatchError and no edits. The matching rules are in the
+// package documentation.
+func Resolve(repoDir string, files []FileEdit) ([]Edit, error) {
+	res, err := newResolver(repoDir)
+	if err != nil {
+		return nil, err
+	}
+	me := &MatchError{}
+	out := make([]Edit, 0, len(files))
+	for _, f := range files {
+		me.Total += len(f.Blocks)
+		if f.Whole && len(f.Blocks) == 0 {
+			out = append(out, Edit{Path: f.Path, Content: f.Content})
+			continue
+		}
+		base, exists, why := f.Content, f.Whole, ""
+		if !f.Whole {
+			base, exists, why = readBase(res, f.Path)
+		}
+		if why != "" {
+			for _, bl := range f.Blocks {
+				me.Failed = append(me.Failed, BlockFailure{N: bl.N, Path: f.Path, Reason: why})
+			}
+			continue
+		}
+		content, failed, matched := applyBlocks(base, exists, f.Blocks)
+		for _, fl := range failed {
+			fl.Path = f.Path
+			me.Failed = append(me.Failed, fl)
+		}
+		if len(matched) > 0 {
+			me.Matched = append(me.Matched, FileEdit{Path: f.Path, Whole: f.Whole, Content: f.Content, Blocks: matched})
+		}
+		out = append(out, Edit{Path: f.Path, Content: content})
+	}
+	if len(me.Failed) > 0 {
+		return nil, me
+	}
+	return out, nil
+}
+
+// readBase reads the current content of the file that blocks edit. why,
+// when set, says for the model why no block can apply to it.
+func readBase(res resolver, p string) (content string, exists bool, why string) {
+	clean, err := cleanPath(p)
+	if err != nil {
+		return "", false, err.Error()
+	}
+	t, err := res.resolve(clean)
+	if err != nil {
+		return "", false, err.Error()
+	}
+	if t.info == nil {
+		return "", false, ""
+	}
+	data, err := os.ReadFile(res.abs(t.path))
+	switch {
+	case err != nil:
+		return "", false, fmt.Sprintf("cannot read %s: %v", clean, err)
+	case isBinary(data):
+		return "", false, fmt.Sprintf("%s is a binary file; only text files can be changed", clean)
+	}
+	return string(data), true, ""
+}
+
+// applyBlocks applies blocks in order to content. A file that does not
+// exist takes a single block with an empty SEARCH as its content. The
+// blocks that fail are left out and reported; the others apply in turn.
+func applyBlocks(content string, exists bool, blocks []Block) (string, []BlockFailure, []Block) {
+	if !exists {
+		if len(blocks) == 1 && strings.TrimSpace(blocks[0].Search) == "" {
+			return blocks[0].Replace, nil, blocks
+		}
+		var failed []BlockFailure
+		for _, bl := range blocks {
+			failed = append(failed, BlockFailure{N: bl.N,
+				Reason: "the file does not exist; to create it, give its whole content in one fenced block without SEARCH/REPLACE markers"})
+		}
+		return "", failed, nil
+	}
+	crlf := strings.Count(content, "\n") > 0 && strings.Count(content, "\r\n") == strings.Count(content, "\n")
+	if crlf {
+		content = strings.ReplaceAll(content, "\r\n", "\n")
+	}
+	var failed []BlockFailure
+	var matched []Block
+	for _, bl := range blocks {
+		next, err := replaceBlock(content, bl)
+		if err != nil {
+			failed = append(failed, BlockFailure{N: bl.N, Reason: err.Error()})
+			continue
+		}
+		content = next
+		matched = append(matched, bl)
+	}
+	if crlf {
+		content = strings.ReplaceAll(content, "\n", "\r\n")
+	}
+	return content, failed, matched
+}
+
+// replaceBlock applies one block to LF content.
+func replaceBlock(content string, bl Block) (string, error) {
+	file := strings.Split(content, "\n")
+	final := strings.HasSuffix(content, "\n")
+	if final {
+		file = file[:len(file)-1]
+	}
+	search, replace := trimBlankEdges(blockLines(bl.Search), blockLines(bl.Replace))
+	if len(search) == 0 {
+		return "", errors.New("the SEARCH part is empty; quote the lines to change (to add code, quote the lines it goes after and repeat them in REPLACE)")
+	}
+	m, err := locate(file, search)
+	if err != nil {
+		return "", err
+	}
+	if hasElision(replace) && !hasElision(file[m.start:m.end]) {
+		return "", errors.New(`the REPLACE part contains a "..." line; write out every line of the replacement (only SEARCH may elide lines with "...")`)
+	}
+	replace = m.indent.apply(replace)
+	out := make([]string, 0, len(file)-(m.end-m.start)+len(replace))
+	out = append(append(append(out, file[:m.start]...), replace...), file[m.end:]...)
+	text := strings.Join(out, "\n")
+	if final && len(out) > 0 {
+		text += "\n"
+	}
+	return text, nil
+}
+
+// blockLines splits a block's part into lines; an empty part has none.
+func blockLines(s string) []string {
+	s = strings.TrimSuffix(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+// trimBlankEdges drops blank lines at both ends of search, and at most as
+// many from the same ends of replace: models pad blocks with blank lines.
+func trimBlankEdges(search, replace []string) ([]string, []string) {
+	for len(search) > 0 && isBlank(search[0]) {
+		search = search[1:]
+		if len(replace) > 0 && isBlank(replace[0]) {
+			replace = replace[1:]
+		}
+	}
+	for len(search) > 0 && isBlank(search[len(search)-1]) {
+		search = search[:len(search)-1]
+		if len(replace) > 0 && isBlank(replace[len(replace)-1]) {
+			replace = replace[:len(replace)-1]
+		}
+	}
+	return search, replace
+}
+
+func isBlank(s string) bool { return strings.TrimSpace(s) == "" }
+
+// isElision reports whether a SEARCH line stands for elided lines.
+func isElision(s string) bool { return strings.TrimSpace(s) == "..." }
+
+func hasElision(lines []string) bool {
+	for _, l := range lines {
+		if isElision(l) {
+			return true
+		}
+	}
+	return false
+}
+
+// AddedLines reports, for each line of the edit's new content, whether the
+// edit adds it: every line of a new file, and in a changed file the lines
+// the patch marks "+". The edit is one Check accepted.
+func AddedLines(repoDir string, e Edit) ([]bool, error) {
+	root, err := os.OpenRoot(repoDir)
+	if err != nil {
+		return nil, fmt.Errorf("added lines: %w", err)
+	}
+	defer root.Close()
+	info, err := lstatStrict(root, e.Path)
+	if err != nil {
+		return nil, fmt.Errorf("added lines of %s: %w", e.Path, err)
+	}
+	var old []byte
+	if info != nil {
+		if old, err = root.ReadFile(e.Path); err != nil {
+			return nil, fmt.Errorf("added lines of %s: %w", e.Path, err)
+		}
+	}
+	_, ins := diffLines(splitLines(string(old)), splitLines(e.Content))
+	return ins, nil
+}
