@@ -135,7 +135,7 @@ VERSION = 2
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []File{{"app.py", "VERSION = 2\n"}, {"util.py", "def util(): pass\n"}}
+	want := []File{{Path: "app.py", Content: "VERSION = 2\n"}, {Path: "util.py", Content: "def util(): pass\n"}}
 	if !reflect.DeepEqual(got.Files, want) {
 		t.Errorf("Files = %#v, want %#v", got.Files, want)
 	}

@@ -24,6 +24,7 @@ var entryPoints = map[string]string{
 	"refusal":          "parse_date",
 	"repo_mode":        "",
 	"repo_mode_sloppy": "",
+	"repo_mode_edits":  "",
 }
 
 // golden is what a golden file holds: the parse result and the error text.

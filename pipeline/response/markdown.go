@@ -43,6 +43,7 @@ type element struct {
 	marked  bool    // headers: written as a heading or in bold, not as plain "Name:"
 	lang    string  // fences: the first word of the info string, in lower case
 	closed  bool    // fences: whether a closing fence was found
+	bare    bool    // fences: an unfenced SEARCH/REPLACE block, its text from its first line
 }
 
 // scan splits the lines of an answer into text lines, headers and fenced
@@ -58,16 +59,30 @@ func scan(lines []string) []element {
 			start := i
 			var content []string
 			closed := false
+			var edit editScanner
 			for i++; i < len(lines); i++ {
-				if f.closedBy(lines[i]) {
+				if !edit.inBlock && f.closedBy(lines[i]) {
 					closed = true
 					break
 				}
+				edit.step(lines[i])
 				content = append(content, f.unindent(lines[i]))
 			}
 			out = append(out, element{
 				kind: elementFence, line: start + 1, text: strings.Join(content, "\n"),
 				lang: f.lang, closed: closed,
+			})
+			continue
+		}
+		if searchRE.MatchString(lines[i]) {
+			// An unfenced SEARCH/REPLACE block: up to its REPLACE marker.
+			start := i
+			for i < len(lines)-1 && !replaceRE.MatchString(lines[i]) {
+				i++
+			}
+			out = append(out, element{
+				kind: elementFence, line: start + 1, text: strings.Join(lines[start:i+1], "\n"),
+				closed: replaceRE.MatchString(lines[i]), bare: true,
 			})
 			continue
 		}
@@ -81,12 +96,13 @@ func scan(lines []string) []element {
 	return out
 }
 
-// nextIsFence reports whether the first non-blank line opens a fence.
+// nextIsFence reports whether the first non-blank line opens a fence or
+// a SEARCH/REPLACE block.
 func nextIsFence(lines []string) bool {
 	for _, l := range lines {
 		if strings.TrimSpace(l) != "" {
 			_, ok := openFence(l)
-			return ok
+			return ok || searchRE.MatchString(l)
 		}
 	}
 	return false

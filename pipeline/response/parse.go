@@ -23,6 +23,7 @@ type parser struct {
 	blocks      []candidate // fenced blocks that may hold the code
 	chosenLine  int         // line of the chosen block; 0 if none or unfenced
 	fileIndex   map[string]int
+	nBlocks     int // SEARCH/REPLACE blocks seen so far
 }
 
 // candidate is a fenced block outside file blocks and the section it is in.
@@ -73,8 +74,10 @@ func (p *parser) cutThinking(answer string) string {
 // blocks and file blocks.
 func (p *parser) walk(elems []element) {
 	sec := sectionNone
-	var pending *fileHeader
+	var pending *fileHeader // a file header waiting for its first fenced block
+	var cur *fileHeader     // the file header whose section this is
 	files := 0
+	lastText := ""      // the last non-blank text line since a header or fence
 	inBareCode := false // inside unfenced code under a Code header
 	for _, e := range elems {
 		if e.kind == elementHeader && sec == sectionCode && !e.section.structural() && commentRE.MatchString(e.text) {
@@ -86,7 +89,7 @@ func (p *parser) walk(elems []element) {
 				p.noContent(pending)
 				pending = nil
 			}
-			sec, inBareCode = e.section, false
+			sec, inBareCode, cur, lastText = e.section, false, nil, ""
 			if sec.structural() && p.firstHeader == 0 {
 				p.firstHeader = e.line
 			}
@@ -96,12 +99,16 @@ func (p *parser) walk(elems []element) {
 			case sectionFile:
 				files++
 				pending = &fileHeader{n: files, line: e.line, path: strings.Trim(e.rest, " \t`'\"*")}
+				cur = pending
 				if pending.path == "" {
 					p.errs = append(p.errs, fmt.Errorf("%w: file block %d (line %d) has an empty path",
 						ErrFileBlock, pending.n, pending.line))
 				}
 			}
 		case elementText:
+			if strings.TrimSpace(e.text) != "" {
+				lastText = e.text
+			}
 			switch {
 			case sec == sectionRequirements:
 				p.reqLines = append(p.reqLines, e.text)
@@ -117,6 +124,9 @@ func (p *parser) walk(elems []element) {
 				p.warnf("the answer ends inside the fenced block opened at line %d; it may be truncated", e.line)
 			}
 			switch {
+			case hasBlocks(e.text):
+				p.editFence(cur, lastText, e)
+				pending = nil
 			case pending != nil:
 				if pending.path != "" {
 					p.addFile(pending, e)
@@ -127,6 +137,7 @@ func (p *parser) walk(elems []element) {
 			default:
 				p.blocks = append(p.blocks, candidate{element: e, section: sec})
 			}
+			lastText = ""
 		}
 	}
 	if pending != nil {
@@ -150,11 +161,67 @@ func (p *parser) addFile(h *fileHeader, e element) {
 		p.resp.Files[i] = f
 		return
 	}
+	p.appendFile(f)
+}
+
+// appendFile adds a file not seen before.
+func (p *parser) appendFile(f File) {
 	if p.fileIndex == nil {
 		p.fileIndex = map[string]int{}
 	}
 	p.fileIndex[f.Path] = len(p.resp.Files)
 	p.resp.Files = append(p.resp.Files, f)
+}
+
+// editFence records the SEARCH/REPLACE blocks of a fenced block for the
+// file named alone on the line before the fence (as aider writes them), or
+// else the file of the current section. Blocks for one file accumulate
+// across fences and headers; they replace an earlier whole-file block.
+func (p *parser) editFence(h *fileHeader, lastText string, e element) {
+	path := ""
+	switch {
+	case looksLikePath(lastText):
+		path = strings.Trim(strings.TrimSpace(lastText), "`'\"*:")
+		p.warnf("the SEARCH/REPLACE blocks at line %d have no \"### File:\" header; using the path %q written before them", e.line, path)
+	case h != nil:
+		path = h.path
+	default:
+		p.errs = append(p.errs, fmt.Errorf("%w: the SEARCH/REPLACE blocks at line %d name no file; put \"### File: path\" before them",
+			ErrFileBlock, e.line))
+		return
+	}
+	if path == "" {
+		return // the empty path is already reported
+	}
+	first := e.line + 1
+	if e.bare {
+		first = e.line
+	}
+	blocks, err := p.parseBlocks(path, e.text, first, p.nBlocks+1)
+	p.nBlocks += len(blocks)
+	if err != nil {
+		p.errs = append(p.errs, err)
+	}
+	if len(blocks) == 0 {
+		return
+	}
+	i, ok := p.fileIndex[path]
+	switch {
+	case !ok:
+		p.appendFile(File{Path: path, Blocks: blocks})
+	case p.resp.Files[i].Blocks == nil:
+		p.warnf("file %q is given whole and then by SEARCH/REPLACE blocks; using the blocks", path)
+		p.resp.Files[i] = File{Path: path, Blocks: blocks}
+	default:
+		p.resp.Files[i].Blocks = append(p.resp.Files[i].Blocks, blocks...)
+	}
+}
+
+// looksLikePath reports whether a line is a lone file path such as
+// "pkg/mod.py".
+func looksLikePath(line string) bool {
+	t := strings.Trim(strings.TrimSpace(line), "`'\"*:")
+	return t != "" && !strings.ContainsAny(t, " \t") && strings.Contains(t, ".")
 }
 
 // noContent reports a file header that no fenced block follows.

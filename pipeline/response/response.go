@@ -1,17 +1,36 @@
 // Package response parses the programmer agent's answer: free reasoning, a
 // "### Requirements" list, a "### Code" section with a fenced block and, in
-// repository mode, whole-file blocks:
+// repository mode, file sections holding SEARCH/REPLACE blocks or a whole
+// file:
 //
 //	### File: path/to/module.py
 //	```python
-//	<the whole new content of the file>
+//	<<<<<<< SEARCH
+//	<lines quoted from the file>
+//	=======
+//	<what they become>
+//	>>>>>>> REPLACE
 //	```
+//
+//	### File: path/to/new_module.py
+//	```python
+//	<the whole content of the file>
+//	```
+//
+// A fenced block holding a SEARCH marker is read as blocks; any other is a
+// whole file. A section may hold several blocks in one fence or in several,
+// and blocks for one file accumulate across sections.
 //
 // The parser is lenient where models are sloppy (other header levels and
 // spellings, missing headers, other fence tags, several blocks, a truncated
-// last block, bare code) and strict where it matters: an answer without code
-// is ErrNoCode, to be answered with FormatReminder, and a malformed file
-// block is ErrFileBlock. Paths are returned as written, not checked.
+// last block, bare code; block markers of 6 to 9 characters in any case
+// with stray spaces, unfenced blocks, a fence inside a block, the file
+// named alone before the fence) and strict where it matters: an answer
+// without code is ErrNoCode, to be answered with FormatReminder, and a
+// malformed file section or block (no path, no content, a block without
+// its ======= or REPLACE line) is ErrFileBlock. Paths are returned as
+// written, not checked, and blocks are not matched: package edits does
+// that.
 package response
 
 import (
@@ -38,14 +57,18 @@ type Response struct {
 	Warnings []string
 }
 
-// File is one whole-file block: the new content of the file at Path.
+// File is what the answer does to the file at Path: its whole new content,
+// or SEARCH/REPLACE blocks to apply to it.
 type File struct {
 	// Path is the path as written, trimmed of whitespace, backticks, quotes
 	// and Markdown emphasis.
 	Path string
 	// Content is the file's new content, ending with exactly one newline
-	// (empty for an empty file).
+	// (empty for an empty file), when Blocks is nil.
 	Content string
+	// Blocks are the file's SEARCH/REPLACE blocks in answer order; nil for
+	// a whole-file block.
+	Blocks []Block `json:",omitempty"`
 }
 
 var (
@@ -63,6 +86,14 @@ const FormatReminder = "No code could be extracted from your answer. " +
 	"comma separated (or None), then a \"### Code\" section with the complete solution in a single ```python fenced block. " +
 	"In repository mode, give each changed file as \"### File: path/to/file.py\" followed by one fenced block " +
 	"with the whole new content of that file."
+
+// RepoFormatReminder restates the answer format of repository mode, as
+// feedback for an answer without files.
+const RepoFormatReminder = "No file changes could be extracted from your answer. " +
+	"Reply with your reasoning, then give each file you change as \"### File: path/to/file.py\" followed by a fenced block of " +
+	"SEARCH/REPLACE blocks (a line \"<<<<<<< SEARCH\", the exact lines of the file to change, a line \"=======\", " +
+	"the lines that replace them, a line \">>>>>>> REPLACE\"), and each new file as \"### File: path/to/new_file.py\" " +
+	"followed by one fenced block with its whole content."
 
 // Parse parses an answer. On error the Response still holds what could be
 // parsed; errors match ErrNoCode or ErrFileBlock with errors.Is.
