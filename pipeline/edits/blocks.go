@@ -38,7 +38,7 @@ type MatchError struct {
 }
 
 // BlockFailure is one block that could not be placed and why, written for
-// the model.
+// the model. N is 0 for a whole-file block.
 type BlockFailure struct {
 	N      int
 	Path   string
@@ -47,30 +47,39 @@ type BlockFailure struct {
 
 func (e *MatchError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Nothing was applied: %d of the %d SEARCH/REPLACE blocks of your answer could not be placed, and an answer applies all or nothing.\n",
+	fmt.Fprintf(&b, "Nothing was applied: %d of the %d blocks of your answer could not be placed, and an answer applies all or nothing.\n",
 		len(e.Failed), e.Total)
 	for _, f := range e.Failed {
-		fmt.Fprintf(&b, "- Block %d (%s): %s\n", f.N, f.Path, strings.TrimRight(f.Reason, "\n"))
+		what := fmt.Sprintf("Block %d (%s)", f.N, f.Path)
+		if f.N == 0 {
+			what = "The whole content of " + f.Path
+		}
+		fmt.Fprintf(&b, "- %s: %s\n", what, strings.TrimRight(f.Reason, "\n"))
 	}
 	var ok []string
 	for _, f := range e.Matched {
+		if f.Whole {
+			ok = append(ok, "the whole content of "+f.Path)
+		}
 		for _, bl := range f.Blocks {
-			ok = append(ok, fmt.Sprintf("%d (%s)", bl.N, f.Path))
+			ok = append(ok, fmt.Sprintf("block %d (%s)", bl.N, f.Path))
 		}
 	}
 	if len(ok) > 0 {
-		fmt.Fprintf(&b, "Blocks %s matched and are kept for your next answer: do not send them again. ", strings.Join(ok, ", "))
+		fmt.Fprintf(&b, "These parts of your answer could be placed and are kept for your next answer; do not send them again: %s. ", strings.Join(ok, ", "))
 	}
 	b.WriteString("Answer with corrected versions of the blocks above, quoting the file's lines exactly.")
 	return b.String()
 }
 
 // Resolve turns an answer's file edits into whole-file edits for Check,
-// reading from repoDir each file that blocks change. A path that cannot be
-// read is left for Check to refuse; a block that cannot be placed makes
-// Resolve return a *MatchError and no edits. The matching rules are in the
-// package documentation.
-func Resolve(repoDir string, files []FileEdit) ([]Edit, error) {
+// reading from repoDir each file that blocks change. A whole-file block may
+// replace an existing file of at most maxWhole bytes (no limit when 0), or
+// delete any file; a larger file must be changed by blocks. A path that
+// cannot be read is left for Check to refuse; a block that cannot be placed
+// makes Resolve return a *MatchError and no edits. The matching rules are in
+// the package documentation.
+func Resolve(repoDir string, files []FileEdit, maxWhole int) ([]Edit, error) {
 	res, err := newResolver(repoDir)
 	if err != nil {
 		return nil, err
@@ -79,7 +88,15 @@ func Resolve(repoDir string, files []FileEdit) ([]Edit, error) {
 	out := make([]Edit, 0, len(files))
 	for _, f := range files {
 		me.Total += len(f.Blocks)
+		if f.Whole {
+			me.Total++
+			if why := tooLargeForWhole(res, f, maxWhole); why != "" {
+				me.Failed = append(me.Failed, BlockFailure{Path: f.Path, Reason: why})
+				continue
+			}
+		}
 		if f.Whole && len(f.Blocks) == 0 {
+			me.Matched = append(me.Matched, f)
 			out = append(out, Edit{Path: f.Path, Content: f.Content})
 			continue
 		}
@@ -98,7 +115,7 @@ func Resolve(repoDir string, files []FileEdit) ([]Edit, error) {
 			fl.Path = f.Path
 			me.Failed = append(me.Failed, fl)
 		}
-		if len(matched) > 0 {
+		if len(matched) > 0 || f.Whole {
 			me.Matched = append(me.Matched, FileEdit{Path: f.Path, Whole: f.Whole, Content: f.Content, Blocks: matched})
 		}
 		out = append(out, Edit{Path: f.Path, Content: content})
@@ -107,6 +124,20 @@ func Resolve(repoDir string, files []FileEdit) ([]Edit, error) {
 		return nil, me
 	}
 	return out, nil
+}
+
+// tooLargeForWhole says why a whole-file block may not replace the file,
+// or returns "".
+func tooLargeForWhole(res resolver, f FileEdit, maxWhole int) string {
+	if maxWhole <= 0 || (Edit{Content: f.Content}).Deletes() {
+		return ""
+	}
+	old, exists, why := readBase(res, f.Path)
+	if why != "" || !exists || len(old) <= maxWhole {
+		return "" // Check refuses what cannot be read
+	}
+	return fmt.Sprintf("the file has %d lines (%d bytes), too large to be rewritten whole (at most %d bytes); change it with SEARCH/REPLACE blocks",
+		strings.Count(old, "\n"), len(old), maxWhole)
 }
 
 // readBase reads the current content of the file that blocks edit. why,

@@ -60,7 +60,7 @@ func TestResolveBlocks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir, orig := difflibRepo(t)
-			got, err := Resolve(dir, []FileEdit{{Path: "pkg/difflib.py", Blocks: []Block{{N: 1, Search: tt.search, Replace: tt.replace}}}})
+			got, err := Resolve(dir, []FileEdit{{Path: "pkg/difflib.py", Blocks: []Block{{N: 1, Search: tt.search, Replace: tt.replace}}}}, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,7 +135,7 @@ func TestResolveRefusals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir, _ := difflibRepo(t)
-			got, err := Resolve(dir, []FileEdit{{Path: "pkg/difflib.py", Blocks: tt.blocks}})
+			got, err := Resolve(dir, []FileEdit{{Path: "pkg/difflib.py", Blocks: tt.blocks}}, 0)
 			var me *MatchError
 			if !errors.As(err, &me) {
 				t.Fatalf("Resolve = %v, %v; want a *MatchError", got, err)
@@ -165,10 +165,10 @@ func TestResolveRefusals(t *testing.T) {
 func TestMatchErrorMessage(t *testing.T) {
 	err := &MatchError{Total: 3,
 		Failed:  []BlockFailure{{N: 2, Path: "a.py", Reason: "the SEARCH text is not in the file"}},
-		Matched: []FileEdit{{Path: "a.py", Blocks: []Block{{N: 1}}}, {Path: "b.py", Blocks: []Block{{N: 3}}}}}
-	want := "Nothing was applied: 1 of the 3 SEARCH/REPLACE blocks of your answer could not be placed, and an answer applies all or nothing.\n" +
+		Matched: []FileEdit{{Path: "a.py", Blocks: []Block{{N: 1}}}, {Path: "c.py", Whole: true}, {Path: "b.py", Blocks: []Block{{N: 3}}}}}
+	want := "Nothing was applied: 1 of the 3 blocks of your answer could not be placed, and an answer applies all or nothing.\n" +
 		"- Block 2 (a.py): the SEARCH text is not in the file\n" +
-		"Blocks 1 (a.py), 3 (b.py) matched and are kept for your next answer: do not send them again. " +
+		"These parts of your answer could be placed and are kept for your next answer; do not send them again: block 1 (a.py), the whole content of c.py, block 3 (b.py). " +
 		"Answer with corrected versions of the blocks above, quoting the file's lines exactly."
 	if got := err.Error(); got != want {
 		t.Errorf("Error() =\n%s\nwant\n%s", got, want)
@@ -197,7 +197,7 @@ func TestResolveFiles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Resolve(dir, []FileEdit{tt.file})
+			got, err := Resolve(dir, []FileEdit{tt.file}, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -206,11 +206,11 @@ func TestResolveFiles(t *testing.T) {
 			}
 		})
 	}
-	_, err := Resolve(dir, []FileEdit{{Path: "missing.py", Blocks: []Block{{N: 1, Search: "x = 1\n", Replace: "x = 2\n"}}}})
+	_, err := Resolve(dir, []FileEdit{{Path: "missing.py", Blocks: []Block{{N: 1, Search: "x = 1\n", Replace: "x = 2\n"}}}}, 0)
 	if err == nil || !strings.Contains(err.Error(), "the file does not exist; to create it") {
 		t.Errorf("blocks on a missing file: %v", err)
 	}
-	_, err = Resolve(dir, []FileEdit{{Path: "../x.py", Blocks: []Block{{N: 1, Search: "x\n", Replace: "y\n"}}}})
+	_, err = Resolve(dir, []FileEdit{{Path: "../x.py", Blocks: []Block{{N: 1, Search: "x\n", Replace: "y\n"}}}}, 0)
 	if err == nil || !strings.Contains(err.Error(), "leaves the repository") {
 		t.Errorf("blocks outside the repository: %v", err)
 	}
@@ -231,5 +231,24 @@ func TestAddedLines(t *testing.T) {
 	}
 	if len(at) != 1 || at[0] != 2053 {
 		t.Errorf("added lines %v, want [2053]", at)
+	}
+}
+
+func TestResolveWholeFileLimit(t *testing.T) {
+	dir, orig := difflibRepo(t)
+	small := FileEdit{Path: "new.py", Whole: true, Content: "x = 1\n"}
+	large := FileEdit{Path: "pkg/difflib.py", Whole: true, Content: orig + "x = 1\n"}
+	if _, err := Resolve(dir, []FileEdit{small, large}, len(orig)); err != nil {
+		t.Errorf("a file of the limit's size: %v", err)
+	}
+	_, err := Resolve(dir, []FileEdit{small, large}, len(orig)-1)
+	var me *MatchError
+	if !errors.As(err, &me) || len(me.Failed) != 1 || me.Failed[0].N != 0 ||
+		!strings.Contains(me.Failed[0].Reason, "the file has 2056 lines") || !strings.Contains(err.Error(), "- The whole content of pkg/difflib.py: ") {
+		t.Errorf("a file over the limit: %v", err)
+	}
+	del := FileEdit{Path: "pkg/difflib.py", Whole: true, Content: DeleteMarker}
+	if _, err := Resolve(dir, []FileEdit{del}, 10); err != nil {
+		t.Errorf("deleting a large file: %v", err)
 	}
 }

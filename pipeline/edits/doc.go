@@ -1,12 +1,41 @@
-// Package edits checks, applies and diffs the whole-file edits that the
+// Package edits places, checks, applies and diffs the edits that the
 // programmer agent writes in repo mode.
 //
 // An answer names each file it changes with a "### File: path" header and
-// gives the file's whole new content; package response turns those blocks
-// into Edit values. Check decides which of them the agent may make and says
-// why in plain words for the ones it may not, Apply writes the accepted edits
-// into a copy of the repository, and Diff renders them as a patch in git's
-// format that applies with "git apply" to the original tree.
+// gives SEARCH/REPLACE blocks or the file's whole new content; package
+// response parses them. Resolve places the blocks in the files and turns
+// the answer into whole-file Edit values, Check decides which of them the
+// agent may make and says why in plain words for the ones it may not, Apply
+// writes the accepted edits into a copy of the repository, and Diff renders
+// them as a patch in git's format that applies with "git apply" to the
+// original tree.
+//
+// # Placing blocks
+//
+// The blocks of a file apply in answer order, each to the file as the
+// blocks before it left it. Blank lines around SEARCH are ignored (and as
+// many around REPLACE). A SEARCH is placed, in this order, where it matches:
+//
+//  1. exactly, line for line;
+//  2. up to trailing white space and one indentation offset shared by all
+//     its non-blank lines, in which case REPLACE is re-indented by the
+//     same offset;
+//  3. when it has lines that are only "...", and the literal text is
+//     nowhere: each piece between those lines once in the file (by rule 1,
+//     else 2, with one offset for all), in order; the lines from the first
+//     piece to the last are replaced. A SEARCH may not start or end with
+//     "...".
+//
+// Nothing looser: a SEARCH found nowhere, or more than once by the first
+// rule that finds it, is refused, the message showing the file's most
+// similar lines (the window of as many lines with the highest sum of
+// per-line bigram similarity) or every place it occurs. A REPLACE with a
+// "..." line is refused unless the replaced lines have one too (Python's
+// Ellipsis). A file that uses CRLF throughout keeps CRLF. Blocks on a
+// missing file are refused unless there is one with an empty SEARCH, whose
+// REPLACE becomes the file. A whole-file block may replace an existing file
+// only up to a size the caller sets. An answer applies all or nothing:
+// MatchError lists every block refused and the parts that could be placed.
 //
 // # Rules
 //
