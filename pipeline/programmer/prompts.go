@@ -19,7 +19,8 @@ const (
 	// reasoning, ### Requirements and one ### Code block.
 	KindFunction TaskKind = iota
 	// KindRepo is an issue in a repository: the answer is reasoning and one
-	// ### File block per changed file.
+	// ### File section per changed file, with SEARCH/REPLACE blocks or the
+	// whole file.
 	KindRepo
 )
 
@@ -108,23 +109,39 @@ func (t RepoTask) Render() string {
 	return render(repoTaskTmpl, t)
 }
 
-// File is one whole file of a repo-level answer.
+// File is one file of a repo-level answer: its whole content, or the
+// SEARCH/REPLACE blocks that change it when Blocks is not nil.
 type File struct {
 	Path, Content string
+	Blocks        []Block
+}
+
+// Block is one SEARCH/REPLACE block: Search and Replace end with a newline
+// unless empty.
+type Block struct {
+	Search, Replace string
 }
 
 // FormatFiles renders files in the repo-level answer format, one
-// "### File:" block each.
+// "### File:" section each, with the file's blocks in one fenced block.
 func FormatFiles(files []File) string {
-	blocks := make([]string, len(files))
+	sections := make([]string, len(files))
 	for i, f := range files {
 		lang := strings.TrimPrefix(path.Ext(f.Path), ".")
 		if lang == "py" {
 			lang = "python"
 		}
-		blocks[i] = "### File: " + f.Path + "\n" + fence(lang, f.Content)
+		body := f.Content
+		if f.Blocks != nil {
+			var b strings.Builder
+			for _, bl := range f.Blocks {
+				b.WriteString("<<<<<<< SEARCH\n" + bl.Search + "=======\n" + bl.Replace + ">>>>>>> REPLACE\n")
+			}
+			body = b.String()
+		}
+		sections[i] = "### File: " + f.Path + "\n" + fence(lang, body)
 	}
-	return strings.Join(blocks, "\n\n")
+	return strings.Join(sections, "\n\n")
 }
 
 // formatCode renders Python code in the function-level answer format.

@@ -83,7 +83,7 @@ func TestFixMessagesGolden(t *testing.T) {
 	t.Run("repo", func(t *testing.T) {
 		conv := NewConversation(KindRepo, RepoTask{Title: "Crash on empty input", Body: "`load(\"\")` raises IndexError.", Context: "Files:\n  app/load.py"}.Render(), 0)
 		msgs := conv.FixMessages("tests/test_load.py::test_empty FAILED\nAssertionError: assert None == []",
-			FormatFiles([]File{{Path: "app/load.py", Content: "def load(s):\n    if not s:\n        return None\n    return s.split(',')\n"}}))
+			FormatFiles([]File{{Path: "app/load.py", Blocks: []Block{{Search: "def load(s):\n", Replace: "def load(s):\n    if not s:\n        return None\n"}}}}))
 		golden(t, "fix_repo", transcript(msgs))
 	})
 }
@@ -93,10 +93,12 @@ func TestFormatFiles(t *testing.T) {
 		{Path: "app/core.py", Content: "x = 1\n"},
 		{Path: "README.md", Content: "Run:\n```sh\nmake\n```\n"},
 		{Path: "Makefile", Content: "all:\n\ttrue"},
+		{Path: "app/util.py", Blocks: []Block{{Search: "a = 1\n", Replace: "a = 2\n"}, {Search: "b = 1\n"}}},
 	})
 	want := "### File: app/core.py\n```python\nx = 1\n```\n\n" +
 		"### File: README.md\n````md\nRun:\n```sh\nmake\n```\n````\n\n" +
-		"### File: Makefile\n```\nall:\n\ttrue\n```"
+		"### File: Makefile\n```\nall:\n\ttrue\n```\n\n" +
+		"### File: app/util.py\n```python\n<<<<<<< SEARCH\na = 1\n=======\na = 2\n>>>>>>> REPLACE\n<<<<<<< SEARCH\nb = 1\n=======\n>>>>>>> REPLACE\n```"
 	if got != want {
 		t.Errorf("FormatFiles() =\n%s\nwant\n%s", got, want)
 	}
