@@ -13,6 +13,7 @@ package pystrip
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -25,6 +26,14 @@ var (
 // inclusive line ranges it blanked. Source it cannot follow (an
 // unterminated string or bracket) is returned unchanged.
 func Strip(src string) (string, [][2]int) {
+	return StripAdded(src, nil)
+}
+
+// StripAdded is Strip limited to the example calls that an edit added:
+// added marks the lines of src the edit added (nil marks all), and a call
+// is removed only when every non-blank line of it is marked, so that an
+// edit never removes the module's own entry point.
+func StripAdded(src string, added []bool) (string, [][2]int) {
 	lines := strings.Split(src, "\n")
 	starts, ok := logicalStarts(lines)
 	if !ok {
@@ -59,12 +68,27 @@ func Strip(src string) (string, [][2]int) {
 			i = end
 		}
 	}
+	removed = slices.DeleteFunc(removed, func(r [2]int) bool { return !allAdded(lines, added, r) })
 	for _, r := range removed {
 		for n := r[0] - 1; n < r[1]; n++ {
 			lines[n] = ""
 		}
 	}
 	return strings.Join(lines, "\n"), removed
+}
+
+// allAdded reports whether every non-blank line of the 1-based inclusive
+// range r is marked in added (nil marks all).
+func allAdded(lines []string, added []bool, r [2]int) bool {
+	if added == nil {
+		return true
+	}
+	for n := r[0] - 1; n < r[1]; n++ {
+		if strings.TrimSpace(lines[n]) != "" && (n >= len(added) || !added[n]) {
+			return false
+		}
+	}
+	return true
 }
 
 func isIndented(line string) bool {

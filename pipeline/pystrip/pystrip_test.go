@@ -79,3 +79,36 @@ func FuzzStrip(f *testing.F) {
 		}
 	})
 }
+
+func TestStripAdded(t *testing.T) {
+	src := "def f():\n    return 1\n\nprint(f())\n\nif __name__ == '__main__':\n    f()\n    print('done')\n"
+	tests := []struct {
+		name    string
+		added   []bool
+		removed [][2]int
+	}{
+		{"the entry point was there", []bool{false, true, false, false, false, false, false, false}, nil},
+		{"a line added inside the entry point", []bool{false, false, false, false, false, false, false, true}, nil},
+		{"the print was added", []bool{false, false, false, true, false, false, false, false}, [][2]int{{4, 4}}},
+		{"all added", nil, [][2]int{{4, 4}, {6, 8}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, removed := StripAdded(src, tt.added)
+			if !slices.Equal(removed, tt.removed) {
+				t.Errorf("removed %v, want %v", removed, tt.removed)
+			}
+			lines := strings.Split(got, "\n")
+			for _, r := range tt.removed {
+				for n := r[0] - 1; n < r[1]; n++ {
+					if lines[n] != "" {
+						t.Errorf("line %d = %q, want it blanked", n+1, lines[n])
+					}
+				}
+			}
+			if len(tt.removed) == 0 && got != src {
+				t.Errorf("StripAdded changed the source:\n%s", got)
+			}
+		})
+	}
+}
