@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
+	"github.com/capsulehq/capsule/pipeline/edits"
 	"github.com/capsulehq/capsule/pipeline/gate"
 	"github.com/capsulehq/capsule/pipeline/testreport"
 	"github.com/capsulehq/capsule/sandbox"
@@ -32,7 +34,28 @@ type proof struct {
 	// report that can be trusted: then only the exit status counts.
 	baseline *gate.Baseline
 	targets  []gate.Target
-	runs     int // test runs so far
+	// repro is the test designer's accepted test file, or nil.
+	repro *edits.Edit
+	runs  int // test runs so far
+}
+
+// keepRepro refuses the programmer's edits of the accepted reproducing
+// test, which no answer may change, and returns the others.
+func (p *proof) keepRepro(proposed []edits.Edit) ([]edits.Edit, []edits.Refusal) {
+	if p.repro == nil {
+		return proposed, nil
+	}
+	var kept []edits.Edit
+	var refused []edits.Refusal
+	for _, e := range proposed {
+		if path.Clean(e.Path) == p.repro.Path {
+			refused = append(refused, edits.Refusal{Path: e.Path, Reason: fmt.Sprintf(
+				"you may not modify %s: it is the test that shows the issue; fix the code, not the test", p.repro.Path)})
+			continue
+		}
+		kept = append(kept, e)
+	}
+	return kept, refused
 }
 
 // testRun is one run of the tests: as the gate sees it, and as the
@@ -46,8 +69,14 @@ type testRun struct {
 // run runs the test command over the pristine tree with files laid over it
 // and deleted removed, with the per-test report asked for.
 func (p *proof) run(ctx context.Context, box RepoSandbox, task RepoTask, files map[string][]byte, deleted []string) (testRun, error) {
+	return p.runCommand(ctx, box, task, p.plan.Command, files, deleted)
+}
+
+// runCommand is run with another command, whose results are read as the
+// plan's.
+func (p *proof) runCommand(ctx context.Context, box RepoSandbox, task RepoTask, command string, files map[string][]byte, deleted []string) (testRun, error) {
 	p.runs++
-	cmd := []string{"sh", "-c", p.plan.Command}
+	cmd := []string{"sh", "-c", command}
 	env := append(testreport.Env(agent.PluginDir, agent.ReportFile), fmt.Sprintf("%s=%d", RunNumberEnv, p.runs))
 	res, err := box.Run(ctx, sandbox.Run{Cmd: cmd, Env: env, Files: files, Delete: deleted, Timeout: task.TestTimeout, TestReport: !p.plan.GoJSON})
 	if err != nil {

@@ -56,6 +56,14 @@ type RepoTask struct {
 	// ContextBudget is the token budget of the repository context; zero
 	// means repocontext.DefaultBudget.
 	ContextBudget int
+	// Reproduce says whether the test designer first writes a test that
+	// shows the issue; "" is ReproduceAuto. ReproduceTries bounds its
+	// answers; zero means DefaultReproduceTries.
+	Reproduce      Reproduce
+	ReproduceTries int
+	// TestModel is the test designer's model, chosen by the operator; nil
+	// means the programmer's.
+	TestModel Model
 }
 
 // DefaultMaxFiles is how many files one answer may change when
@@ -117,11 +125,20 @@ func SolveRepo(ctx context.Context, model Model, box RepoSandbox, task RepoTask,
 	if err != nil {
 		return out, err
 	}
+	if pf.repro, err = reproduce(ctx, model, box, task, s, rc, pf, log); err != nil {
+		return out, err
+	}
+	if task.Reproduce == ReproduceRequired && len(pf.targets) == 0 {
+		why := cmp.Or(log.Reproduction.Skipped, log.Reproduction.Stopped)
+		log.Stopped = fmt.Sprintf("reproduce: required, and no test shows the issue (%s); no attempt was made.", why)
+		return out, nil
+	}
 
 	prompt := programmer.RepoTask{Title: task.Title, Body: task.Body, Context: rc.Text, Signatures: rc.Symbols}.Render()
 	conv := programmer.NewConversation(programmer.KindRepo, prompt, s.History)
+	var kept []edits.FileEdit // the parts of a refused answer that could be placed
 	err = iterate(log, conv, s, func(msgs []programmer.Message) (attemptlog.Attempt, error) {
-		a, accepted, err := repoAttempt(ctx, model, box, task, s, pf, msgs)
+		a, accepted, err := repoAttempt(ctx, model, box, task, s, pf, &kept, msgs)
 		if err == nil && a.Run != nil {
 			out.Edits, out.Patch = accepted, a.Patch
 		}
@@ -160,7 +177,7 @@ func setup(ctx context.Context, box RepoSandbox, task RepoTask, s Settings, log 
 
 // repoAttempt makes one model call, checks the files it answered and runs
 // the tests with them.
-func repoAttempt(ctx context.Context, model Model, box RepoSandbox, task RepoTask, s Settings, pf *proof, msgs []programmer.Message) (attemptlog.Attempt, []edits.Edit, error) {
+func repoAttempt(ctx context.Context, model Model, box RepoSandbox, task RepoTask, s Settings, pf *proof, kept *[]edits.FileEdit, msgs []programmer.Message) (attemptlog.Attempt, []edits.Edit, error) {
 	a := attemptlog.Attempt{Messages: msgs}
 	reply, err := model.Complete(ctx, msgs)
 	if err != nil {
@@ -175,9 +192,9 @@ func repoAttempt(ctx context.Context, model Model, box RepoSandbox, task RepoTas
 	}
 	parsed, _ := response.Parse(reply.Content)
 	if len(parsed.Files) == 0 {
-		a.Feedback, a.FeedbackKind = response.FormatReminder, "format"
+		a.Feedback, a.FeedbackKind = response.RepoFormatReminder, "format"
 		if reply.Truncated {
-			a.Feedback = "Your answer was cut off at the token limit before the files were complete. " + response.FormatReminder
+			a.Feedback = "Your answer was cut off at the token limit before the files were complete. " + response.RepoFormatReminder
 		}
 		return a, nil, nil
 	}
@@ -186,15 +203,14 @@ func repoAttempt(ctx context.Context, model Model, box RepoSandbox, task RepoTas
 			"Answer again with only the files the fix needs.", len(parsed.Files), limit), "too-many-files"
 		return a, nil, nil
 	}
-	proposed := make([]edits.Edit, len(parsed.Files))
-	shown := make([]programmer.File, len(parsed.Files))
-	for i, f := range parsed.Files {
-		proposed[i] = edits.Edit{Path: f.Path, Content: f.Content}
-		shown[i] = programmer.File{Path: f.Path, Content: f.Content}
+	proposed, ok, err := placeAnswer(&a, task.Repo, kept, parsed.Files)
+	if err != nil || !ok {
+		return a, nil, err
 	}
-	a.Code = programmer.FormatFiles(shown)
 
-	accepted, refused := edits.Check(task.Repo, proposed, edits.Rules{Protected: task.Protected, AllowTestInfrastructure: task.AllowTestInfrastructure})
+	proposed, refused := pf.keepRepro(proposed)
+	accepted, more := edits.Check(task.Repo, proposed, edits.Rules{Protected: task.Protected, AllowTestInfrastructure: task.AllowTestInfrastructure})
+	refused = append(refused, more...)
 	for _, r := range refused {
 		a.Refused = append(a.Refused, r.Reason)
 	}
@@ -204,7 +220,12 @@ func repoAttempt(ctx context.Context, model Model, box RepoSandbox, task RepoTas
 	}
 	// The change that runs, and that the patch carries, is without the
 	// example calls.
-	accepted, a.Cleaned = stripExampleCalls(accepted)
+	accepted, a.Cleaned = stripExampleCalls(task.Repo, accepted)
+	if pf.repro != nil {
+		// The reproducing test runs with every attempt, and the change
+		// (the patch, the pull request) carries it.
+		accepted = append(accepted, *pf.repro)
+	}
 	for _, c := range edits.Summary(accepted, task.Repo) {
 		a.Changes = append(a.Changes, attemptlog.Change{Path: c.Path, Status: c.Status, Added: c.Added, Removed: c.Removed})
 	}
@@ -285,10 +306,11 @@ func gateReason(v gate.Verdict, exitCode int, runReason string) string {
 	return strings.Join(why, "; ")
 }
 
-// stripExampleCalls removes top-level example calls from the Python
-// modules an answer changed, leaving test files, conftest.py, setup.py
-// and __main__.py as written, and notes what it removed.
-func stripExampleCalls(changed []edits.Edit) ([]edits.Edit, []string) {
+// stripExampleCalls removes the top-level example calls that an answer
+// added to the Python modules of the repository in repo (never what the
+// module had), leaving test files, conftest.py, setup.py and __main__.py
+// as written, and notes what it removed.
+func stripExampleCalls(repo string, changed []edits.Edit) ([]edits.Edit, []string) {
 	var notes []string
 	out := make([]edits.Edit, len(changed))
 	for i, e := range changed {
@@ -298,7 +320,12 @@ func stripExampleCalls(changed []edits.Edit) ([]edits.Edit, []string) {
 			base == "conftest.py" || base == "setup.py" || base == "__main__.py" {
 			continue
 		}
-		stripped, removed := pystrip.Strip(e.Content)
+		added, err := edits.AddedLines(repo, e)
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("%s: example calls kept: %v", e.Path, err))
+			continue
+		}
+		stripped, removed := pystrip.StripAdded(e.Content, added)
 		if len(removed) == 0 {
 			continue
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/gate"
 	"github.com/capsulehq/capsule/pipeline/programmer"
+	"github.com/capsulehq/capsule/pipeline/testreport"
 )
 
 // rightAnswer is the example's right fix.
@@ -54,13 +55,27 @@ func calculator(t *testing.T, changes map[string]string) string {
 // tests/test_stats.py, with pytest as the test command.
 func solveIssue(t *testing.T, repo string, answers ...string) *pipeline.RepoOutcome {
 	t.Helper()
-	return solveTask(t, pipeline.RepoTask{ID: t.Name(), Title: calculatortest.IssueTitle, Body: calculatortest.IssueBody,
-		Repo: repo, TestCommand: "python3 -m pytest -q", TestTimeout: time.Minute}, answers...)
+	return solveTask(t, issueTask(t, repo), answers...)
+}
+
+// issueTask is the example's issue on repo, with pytest as the test
+// command.
+func issueTask(t *testing.T, repo string) pipeline.RepoTask {
+	return pipeline.RepoTask{ID: t.Name(), Title: calculatortest.IssueTitle, Body: calculatortest.IssueBody,
+		Repo: repo, TestCommand: "python3 -m pytest -q", TestTimeout: time.Minute}
 }
 
 // solveTask runs repo mode on task against the real sandbox and a scripted
-// model answering answers in turn, one attempt per answer.
+// model answering answers in turn, one call per answer (the test
+// designer's first, when it is asked).
 func solveTask(t *testing.T, task pipeline.RepoTask, answers ...string) *pipeline.RepoOutcome {
+	t.Helper()
+	_, out := solveScripted(t, task, answers...)
+	return out
+}
+
+// solveScripted is solveTask, also returning the model's server.
+func solveScripted(t *testing.T, task pipeline.RepoTask, answers ...string) (*fakeopenai.Server, *pipeline.RepoOutcome) {
 	t.Helper()
 	eng := sandboxtest.Engine(t)
 	box, err := eng.NewSession(context.Background(), sandboxtest.Spec(task.Repo))
@@ -83,7 +98,7 @@ func solveTask(t *testing.T, task pipeline.RepoTask, answers ...string) *pipelin
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
+	return srv, out
 }
 
 // ids formats test identities.
@@ -211,9 +226,11 @@ def test_later():
 }
 
 func TestGateWithoutReproduction(t *testing.T) {
-	t.Run("passing tests with no reproduction are unproven", func(t *testing.T) {
+	t.Run("passing tests with reproduce off are unproven", func(t *testing.T) {
 		repo := calculator(t, map[string]string{"tests/test_stats.py": calculatortest.WithoutEmptyListTests(t)})
-		out := solveIssue(t, repo, noOpAnswer(t))
+		task := issueTask(t, repo)
+		task.Reproduce = pipeline.ReproduceOff
+		out := solveTask(t, task, noOpAnswer(t))
 		if out.Outcome() != attemptlog.Unproven || !out.Solved() {
 			t.Errorf("a no-op on passing tests: outcome %q, want unproven", out.Outcome())
 		}
@@ -233,6 +250,118 @@ func TestGateWithoutReproduction(t *testing.T) {
 		out.Log.WriteMarkdown(&md)
 		if !strings.Contains(md.String(), "**Only the exit status counts:** no per-test report") {
 			t.Errorf("the log does not say only the exit status counts:\n%s", md.String())
+		}
+	})
+}
+
+// reproAnswer is the test designer's answer with a test file at the
+// reproducing test's path in the example.
+func reproAnswer(test string) string {
+	return "The empty list must give 0.0.\n\n### File: tests/test_capsule_reproduction.py\n```python\n" + test + "```\n"
+}
+
+// The test designer's tests: right (fails on the untouched tree), one
+// that is not collected, and one that passes there.
+const (
+	reproRight = `from calc import mean, median
+
+
+def test_mean_of_empty_list_is_zero():
+    assert mean([]) == 0.0
+
+
+def test_median_of_empty_list_is_zero():
+    assert median([]) == 0.0
+`
+	reproBroken = "from calc import mean_of_nothing\n\n\ndef test_it():\n    assert mean_of_nothing() == 0.0\n"
+	reproPasses = "from calc import mean\n\n\ndef test_mean():\n    assert mean([1, 2]) == 1.5\n"
+)
+
+func TestReproduction(t *testing.T) {
+	// The repository as it is when the issue is filed: nothing tests the
+	// empty list, and every test passes.
+	filed := func(t *testing.T) string {
+		return calculator(t, map[string]string{"tests/test_stats.py": calculatortest.WithoutEmptyListTests(t)})
+	}
+	targets := []string{"tests/test_capsule_reproduction.py::test_mean_of_empty_list_is_zero", "tests/test_capsule_reproduction.py::test_median_of_empty_list_is_zero"}
+
+	t.Run("a no-op is never solved, the right fix that follows is", func(t *testing.T) {
+		out := solveIssue(t, filed(t), reproAnswer(reproRight), noOpAnswer(t), rightAnswer)
+		log := out.Log
+		if r := log.Reproduction; r == nil || !r.Accepted || len(r.Tries) != 1 || !slices.Equal(log.Baseline.Targets, targets) {
+			t.Fatalf("reproduction %+v, targets %q", r, log.Baseline.Targets)
+		}
+		if len(log.Attempts) != 2 {
+			t.Fatalf("%d attempts, want 2", len(log.Attempts))
+		}
+		noOp, fix := log.Attempts[0], log.Attempts[1]
+		if noOp.Run.Passed || noOp.Verdict.Targets[0].After != testreport.Failed || noOp.Verdict.Proven() {
+			t.Errorf("the no-op: passed %v, verdict %+v; want its target failing", noOp.Run.Passed, noOp.Verdict)
+		}
+		if !fix.Run.Passed || !fix.Verdict.Proven() || out.Outcome() != attemptlog.Solved || log.AttemptIndex != 1 {
+			t.Errorf("the fix: outcome %q at attempt %d, verdict %+v; want solved at 1", out.Outcome(), log.AttemptIndex, fix.Verdict)
+		}
+		// The change carries the reproducing test as a new file.
+		if !strings.Contains(out.Patch, "+++ b/tests/test_capsule_reproduction.py") || !strings.Contains(out.Patch, "+++ b/calc/stats.py") {
+			t.Errorf("the patch lacks the test or the fix:\n%s", out.Patch)
+		}
+		if log.DesignCalls() != 1 || log.ModelCalls() != 3 {
+			t.Errorf("%d designer calls of %d, want 1 of 3", log.DesignCalls(), log.ModelCalls())
+		}
+	})
+
+	t.Run("a test that is not collected goes back to the designer", func(t *testing.T) {
+		task := issueTask(t, filed(t))
+		srv, out := solveScripted(t, task, reproAnswer(reproBroken), reproAnswer(reproRight), rightAnswer)
+		r := out.Log.Reproduction
+		if len(r.Tries) != 2 || !strings.Contains(r.Tries[0].Problem, "could not be collected") || !r.Accepted {
+			t.Fatalf("reproduction %+v", r)
+		}
+		retry := srv.Requests()[1].Messages
+		if last := retry[len(retry)-1].Content; !strings.Contains(last, "could not be collected") || !strings.Contains(last, "mean_of_nothing") {
+			t.Errorf("the designer's retry does not say why:\n%s", last)
+		}
+		for _, m := range retry {
+			if strings.Contains(m.Content, "if not values") {
+				t.Error("the designer saw the programmer's code")
+			}
+		}
+		if out.Outcome() != attemptlog.Solved {
+			t.Errorf("outcome %q, want solved", out.Outcome())
+		}
+	})
+
+	t.Run("a test that passes on the untouched tree is refused", func(t *testing.T) {
+		out := solveIssue(t, filed(t), reproAnswer(reproPasses), reproAnswer(reproRight), rightAnswer)
+		r := out.Log.Reproduction
+		if len(r.Tries) != 2 || !strings.Contains(r.Tries[0].Problem, "pass on the untouched tree: they reproduce nothing") {
+			t.Fatalf("reproduction %+v", r)
+		}
+		if out.Outcome() != attemptlog.Solved {
+			t.Errorf("outcome %q, want solved", out.Outcome())
+		}
+	})
+
+	t.Run("the programmer cannot edit the accepted test", func(t *testing.T) {
+		cheat := calculatortest.Answer("tests/test_capsule_reproduction.py", "def test_nothing():\n    pass\n")
+		out := solveIssue(t, filed(t), reproAnswer(reproRight), cheat, rightAnswer)
+		first := out.Log.Attempts[0]
+		if first.Run != nil || len(first.Refused) != 1 || !strings.Contains(first.Refused[0], "it is the test that shows the issue") {
+			t.Fatalf("attempt 0: run %v, refused %q", first.Run, first.Refused)
+		}
+		if out.Outcome() != attemptlog.Solved || out.Log.AttemptIndex != 1 {
+			t.Errorf("outcome %q at %d, want solved at 1", out.Outcome(), out.Log.AttemptIndex)
+		}
+	})
+
+	t.Run("required with no reproduction is not solved, with the reason", func(t *testing.T) {
+		task := issueTask(t, filed(t))
+		task.Reproduce, task.ReproduceTries = pipeline.ReproduceRequired, 2
+		out := solveTask(t, task, reproAnswer(reproPasses))
+		log := out.Log
+		if len(log.Attempts) != 0 || out.Outcome() != attemptlog.NotSolved || len(log.Reproduction.Tries) != 2 ||
+			!strings.Contains(log.Stopped, "reproduce: required, and no test shows the issue (no reproducing test was accepted in 2 tries)") {
+			t.Errorf("outcome %q, %d attempts, %d designer tries, stopped %q", out.Outcome(), len(log.Attempts), len(log.Reproduction.Tries), log.Stopped)
 		}
 	})
 }

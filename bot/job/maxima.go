@@ -26,6 +26,9 @@ type Maxima struct {
 	// AnswerFiles is the most files one answer may change. (The bytes of an
 	// answer are bounded by the model client: programmer.Config.)
 	AnswerFiles int
+	// ReproduceTries is reproduce_tries: answers of the test designer in
+	// one job.
+	ReproduceTries int
 }
 
 // DefaultMaxima are the bounds when the operator sets none: twice the
@@ -42,6 +45,8 @@ func DefaultMaxima() Maxima {
 		CPUs:        min(4, float64(runtime.NumCPU())),
 		Disk:        4 << 30,
 		AnswerFiles: pipeline.DefaultMaxFiles,
+
+		ReproduceTries: 5,
 	}
 }
 
@@ -62,6 +67,8 @@ func (m Maxima) Validate() error {
 		return fmt.Errorf("the maximum disk %s is below the sandbox's minimum of 1 MiB", sandbox.FormatBytes(m.Disk))
 	case m.AnswerFiles < 1:
 		return errors.New("the maximum of files per answer must be at least 1")
+	case m.ReproduceTries < 1:
+		return fmt.Errorf("the maximum of the test designer's tries must be at least 1, got %d", m.ReproduceTries)
 	}
 	return nil
 }
@@ -82,6 +89,7 @@ func (m Maxima) Cap(cfg repoconfig.Config) (repoconfig.Config, []string) {
 	capTo(&c, "memory", &cfg.Memory, sandbox.DefaultMemory, m.Memory, sandbox.FormatBytes)
 	capTo(&c, "cpus", &cfg.CPUs, sandbox.DefaultCPUs, m.CPUs, func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) })
 	capTo(&c, "disk", &cfg.Disk, sandbox.DefaultDisk, m.Disk, sandbox.FormatBytes)
+	capTo(&c, "reproduce_tries", &cfg.ReproduceTries, def.ReproduceTries, m.ReproduceTries, strconv.Itoa)
 	return cfg, c.notes
 }
 

@@ -12,7 +12,7 @@ import (
 )
 
 // testMaxima are small maxima, so that the defaults can exceed them.
-var testMaxima = Maxima{Attempts: 10, Timeout: time.Hour, History: 3, Memory: 2 << 30, CPUs: 2, Disk: 2 << 30, AnswerFiles: 20}
+var testMaxima = Maxima{Attempts: 10, Timeout: time.Hour, History: 3, Memory: 2 << 30, CPUs: 2, Disk: 2 << 30, AnswerFiles: 20, ReproduceTries: 5}
 
 func TestMaximaCap(t *testing.T) {
 	fromFile := func(edit func(*repoconfig.Config)) repoconfig.Config {
@@ -62,10 +62,11 @@ func TestMaximaCap(t *testing.T) {
 		},
 		{
 			name:   "defaults over tight maxima",
-			max:    Maxima{Attempts: 1, Timeout: time.Minute, History: 0, Memory: 256 << 20, CPUs: 0.5, Disk: 64 << 20, AnswerFiles: 1},
+			max:    Maxima{Attempts: 1, Timeout: time.Minute, History: 0, Memory: 256 << 20, CPUs: 0.5, Disk: 64 << 20, AnswerFiles: 1, ReproduceTries: 1},
 			config: fromFile(func(c *repoconfig.Config) {}),
 			want: func(c *repoconfig.Config) {
 				c.MaxAttempts, c.Timeout, c.History, c.Memory, c.CPUs, c.Disk = 1, time.Minute, 0, 256<<20, 0.5, 64<<20
+				c.ReproduceTries = 1
 			},
 			notes: []string{
 				"max_attempts 5 (Capsule's default) capped to 1 by the operator",
@@ -74,6 +75,7 @@ func TestMaximaCap(t *testing.T) {
 				"memory 512 MiB (Capsule's default) capped to 256 MiB by the operator",
 				"cpus 1 (Capsule's default) capped to 0.5 by the operator",
 				"disk 1 GiB (Capsule's default) capped to 64 MiB by the operator",
+				"reproduce_tries 3 (Capsule's default) capped to 1 by the operator",
 			},
 		},
 		{

@@ -45,6 +45,8 @@ type Overrides struct {
 	Memory        int64   // bytes of memory of the tests
 	CPUs          float64 // cores of the tests
 	Disk          int64   // bytes the tests may write
+	// Reproduce replaces the configuration's reproduce when set.
+	Reproduce string
 }
 
 // NoOverrides leaves every setting to the repository's configuration.
@@ -55,6 +57,9 @@ type Sandboxed struct {
 	Engine    *sandbox.Engine
 	Model     pipeline.Model
 	ModelName string
+	// TestModel is the test designer's model, the operator's choice; nil
+	// means Model.
+	TestModel pipeline.Model
 	Overrides Overrides
 	Maxima    Maxima
 }
@@ -90,10 +95,14 @@ func NewPlan(t Task, o Overrides, m Maxima) (Plan, error) {
 		MaxFiles:      m.AnswerFiles,
 
 		AllowTestInfrastructure: cfg.AllowTestInfrastructureChanges,
+		ReproduceTries:          cfg.ReproduceTries,
+	}
+	var err error
+	if task.Reproduce, err = pipeline.ParseReproduce(cmp.Or(o.Reproduce, cfg.Reproduce)); err != nil {
+		return Plan{}, err
 	}
 	task.TestCommand, task.TestReason = o.TestCommand, "from --test-cmd"
 	if task.TestCommand == "" {
-		var err error
 		if task.TestCommand, task.TestReason, err = cfg.TestCommand(t.Dir); err != nil {
 			return Plan{}, err
 		}
@@ -134,6 +143,7 @@ func (x *Sandboxed) Solve(ctx context.Context, t Task) (*pipeline.RepoOutcome, e
 		return nil, err
 	}
 	defer box.Close()
+	plan.Task.TestModel = x.TestModel
 	return pipeline.SolveRepo(ctx, x.Model, box, plan.Task, plan.Settings)
 }
 

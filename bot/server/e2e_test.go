@@ -248,19 +248,60 @@ func TestPermanentFailure(t *testing.T) {
 	}
 }
 
+// labelAndWait starts the server, labels the issue and waits for its one
+// job to end done.
+func (w *world) labelAndWait() {
+	w.t.Helper()
+	w.start()
+	if code, body := w.send("issues", "", w.labelled(maintainer, "capsule"), secret); code != http.StatusAccepted {
+		w.t.Fatalf("delivery answered %d %s", code, body)
+	}
+	if jobs := w.wait(); len(jobs) != 1 || jobs[0].State != store.Done {
+		w.t.Fatalf("jobs = %+v, want one done", jobs)
+	}
+}
+
+// TestReproducedFixIsProven: nothing in the repository tests the empty
+// list, so the test designer writes a test that fails on the untouched
+// tree; the pull request carries it as a new file and starts with its
+// before and after.
+func TestReproducedFixIsProven(t *testing.T) {
+	test := "from calc import median\n\n\ndef test_median_of_empty_list_is_zero():\n    assert median([]) == 0.0\n"
+	w := newWorld(t, fakeopenai.Sequence(
+		fakeopenai.Reply("### File: tests/test_capsule_reproduction.py\n```python\n"+test+"```\n"),
+		fakeopenai.Reply(calculatortest.Answer("calc/stats.py", calculatortest.RightStats))),
+		worldOptions{files: map[string]string{"tests/test_stats.py": calculatortest.WithoutEmptyListTests(t)}})
+	w.labelAndWait()
+	prs := w.repo.PullRequests()
+	if len(prs) != 1 || prs[0].Draft {
+		t.Fatalf("pull requests = %+v, want one ready", prs)
+	}
+	table := "| Test that shows the issue | Before | After |\n|---|---|---|\n| `tests/test_capsule_reproduction.py::test_median_of_empty_list_is_zero` | failed | passed |\n"
+	if !strings.HasPrefix(prs[0].Body, table) || !strings.Contains(prs[0].Body, "Closes #12.") {
+		t.Errorf("the body does not start with the proof:\n%s", prs[0].Body)
+	}
+	files, err := w.repo.Files(job.Branch(issueNumber))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files["tests/test_capsule_reproduction.py"] != test || files["calc/stats.py"] != calculatortest.RightStats {
+		t.Errorf("the branch lacks the reproducing test or the fix: %q", files["tests/test_capsule_reproduction.py"])
+	}
+	if labels := w.repo.Labels(issueNumber); !slices.Contains(labels, job.LabelDone) {
+		t.Errorf("labels = %q, want done", labels)
+	}
+}
+
 // TestUnprovenFixIsADraft: the tests pass with no regressions, but no
 // test shows the issue (the repository has none for the empty list), so
 // the pull request is a draft that says so first and the issue is labelled
 // unproven, not done.
 func TestUnprovenFixIsADraft(t *testing.T) {
-	w := newWorld(t, wrongThenRight, worldOptions{files: map[string]string{"tests/test_stats.py": calculatortest.WithoutEmptyListTests(t)}})
-	w.start()
-	if code, body := w.send("issues", "", w.labelled(maintainer, "capsule"), secret); code != http.StatusAccepted {
-		t.Fatalf("delivery answered %d %s", code, body)
-	}
-	if jobs := w.wait(); len(jobs) != 1 || jobs[0].State != store.Done {
-		t.Fatalf("jobs = %+v, want one done", jobs)
-	}
+	w := newWorld(t, wrongThenRight, worldOptions{files: map[string]string{
+		"tests/test_stats.py": calculatortest.WithoutEmptyListTests(t),
+		".github/capsule.yml": calculatortest.Files(t)[".github/capsule.yml"] + "reproduce: off\n",
+	}})
+	w.labelAndWait()
 	prs := w.repo.PullRequests()
 	if len(prs) != 1 || !prs[0].Draft || prs[0].Title != "[unproven] "+calculatortest.IssueTitle {
 		t.Fatalf("pull requests = %+v, want one unproven draft", prs)

@@ -28,6 +28,7 @@ var operatorLimitEnv = []struct{ flag, env string }{
 	{"max-disk", "CAPSULE_MAX_DISK"},
 	{"max-answer-bytes", "CAPSULE_MAX_ANSWER_BYTES"},
 	{"max-answer-files", "CAPSULE_MAX_ANSWER_FILES"},
+	{"max-reproduce-tries", "CAPSULE_MAX_REPRODUCE_TRIES"},
 }
 
 // register adds the limits' flags to fs, with the defaults, and then
@@ -43,6 +44,7 @@ func (l *operatorLimits) register(fs *flag.FlagSet) error {
 	fs.Var((*byteSize)(&l.max.Disk), "max-disk", "most bytes a repository's disk may let the tests write, a `SIZE` such as 4g; it is held in memory ($CAPSULE_MAX_DISK)")
 	fs.Var((*byteSize)(&l.answerBytes), "max-answer-bytes", "largest model response read, a `SIZE` such as 4m; a longer answer is a failed attempt ($CAPSULE_MAX_ANSWER_BYTES)")
 	fs.IntVar(&l.max.AnswerFiles, "max-answer-files", d.AnswerFiles, "most files one answer may change ($CAPSULE_MAX_ANSWER_FILES)")
+	fs.IntVar(&l.max.ReproduceTries, "max-reproduce-tries", d.ReproduceTries, "most answers of the test designer a repository's reproduce_tries may ask for ($CAPSULE_MAX_REPRODUCE_TRIES)")
 	for _, e := range operatorLimitEnv {
 		if v := os.Getenv(e.env); v != "" {
 			if err := fs.Set(e.flag, v); err != nil {

@@ -45,6 +45,8 @@ func runSolve(ctx context.Context, env *environment, args []string) int {
 	history := fs.Int("history", -1, "earlier (code, feedback) pairs kept in fix calls (default: the repository's config, else 1)")
 	feedbackMode := fs.String("feedback", string(pipeline.FeedbackRefined), "feedback to the model: refined or raw")
 	budget := fs.Int("context-budget", 0, "token budget of the repository context (default 24000)")
+	reproduce := fs.String("reproduce", "", "auto, required or off: whether the test designer first writes a test that shows the issue (overrides .github/capsule.yml; default auto)")
+	testModel := registerTestModel(fs)
 	var memory byteSize
 	fs.Var(&memory, "memory", "memory of the tests, a `SIZE` such as 2g (overrides .github/capsule.yml; default "+sandbox.FormatBytes(sandbox.DefaultMemory)+")")
 	cpus := fs.Float64("cpus", 0, "CPU cores of the tests (overrides .github/capsule.yml; default 1)")
@@ -86,6 +88,7 @@ func runSolve(ctx context.Context, env *environment, args []string) int {
 	plan, err := job.NewPlan(job.Task{ID: "issue", Dir: *repo, Config: cfg, Title: title, Body: body}, job.Overrides{
 		TestCommand: *testCmd, Image: *img, MaxAttempts: *maxAttempts, History: *history,
 		Feedback: feedback, ContextBudget: *budget, Memory: int64(memory), CPUs: *cpus, Disk: int64(disk),
+		Reproduce: *reproduce,
 	}, limits.max)
 	if err != nil {
 		return fail(env, fmt.Errorf("%w: %w", errUsage, err))
@@ -101,6 +104,9 @@ func runSolve(ctx context.Context, env *environment, args []string) int {
 	mf.cfg.MaxAnswerBytes = limits.answerBytes
 	client, err := mf.client(ctx)
 	if err != nil {
+		return fail(env, err)
+	}
+	if task.TestModel, err = testDesigner(client, *testModel); err != nil {
 		return fail(env, err)
 	}
 	eng, err := openEngine(ctx, env, plan.Image)

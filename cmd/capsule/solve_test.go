@@ -114,9 +114,13 @@ func TestSolve(t *testing.T) {
 		{name: "example calls removed", answers: []string{calculatortest.Answer("calc/stats.py", calculatortest.RightStats+"\nprint(mean([1, 2]))\nanswer = input()\ninput('press enter')\nif __name__ == '__main__':\n    print(median([3]))\n")},
 			code: exitOK, calls: 1},
 		{name: "never right", answers: []string{calculatortest.Answer("calc/stats.py", calculatortest.WrongStats)}, code: exitFailure, calls: 6},
-		{name: "a no-op on tests that pass is unproven",
+		{name: "a no-op on tests that pass, with reproduce off, is unproven",
 			prepare: func(t *testing.T, repo string) {
 				if err := os.WriteFile(filepath.Join(repo, "tests", "test_stats.py"), []byte(calculatortest.WithoutEmptyListTests(t)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				config := calculatortest.Files(t)[".github/capsule.yml"] + "reproduce: off\n"
+				if err := os.WriteFile(filepath.Join(repo, ".github", "capsule.yml"), []byte(config), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			},
@@ -157,6 +161,34 @@ func TestSolve(t *testing.T) {
 				t.Errorf("containers left: %v", ids)
 			}
 		})
+	}
+}
+
+// TestSolveReproduces: the repository has no test of the empty list, so
+// the test designer, on the operator's --test-model, writes one that fails
+// on the untouched tree; the fix makes it pass, solve exits 0, and the
+// patch carries the test.
+func TestSolveReproduces(t *testing.T) {
+	sandboxtest.Engine(t)
+	repo := exampleRepo(t, "")
+	if err := os.WriteFile(filepath.Join(repo, "tests", "test_stats.py"), []byte(calculatortest.WithoutEmptyListTests(t)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	test := "from calc import mean\n\n\ndef test_mean_of_empty_list_is_zero():\n    assert mean([]) == 0.0\n"
+	designer := "It must return 0.0.\n\n### File: tests/test_capsule_reproduction.py\n```python\n" + test + "```\n"
+	r := solveWith(t, repo, []string{designer, calculatortest.Answer("calc/stats.py", calculatortest.RightStats)}, "--test-model", "designer")
+	if r.code != exitOK {
+		t.Fatalf("exit %d, want 0 (solved)\n%s", r.code, r.stderr)
+	}
+	reqs := r.server.Requests()
+	if len(reqs) != 2 || reqs[0].Model != "designer" || reqs[1].Model != "fake" {
+		t.Errorf("%d model calls; want the designer's on its model, then the programmer's", len(reqs))
+	}
+	if patch := readOut(t, r.out, patchFile); !strings.Contains(patch, "+++ b/tests/test_capsule_reproduction.py") {
+		t.Errorf("the patch lacks the reproducing test:\n%s", patch)
+	}
+	if md := readOut(t, r.out, attemptsMDFile); !strings.Contains(md, "| `tests/test_capsule_reproduction.py::test_mean_of_empty_list_is_zero` | failed | passed |") {
+		t.Errorf("attempts.md lacks the proof:\n%s", md)
 	}
 }
 

@@ -45,6 +45,9 @@ type Log struct {
 	// Baseline is the run of the tests on the untouched tree, which the
 	// gate compares every attempt with.
 	Baseline *Baseline `json:"baseline,omitempty"`
+	// Reproduction is the test designer's work: the test it wrote to show
+	// the issue, or why there is none.
+	Reproduction *Reproduction `json:"reproduction,omitempty"`
 	// Outcome tells a proven fix from a passing but unproven one; empty
 	// in function mode.
 	Outcome Outcome `json:"outcome,omitempty"`
@@ -64,6 +67,35 @@ const (
 	// NotSolved: no attempt passed.
 	NotSolved Outcome = "not-solved"
 )
+
+// Reproduction records the test designer's work on a job.
+type Reproduction struct {
+	// Mode is the job's reproduce setting: auto, required or off.
+	Mode string `json:"mode"`
+	// Skipped says why no reproducing test was asked for.
+	Skipped string `json:"skipped,omitempty"`
+	// File is the reproducing test's path; Content the accepted file.
+	File     string `json:"file,omitempty"`
+	Accepted bool   `json:"accepted"`
+	Content  string `json:"content,omitempty"`
+	// Tries are the designer's answers, each run on the untouched tree.
+	Tries []DesignTry `json:"tries,omitempty"`
+	// Stopped says why none was accepted.
+	Stopped string `json:"stopped,omitempty"`
+}
+
+// DesignTry is one answer of the test designer.
+type DesignTry struct {
+	Answer string `json:"answer"`
+	// Run is the test file's run on the untouched tree; nil when the
+	// answer had no file to run.
+	Run *Run `json:"run,omitempty"`
+	// Problem says why the test was refused; empty when accepted.
+	Problem          string        `json:"problem,omitempty"`
+	PromptTokens     int           `json:"prompt_tokens"`
+	CompletionTokens int           `json:"completion_tokens"`
+	ModelDuration    time.Duration `json:"model_duration_ns"`
+}
 
 // Baseline records the tests on the untouched tree.
 type Baseline struct {
@@ -150,14 +182,37 @@ type Run struct {
 	Duration  time.Duration `json:"duration_ns"`
 }
 
-// ModelCalls is the number of calls made to the model: one per attempt.
-func (l *Log) ModelCalls() int { return len(l.Attempts) }
+// ModelCalls is the number of calls made to the model: one per attempt,
+// and one per answer of the test designer.
+func (l *Log) ModelCalls() int { return len(l.Attempts) + l.DesignCalls() }
 
-// Tokens sums the usage the server reported over all attempts.
+// DesignCalls is the number of calls made to the test designer.
+func (l *Log) DesignCalls() int {
+	if l.Reproduction == nil {
+		return 0
+	}
+	return len(l.Reproduction.Tries)
+}
+
+// Tokens sums the usage the server reported over all attempts and the
+// test designer's calls.
 func (l *Log) Tokens() (prompt, completion int) {
 	for _, a := range l.Attempts {
 		prompt += a.PromptTokens
 		completion += a.CompletionTokens
+	}
+	p, c := l.DesignTokens()
+	return prompt + p, completion + c
+}
+
+// DesignTokens sums the usage of the test designer's calls.
+func (l *Log) DesignTokens() (prompt, completion int) {
+	if l.Reproduction == nil {
+		return 0, 0
+	}
+	for _, t := range l.Reproduction.Tries {
+		prompt += t.PromptTokens
+		completion += t.CompletionTokens
 	}
 	return prompt, completion
 }

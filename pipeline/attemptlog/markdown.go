@@ -74,6 +74,9 @@ func (l *Log) writeMarkdown(w io.Writer, opts MarkdownOptions, runeSafe bool) er
 	if bl := l.Baseline; bl != nil {
 		writeBaseline(&b, bl)
 	}
+	if r := l.Reproduction; r != nil {
+		writeReproduction(&b, l, r)
+	}
 	if l.TestCommand != "" {
 		fmt.Fprintf(&b, "Tests: `%s` (%s).\n\n", l.TestCommand, nonEmpty(l.TestReason, "configured"))
 	}
@@ -204,6 +207,34 @@ func writeBaseline(b *strings.Builder, bl *Baseline) {
 		fmt.Fprintf(b, " Target tests (%s): %s.", bl.TargetsFrom, "`"+strings.Join(bl.Targets, "`, `")+"`")
 	}
 	b.WriteString("\n\n")
+}
+
+// writeReproduction says what the test designer did: the test it wrote
+// and each refused answer's reason, or why it was not asked.
+func writeReproduction(b *strings.Builder, l *Log, r *Reproduction) {
+	prompt, completion := l.DesignTokens()
+	switch {
+	case r.Skipped != "":
+		fmt.Fprintf(b, "Reproduction (%s): none written, because %s.\n\n", r.Mode, r.Skipped)
+		return
+	case r.Accepted:
+		fmt.Fprintf(b, "Reproduction (%s): the test designer's `%s`, accepted at its answer %d", r.Mode, r.File, len(r.Tries))
+	default:
+		fmt.Fprintf(b, "Reproduction (%s): none: %s", r.Mode, r.Stopped)
+	}
+	fmt.Fprintf(b, " (%d model calls, %d prompt and %d completion tokens).\n\n", len(r.Tries), prompt, completion)
+	for i, t := range r.Tries {
+		if t.Problem != "" {
+			fmt.Fprintf(b, "- answer %d refused: %s\n", i+1, cell(t.Problem))
+		}
+	}
+	if r.Accepted {
+		b.WriteString("\n<details><summary>The reproducing test</summary>\n\n")
+		writeFenced(b, "python", r.Content)
+		b.WriteString("</details>\n\n")
+	} else if len(r.Tries) > 0 {
+		b.WriteString("\n")
+	}
 }
 
 // shorten cuts the middle out of an output longer than max bytes (0 means

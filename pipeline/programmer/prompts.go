@@ -62,6 +62,9 @@ var (
 	functionTaskTmpl = mustParse("function_task")
 	repoTaskTmpl     = mustParse("repo_task")
 	feedbackTmpl     = mustParse("feedback")
+	testDesignPrompt = mustRead("test_design")
+	testTaskTmpl     = mustParse("test_task")
+	testRetryTmpl    = mustParse("test_retry")
 )
 
 // SystemPrompt is the system prompt for a task kind in a mode. It panics on
@@ -107,6 +110,33 @@ func (t RepoTask) Render() string {
 	t.Body = trimBlock(t.Body)
 	t.Context = trimBlock(t.Context)
 	return render(repoTaskTmpl, t)
+}
+
+// DesignTask asks the test designer, a second role of the model that
+// never sees the programmer's code, for a new test file that shows an
+// issue.
+type DesignTask struct {
+	// Title and Body are the issue's; Context is the repository context.
+	Title, Body, Context string
+	// Path is where the test file goes, relative to the repository root.
+	Path string
+}
+
+// Messages are the test designer's first call: its own system prompt and
+// the task.
+func (t DesignTask) Messages() []Message {
+	t.Title = strings.TrimSpace(t.Title)
+	t.Body = trimBlock(t.Body)
+	t.Context = trimBlock(t.Context)
+	return []Message{{Role: RoleSystem, Content: testDesignPrompt}, {Role: RoleUser, Content: render(testTaskTmpl, t)}}
+}
+
+// Retry continues a test designer's conversation after its answer was not
+// accepted: why (problem), and the run's output filtered to the test's own
+// file (output, possibly empty).
+func (t DesignTask) Retry(msgs []Message, answer, problem, output string) []Message {
+	retry := render(testRetryTmpl, struct{ Problem, Output, Path string }{strings.TrimSpace(problem), trimBlock(output), t.Path})
+	return append(append(msgs[:len(msgs):len(msgs)], Message{Role: RoleAssistant, Content: answer}), Message{Role: RoleUser, Content: retry})
 }
 
 // File is one file of a repo-level answer: its whole content, or the

@@ -128,3 +128,24 @@ func TestSystemPromptUnknown(t *testing.T) {
 	}()
 	SystemPrompt(TaskKind(7), ModeFix)
 }
+
+// TestDesignMessagesGolden pins the test designer's conversation: its own
+// system prompt, the task without any of the programmer's code, and a
+// retry after a collection error.
+func TestDesignMessagesGolden(t *testing.T) {
+	task := DesignTask{
+		Title:   "mean() fails on an empty list",
+		Body:    "Calling `mean([])` raises ZeroDivisionError; it should return 0.0.",
+		Context: "### calc/stats.py\n```python\ndef mean(values):\n    return sum(values) / len(values)\n```",
+		Path:    "tests/test_capsule_reproduction.py",
+	}
+	msgs := task.Messages()
+	golden(t, "design_task", transcript(msgs))
+	retry := task.Retry(msgs, "### File: tests/test_capsule_reproduction.py\n```python\nimport calc.nope\n```",
+		"tests/test_capsule_reproduction.py could not be collected: ModuleNotFoundError: No module named 'calc.nope'",
+		"E   ModuleNotFoundError: No module named 'calc.nope'")
+	golden(t, "design_retry", transcript(retry[len(msgs):]))
+	if len(msgs) != 2 || len(retry) != 4 {
+		t.Errorf("Retry changed the first call's messages: %d, %d", len(msgs), len(retry))
+	}
+}

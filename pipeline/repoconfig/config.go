@@ -18,6 +18,14 @@ const (
 	OnFailureComment = "comment" // only comment on the issue
 )
 
+// Whether a job first has the test designer write a test that shows the
+// issue.
+const (
+	ReproduceAuto     = "auto"     // when the issue names no failing test; go on without one
+	ReproduceRequired = "required" // a job with no such test ends not solved
+	ReproduceOff      = "off"      // never
+)
+
 // Config is a repository's Capsule configuration.
 type Config struct {
 	Label       string        // the label that triggers Capsule on an issue
@@ -30,9 +38,12 @@ type Config struct {
 	History     int           // earlier attempts shown to the model
 	Protected   []string      // globs of paths the model may not modify
 	OnFailure   string        // OnFailureDraft or OnFailureComment
-	Memory      int64         // bytes of memory for the tests; 0 means Capsule's default
-	CPUs        float64       // cores for the tests; 0 means Capsule's default
-	Disk        int64         // bytes the tests may write; 0 means Capsule's default
+	Reproduce   string        // ReproduceAuto, ReproduceRequired or ReproduceOff
+	// ReproduceTries bounds the test designer's answers for one job.
+	ReproduceTries int
+	Memory         int64   // bytes of memory for the tests; 0 means Capsule's default
+	CPUs           float64 // cores for the tests; 0 means Capsule's default
+	Disk           int64   // bytes the tests may write; 0 means Capsule's default
 	// AllowTestInfrastructureChanges lets the model change the test
 	// infrastructure (conftest.py, pytest's settings, sitecustomize.py,
 	// .pth files), which is protected by default whatever Protected says.
@@ -49,5 +60,8 @@ func Default() Config {
 		History:     1,
 		Protected:   []string{"tests/**", "test/**", "**/test_*.py", "**/*_test.py", ".github/**"},
 		OnFailure:   OnFailureDraft,
+		Reproduce:   ReproduceAuto,
+
+		ReproduceTries: 3,
 	}
 }

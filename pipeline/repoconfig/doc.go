@@ -14,13 +14,15 @@
 //	history: 1                     # earlier attempts shown to the model
 //	protected: ["tests/**", "test/**", "**/test_*.py", "**/*_test.py", ".github/**"]
 //	on_failure: draft              # draft (a draft pull request) or comment
+//	reproduce: auto                # auto, required or off: a test that shows the issue first
+//	reproduce_tries: 3             # answers of the test designer for one job
 //	memory: 512m                   # memory of the tests: 512m, 2g, 2GiB, or bytes
 //	cpus: 1                        # CPU cores of the tests, such as 2 or 1.5
 //	disk: 1g                       # bytes the tests may write in the workspace
 //	allow_test_infrastructure_changes: false  # let the model change conftest.py and pytest's settings
 //
 // The operator who runs Capsule caps timeout, max_attempts, history, memory,
-// cpus and disk; a value above the operator's maximum is cut to it and the log
+// cpus, disk and reproduce_tries; a value above the operator's maximum is cut to it and the log
 // says so. The test infrastructure (conftest.py, pytest's settings,
 // sitecustomize.py, .pth files; see package edits) is protected whatever
 // protected says; only allow_test_infrastructure_changes lifts that.

@@ -32,6 +32,8 @@ var fields = []field{
 	{"history", func(c *Config, v value) { v.count(&c.History) }},
 	{"protected", func(c *Config, v value) { v.patterns(&c.Protected) }},
 	{"on_failure", func(c *Config, v value) { v.oneOf(&c.OnFailure, OnFailureDraft, OnFailureComment) }},
+	{"reproduce", func(c *Config, v value) { v.oneOf(&c.Reproduce, ReproduceAuto, ReproduceRequired, ReproduceOff) }},
+	{"reproduce_tries", func(c *Config, v value) { v.count(&c.ReproduceTries) }},
 	{"memory", func(c *Config, v value) { v.size(&c.Memory, minMemory) }},
 	{"cpus", func(c *Config, v value) { v.cores(&c.CPUs) }},
 	{"disk", func(c *Config, v value) { v.size(&c.Disk, minDisk) }},

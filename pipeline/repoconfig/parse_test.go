@@ -23,12 +23,15 @@ func TestParse(t *testing.T) {
 		Timeout:     90 * time.Second,
 		MaxAttempts: 3,
 		History:     2,
-		Protected:   []string{"spec/**"},
-		OnFailure:   OnFailureComment,
-		Memory:      2 << 30,
-		CPUs:        1.5,
-		Disk:        3 << 30,
-		Source:      Path,
+		Reproduce:   ReproduceRequired,
+
+		ReproduceTries: 4,
+		Protected:      []string{"spec/**"},
+		OnFailure:      OnFailureComment,
+		Memory:         2 << 30,
+		CPUs:           1.5,
+		Disk:           3 << 30,
+		Source:         Path,
 
 		AllowTestInfrastructureChanges: true,
 	}
@@ -59,6 +62,8 @@ max_attempts: 3
 history: 2
 protected: ["spec/**"]
 on_failure: comment
+reproduce: required
+reproduce_tries: 4
 memory: 2GiB
 cpus: 1.5
 disk: 3g
@@ -202,7 +207,7 @@ func TestSuggest(t *testing.T) {
 		"on-failure":   `(did you mean "on_failure"?)`,
 		"protect":      `(did you mean "protected"?)`,
 		"timout":       `(did you mean "timeout"?)`,
-		"retries":      "(known keys: label, test, setup, network, image, timeout, max_attempts, history, protected, on_failure, memory, cpus, disk, allow_test_infrastructure_changes)",
+		"retries":      "(known keys: label, test, setup, network, image, timeout, max_attempts, history, protected, on_failure, reproduce, reproduce_tries, memory, cpus, disk, allow_test_infrastructure_changes)",
 		"cpu":          `(did you mean "cpus"?)`,
 		"x":            "(known keys:",
 		"labelled_bot": "(known keys:",

@@ -1,0 +1,168 @@
+package pipeline
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/capsulehq/capsule/pipeline/attemptlog"
+	"github.com/capsulehq/capsule/pipeline/edits"
+	"github.com/capsulehq/capsule/pipeline/gate"
+	"github.com/capsulehq/capsule/pipeline/programmer"
+	"github.com/capsulehq/capsule/pipeline/repocontext"
+	"github.com/capsulehq/capsule/pipeline/response"
+	"github.com/capsulehq/capsule/pipeline/testreport"
+)
+
+// Reproduce says whether a job first has the test designer write a test
+// that shows the issue.
+type Reproduce string
+
+// The reproduction modes.
+const (
+	// ReproduceAuto writes a reproducing test when the issue names no
+	// failing test, and goes on without one (an unproven fix at best)
+	// when none is accepted.
+	ReproduceAuto Reproduce = "auto"
+	// ReproduceRequired ends a job not solved when no test shows the
+	// issue.
+	ReproduceRequired Reproduce = "required"
+	// ReproduceOff never writes one.
+	ReproduceOff Reproduce = "off"
+)
+
+// ParseReproduce reads a reproduction mode; "" is ReproduceAuto.
+func ParseReproduce(s string) (Reproduce, error) {
+	switch r := Reproduce(cmp.Or(s, string(ReproduceAuto))); r {
+	case ReproduceAuto, ReproduceRequired, ReproduceOff:
+		return r, nil
+	}
+	return "", fmt.Errorf("reproduce must be auto, required or off, got %q", s)
+}
+
+// DefaultReproduceTries is how many answers the test designer may give
+// for one job when RepoTask.ReproduceTries is zero.
+const DefaultReproduceTries = 3
+
+// reproFile is the reproducing test's file name.
+const reproFile = "test_capsule_reproduction.py"
+
+// reproduce has the test designer write a new test file that fails on the
+// untouched tree, when the job has per-test results and the issue names no
+// failing test. A file that is not collected, errors before its tests
+// run, or passes, goes back to the designer with why and the output of its
+// own tests, within task.ReproduceTries answers. The accepted file becomes
+// the job's targets and is returned, to lay under every attempt; nil when
+// none was accepted or none was asked for. It records all of it in
+// log.Reproduction.
+func reproduce(ctx context.Context, model Model, box RepoSandbox, task RepoTask, s Settings, rc repocontext.Context, pf *proof, log *attemptlog.Log) (*edits.Edit, error) {
+	rec := &attemptlog.Reproduction{Mode: string(cmp.Or(task.Reproduce, ReproduceAuto))}
+	log.Reproduction = rec
+	switch {
+	case task.Reproduce == ReproduceOff:
+		rec.Skipped = "reproduce: off"
+	case pf.baseline == nil:
+		rec.Skipped = "the tests give no per-test results to check a reproducing test against"
+	case len(pf.targets) > 0:
+		rec.Skipped = "the issue names tests that fail on the untouched tree"
+	case pf.plan.GoJSON:
+		rec.Skipped = "the test designer writes pytest tests, and this repository's tests run under go test"
+	}
+	if rec.Skipped != "" {
+		return nil, nil
+	}
+	designer := model
+	if task.TestModel != nil {
+		designer = task.TestModel
+	}
+	dt := programmer.DesignTask{Title: task.Title, Body: task.Body, Context: rc.Text, Path: reproPath(task.Repo)}
+	rec.File = dt.Path
+	msgs := dt.Messages()
+	tries := cmp.Or(task.ReproduceTries, DefaultReproduceTries)
+	for range tries {
+		reply, err := designer.Complete(ctx, msgs)
+		if err != nil {
+			return nil, fmt.Errorf("test designer: %w", err)
+		}
+		try := attemptlog.DesignTry{Answer: reply.Content, PromptTokens: reply.PromptTokens, CompletionTokens: reply.CompletionTokens, ModelDuration: reply.Duration}
+		content, problem := designedFile(reply.Content, dt.Path)
+		var output string
+		if problem == "" {
+			tr, err := pf.runCommand(ctx, box, task, "python3 -m pytest -q -p no:cacheprovider "+dt.Path, map[string][]byte{dt.Path: []byte(content)}, nil)
+			if err != nil {
+				return nil, fmt.Errorf("run the reproducing test: %w", err)
+			}
+			try.Run = runRecord(tr.cmd, s.Image, tr.res)
+			var targets []gate.Target
+			targets, problem = gate.Reproduction(tr.gate, dt.Path)
+			if problem == "" {
+				rec.Tries = append(rec.Tries, try)
+				rec.Accepted, rec.Content = true, content
+				pf.targets = targets
+				log.Baseline.Targets, log.Baseline.TargetsFrom = nil, "the test designer's "+dt.Path+", failing on the untouched tree"
+				for _, t := range targets {
+					log.Baseline.Targets = append(log.Baseline.Targets, t.ID.String())
+				}
+				return &edits.Edit{Path: dt.Path, Content: content}, nil
+			}
+			output = ownOutput(tr.gate.Report, dt.Path)
+		}
+		try.Problem = problem
+		rec.Tries = append(rec.Tries, try)
+		msgs = dt.Retry(msgs, reply.Content, problem, output)
+	}
+	rec.Stopped = fmt.Sprintf("no reproducing test was accepted in %d tries", tries)
+	return nil, nil
+}
+
+// reproPath is where the reproducing test goes: in tests/ when the
+// repository has that directory, else at its root, under a name no file
+// has yet.
+func reproPath(repo string) string {
+	dir := ""
+	if info, err := os.Stat(filepath.Join(repo, "tests")); err == nil && info.IsDir() {
+		dir = "tests"
+	}
+	name := path.Join(dir, reproFile)
+	for n := 2; isFileIn(repo)(name); n++ {
+		name = path.Join(dir, fmt.Sprintf("test_capsule_reproduction_%d.py", n))
+	}
+	return name
+}
+
+// designedFile finds the file at want in a test designer's answer.
+func designedFile(answer, want string) (string, string) {
+	parsed, _ := response.Parse(answer)
+	for _, f := range parsed.Files {
+		if path.Clean(f.Path) == want {
+			return f.Content, ""
+		}
+	}
+	return "", fmt.Sprintf("the answer has no \"### File: %s\" block", want)
+}
+
+// ownOutput is what a run says about the tests of file only: their
+// collection errors and the reports of its tests that did not pass, so the
+// designer sees its test's own frames and nothing of the code's fix.
+func ownOutput(rep *testreport.Report, file string) string {
+	if rep == nil {
+		return ""
+	}
+	var parts []string
+	for _, e := range rep.CollectErrors() {
+		if e.Path == file {
+			parts = append(parts, e.Message)
+		}
+	}
+	for _, id := range rep.IDs() {
+		res := rep.Tests[id]
+		if id.File == file && !res.Outcome.Passing() {
+			parts = append(parts, fmt.Sprintf("%s %s: %s", id, res.Outcome, cmp.Or(res.Longrepr, res.Message)))
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
