@@ -8,8 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/capsulehq/capsule/pipeline/edits"
+	"github.com/capsulehq/capsule/pipeline/programmer"
 )
 
 // RightStats is a calc/stats.py that passes the example's tests.
@@ -42,14 +46,27 @@ def median(values):
 var WrongStats = strings.Replace(RightStats, "return 0.0\n    return divide", "return None\n    return divide", 1)
 
 // Answer is a model answer in the repo-mode format, with files given as
-// path, content pairs.
+// path, new content pairs: a file of the example repository as the
+// SEARCH/REPLACE blocks that change it (edits.BlocksFor), any other path
+// whole. A file given unchanged is a whole-file block.
 func Answer(pairs ...string) string {
-	var b strings.Builder
-	b.WriteString("The empty list must be handled before dividing.\n\n")
+	var files []programmer.File
 	for i := 0; i+1 < len(pairs); i += 2 {
-		b.WriteString("### File: " + pairs[i] + "\n```python\n" + pairs[i+1] + "```\n\n")
+		f := programmer.File{Path: pairs[i], Content: pairs[i+1]}
+		if old, err := os.ReadFile(filepath.Join(exampleDir(), filepath.FromSlash(pairs[i]))); err == nil && !strings.Contains(pairs[i], "..") {
+			for _, bl := range edits.BlocksFor(string(old), pairs[i+1]) {
+				f.Blocks = append(f.Blocks, programmer.Block{Search: bl.Search, Replace: bl.Replace})
+			}
+		}
+		files = append(files, f)
 	}
-	return b.String()
+	return "The empty list must be handled before dividing.\n\n" + programmer.FormatFiles(files) + "\n"
+}
+
+// exampleDir is examples/calculator, found from this source file.
+func exampleDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "examples", "calculator")
 }
 
 // Issue is the example's issue.

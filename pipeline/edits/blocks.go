@@ -207,11 +207,18 @@ func replaceBlock(content string, bl Block) (string, error) {
 	if final {
 		file = file[:len(file)-1]
 	}
-	search, replace := trimBlankEdges(blockLines(bl.Search), blockLines(bl.Replace))
-	if len(search) == 0 {
+	rawSearch, rawReplace := blockLines(bl.Search), blockLines(bl.Replace)
+	search, replace := trimBlankEdges(rawSearch, rawReplace)
+	if isBlankRun(rawSearch) {
 		return "", errors.New("the SEARCH part is empty; quote the lines to change (to add code, quote the lines it goes after and repeat them in REPLACE)")
 	}
 	m, err := locate(file, search)
+	if err != nil && len(search) < len(rawSearch) {
+		// The padding may be what makes the SEARCH match once.
+		if mr, errRaw := locate(file, rawSearch); errRaw == nil {
+			m, err, replace = mr, nil, rawReplace
+		}
+	}
 	if err != nil {
 		return "", err
 	}
@@ -228,29 +235,24 @@ func replaceBlock(content string, bl Block) (string, error) {
 	return text, nil
 }
 
-// blockLines splits a block's part into lines; an empty part has none.
+// blockLines splits a block's part into lines; an empty part has none, and
+// "\n" is one blank line.
 func blockLines(s string) []string {
-	s = strings.TrimSuffix(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
 	if s == "" {
 		return nil
 	}
-	return strings.Split(s, "\n")
+	return strings.Split(strings.TrimSuffix(strings.ReplaceAll(s, "\r\n", "\n"), "\n"), "\n")
 }
 
-// trimBlankEdges drops blank lines at both ends of search, and at most as
-// many from the same ends of replace: models pad blocks with blank lines.
+// trimBlankEdges drops the blank lines that pad both search and replace at
+// the same end, in pairs: models pad blocks with blank lines, and a blank
+// line on one side only is a change.
 func trimBlankEdges(search, replace []string) ([]string, []string) {
-	for len(search) > 0 && isBlank(search[0]) {
-		search = search[1:]
-		if len(replace) > 0 && isBlank(replace[0]) {
-			replace = replace[1:]
-		}
+	for len(search) > 0 && len(replace) > 0 && isBlank(search[0]) && isBlank(replace[0]) {
+		search, replace = search[1:], replace[1:]
 	}
-	for len(search) > 0 && isBlank(search[len(search)-1]) {
-		search = search[:len(search)-1]
-		if len(replace) > 0 && isBlank(replace[len(replace)-1]) {
-			replace = replace[:len(replace)-1]
-		}
+	for len(search) > 0 && len(replace) > 0 && isBlank(search[len(search)-1]) && isBlank(replace[len(replace)-1]) {
+		search, replace = search[:len(search)-1], replace[:len(replace)-1]
 	}
 	return search, replace
 }

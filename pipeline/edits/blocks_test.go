@@ -2,8 +2,10 @@ package edits
 
 import (
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -250,5 +252,86 @@ func TestResolveWholeFileLimit(t *testing.T) {
 	del := FileEdit{Path: "pkg/difflib.py", Whole: true, Content: DeleteMarker}
 	if _, err := Resolve(dir, []FileEdit{del}, 10); err != nil {
 		t.Errorf("deleting a large file: %v", err)
+	}
+}
+
+func TestBlocksFor(t *testing.T) {
+	_, orig := difflibRepo(t)
+	news := map[string]string{
+		"one line": strings.Replace(orig, "return _calculate_ratio(min(la, lb), la + lb)", "return _calculate_ratio(max(la, lb), la + lb)", 1),
+		"a line that occurs twice": strings.Replace(orig, "        return _calculate_ratio(matches, len(self.a) + len(self.b))\n",
+			"        return _calculate_ratio(matches, len(self.a) + len(self.b) + 0)\n", 2),
+		"insert and delete blank lines": strings.Replace(strings.Replace(orig, "\n\n\n", "\n\n", 3), "import", "\nimport", 2),
+		"append":                        orig + "\nX = 1\n",
+		"prepend":                       "# header\n" + orig,
+		"delete the end":                orig[:strings.Index(orig, "def _test():")],
+		"everything":                    "x = 1\n",
+	}
+	for name, new := range news {
+		t.Run(name, func(t *testing.T) {
+			dir, _ := difflibRepo(t)
+			blocks := BlocksFor(orig, new)
+			got, err := Resolve(dir, []FileEdit{{Path: "pkg/difflib.py", Blocks: blocks}}, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got[0].Content != new {
+				t.Errorf("the blocks do not give the new content:\n%s", firstDifference(got[0].Content, new))
+			}
+		})
+	}
+	one := BlocksFor(orig, news["one line"])
+	if len(one) != 1 || strings.Count(one[0].Search, "\n") != 1 {
+		t.Errorf("a one-line change = %+v, want one block of one line", one)
+	}
+}
+
+// TestBlocksForRandom checks that BlocksFor's blocks give the new content
+// back for random changes to a file of few distinct lines, where a SEARCH
+// is hardest to make match once. (A file of blank lines only has no line a
+// SEARCH can hold on to.)
+func TestBlocksForRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	pool := []string{"a\n", "b\n", "\n", "    c\n", "d\n"}
+	random := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = pool[rng.IntN(len(pool))]
+		}
+		return out
+	}
+	dir := t.TempDir()
+	for range 1000 {
+		oldLines := random(1 + rng.IntN(30))
+		newLines := slices.Clone(oldLines)
+		for range 1 + rng.IntN(4) {
+			at := rng.IntN(len(newLines) + 1)
+			switch rng.IntN(3) {
+			case 0:
+				newLines = slices.Insert(newLines, at, random(1+rng.IntN(3))...)
+			case 1:
+				if at < len(newLines) {
+					newLines = slices.Delete(newLines, at, min(len(newLines), at+1+rng.IntN(3)))
+				}
+			default:
+				if at < len(newLines) {
+					newLines[at] = "x" + newLines[at]
+				}
+			}
+		}
+		old, new := strings.Join(oldLines, ""), strings.Join(newLines, "")
+		if old == new || new == "" || strings.TrimSpace(old) == "" {
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(dir, "f.py"), []byte(old), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Resolve(dir, []FileEdit{{Path: "f.py", Blocks: BlocksFor(old, new)}}, 0)
+		if err != nil {
+			t.Fatalf("%q -> %q: %v", old, new, err)
+		}
+		if got[0].Content != new {
+			t.Fatalf("%q -> %q: the blocks give %q", old, new, got[0].Content)
+		}
 	}
 }

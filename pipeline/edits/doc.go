@@ -13,8 +13,9 @@
 // # Placing blocks
 //
 // The blocks of a file apply in answer order, each to the file as the
-// blocks before it left it. Blank lines around SEARCH are ignored (and as
-// many around REPLACE). A SEARCH is placed, in this order, where it matches:
+// blocks before it left it. Blank lines that pad both SEARCH and REPLACE at
+// the same end are dropped in pairs. A SEARCH is placed, in this order,
+// where it matches:
 //
 //  1. exactly, line for line;
 //  2. up to trailing white space and one indentation offset shared by all
