@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -106,12 +107,16 @@ func newProof(ctx context.Context, box RepoSandbox, task RepoTask, s Settings, l
 	rec.Runs = append(rec.Runs, runRecord(first.cmd, s.Image, first.res))
 	runs := []gate.Run{first.gate}
 	if once, err := gate.NewBaseline(first.gate); err == nil && len(once.Failing()) > 0 {
-		second, err := p.run(ctx, box, task, nil, nil)
+		second, err := p.rerun(ctx, box, task, nil, nil, once.Failing())
 		if err != nil {
 			return nil, fmt.Errorf("baseline: %w", err)
 		}
 		rec.Runs = append(rec.Runs, runRecord(second.cmd, s.Image, second.res))
-		runs = append(runs, second.gate)
+		// The rerun's outcomes over the first run's: a test that changed
+		// is flaky. A rerun that cannot be trusted tells nothing.
+		if second.gate.Untrusted() == "" {
+			runs = append(runs, overlaid(first.gate, second.gate, once.Failing()))
+		}
 	}
 	b, err := gate.NewBaseline(runs...)
 	if err != nil {
@@ -147,13 +152,45 @@ func (p *proof) check(ctx context.Context, box RepoSandbox, task RepoTask, files
 	}
 	v := gate.Check(p.baseline, p.targets, tr.gate, nil)
 	if len(v.Rerun) > 0 {
-		again, err := p.run(ctx, box, task, files, deleted)
+		again, err := p.rerun(ctx, box, task, files, deleted, v.Rerun)
 		if err != nil {
 			return tr, nil, err
 		}
 		v = gate.Check(p.baseline, p.targets, tr.gate, &again.gate)
 	}
 	return tr, &v, nil
+}
+
+// maxRerunIDs bounds the tests a rerun names on its command line; more
+// rerun the whole command.
+const maxRerunIDs = 100
+
+// rerun runs the tests ids again over the same files: with pytest, only
+// them, by node id, so that a rerun costs their time and not the suite's;
+// with go test, or too many of them, the whole command.
+func (p *proof) rerun(ctx context.Context, box RepoSandbox, task RepoTask, files map[string][]byte, deleted []string, ids []gate.ID) (testRun, error) {
+	if p.plan.GoJSON || len(ids) > maxRerunIDs {
+		return p.run(ctx, box, task, files, deleted)
+	}
+	words := []string{"python3", "-m", "pytest", "-q", "-p", "no:cacheprovider"}
+	for _, id := range ids {
+		words = append(words, "'"+strings.ReplaceAll(id.String(), "'", `'\''`)+"'")
+	}
+	return p.runCommand(ctx, box, task, strings.Join(words, " "), files, deleted)
+}
+
+// overlaid is run with the outcomes of the tests ids taken from rerun,
+// which ran only them: the whole run as the rerun saw it. A test the rerun
+// did not report stays as run had it.
+func overlaid(run, rerun gate.Run, ids []gate.ID) gate.Run {
+	rep := *run.Report
+	rep.Tests = maps.Clone(run.Report.Tests)
+	for _, id := range ids {
+		if res, ok := rerun.Report.Tests[id]; ok {
+			rep.Tests[id] = res
+		}
+	}
+	return gate.Run{Report: &rep, ExitCode: run.ExitCode}
 }
 
 // namedTest matches a Python test file, or a pytest node id, in an issue's

@@ -29,7 +29,7 @@ func noOpAnswer(t *testing.T) string {
 
 // calculator writes the example repository with changes: a path mapped
 // to "" is removed.
-func calculator(t *testing.T, changes map[string]string) string {
+func calculator(t testing.TB, changes map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	files := calculatortest.Files(t)
@@ -60,7 +60,7 @@ func solveIssue(t *testing.T, repo string, answers ...string) *pipeline.RepoOutc
 
 // issueTask is the example's issue on repo, with pytest as the test
 // command.
-func issueTask(t *testing.T, repo string) pipeline.RepoTask {
+func issueTask(t testing.TB, repo string) pipeline.RepoTask {
 	return pipeline.RepoTask{ID: t.Name(), Title: calculatortest.IssueTitle, Body: calculatortest.IssueBody,
 		Repo: repo, TestCommand: "python3 -m pytest -q", TestTimeout: time.Minute}
 }
@@ -68,21 +68,21 @@ func issueTask(t *testing.T, repo string) pipeline.RepoTask {
 // solveTask runs repo mode on task against the real sandbox and a scripted
 // model answering answers in turn, one call per answer (the test
 // designer's first, when it is asked).
-func solveTask(t *testing.T, task pipeline.RepoTask, answers ...string) *pipeline.RepoOutcome {
+func solveTask(t testing.TB, task pipeline.RepoTask, answers ...string) *pipeline.RepoOutcome {
 	t.Helper()
 	_, out := solveScripted(t, task, answers...)
 	return out
 }
 
 // solveScripted is solveTask, also returning the model's server.
-func solveScripted(t *testing.T, task pipeline.RepoTask, answers ...string) (*fakeopenai.Server, *pipeline.RepoOutcome) {
+func solveScripted(t testing.TB, task pipeline.RepoTask, answers ...string) (*fakeopenai.Server, *pipeline.RepoOutcome) {
 	t.Helper()
 	eng := sandboxtest.Engine(t)
 	box, err := eng.NewSession(context.Background(), sandboxtest.Spec(task.Repo))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { box.Close() })
+	defer box.Close()
 	replies := make([]fakeopenai.Response, len(answers))
 	for i, a := range answers {
 		replies[i] = fakeopenai.Reply(a)
@@ -202,6 +202,11 @@ def test_later():
 		out := solveIssue(t, repo, rightAnswer)
 		if got := out.Log.Baseline.Flaky; !slices.Equal(got, []string{"tests/test_flaky.py::test_sometimes"}) {
 			t.Errorf("baseline flaky %q", got)
+		}
+		// The baseline reruns only the tests that failed, not the suite.
+		if runs := out.Log.Baseline.Runs; len(runs) != 2 || runs[1].Command[2] != "python3 -m pytest -q -p no:cacheprovider "+
+			"'tests/test_flaky.py::test_sometimes' 'tests/test_stats.py::test_mean_of_nothing_is_zero' 'tests/test_stats.py::test_median_of_nothing_is_zero'" {
+			t.Errorf("baseline runs %+v, want the failing tests rerun by node id", runs)
 		}
 		if out.Outcome() != attemptlog.Solved || out.Log.AttemptIndex != 0 {
 			t.Fatalf("outcome %q at attempt %d, want solved at 0: %+v", out.Outcome(), out.Log.AttemptIndex, out.Log.Attempts)
