@@ -58,3 +58,34 @@ func FuzzDiff(f *testing.F) {
 		}
 	})
 }
+
+// FuzzBlocks writes the change between random texts as blocks and places
+// them back, and places random blocks without panicking: a block either
+// fails with a message or gives text that holds its REPLACE part.
+func FuzzBlocks(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3}, []byte{0, 2, 3}, []byte{1})
+	f.Add([]byte{0, 0, 0}, []byte{0, 1, 0}, []byte{0, 0})
+	f.Fuzz(func(t *testing.T, a, b, s []byte) {
+		old, new := fuzzText(a), fuzzText(b)
+		if strings.TrimSpace(old) != "" && !strings.Contains(old, "\r") && !strings.Contains(new, "\r") &&
+			strings.HasSuffix(old, "\n") == strings.HasSuffix(new, "\n") {
+			cur := old
+			for _, bl := range BlocksFor(old, new) {
+				next, err := replaceBlock(cur, bl)
+				if err != nil {
+					t.Fatalf("%q -> %q: block %d: %v", old, new, bl.N, err)
+				}
+				cur = next
+			}
+			if cur != new {
+				t.Fatalf("%q -> %q: the blocks give %q", old, new, cur)
+			}
+		}
+		search := fuzzText(s)
+		if _, err := replaceBlock(old, Block{N: 1, Search: search, Replace: "R\n"}); err == nil && !strings.Contains(old, "R\n") {
+			if got, _ := replaceBlock(old, Block{N: 1, Search: search, Replace: "R\n"}); !strings.Contains(got, "R") {
+				t.Fatalf("placed %q in %q without its REPLACE: %q", search, old, got)
+			}
+		}
+	})
+}

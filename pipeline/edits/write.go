@@ -86,11 +86,13 @@ func isBlankRun(run []string) bool {
 	return !slices.ContainsFunc(run, func(l string) bool { return !isBlank(l) })
 }
 
-// countRun counts the places where run occurs in lines, up to two.
+// countRun counts the places where run occurs in lines, up to two, as
+// Resolve compares them: without their newlines.
 func countRun(lines, run []string) int {
 	n := 0
+	same := func(a, b string) bool { return strings.TrimSuffix(a, "\n") == strings.TrimSuffix(b, "\n") }
 	for i := 0; i+len(run) <= len(lines) && n < 2; i++ {
-		if slices.Equal(lines[i:i+len(run)], run) {
+		if slices.EqualFunc(lines[i:i+len(run)], run, same) {
 			n++
 		}
 	}
