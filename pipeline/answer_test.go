@@ -121,3 +121,10 @@ func TestExampleCallsOfTheModuleStay(t *testing.T) {
 		t.Errorf("the patch removes the entry point:\n%s", patch)
 	}
 }
+
+func TestUnmatchedSummary(t *testing.T) {
+	a := attemptlog.Attempt{FeedbackKind: "unmatched", Refused: []string{"block 2 (a.py): not found"}}
+	if got := attemptSummary(a); got != "1 blocks not placed" {
+		t.Errorf("attemptSummary = %q", got)
+	}
+}

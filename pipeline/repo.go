@@ -402,6 +402,8 @@ var testCounts = regexp.MustCompile(`\b(\d+) (passed|failed|errors?)\b`)
 // attemptSummary describes an attempt in a few words for progress lines.
 func attemptSummary(a attemptlog.Attempt) string {
 	switch {
+	case a.Run == nil && a.FeedbackKind == "unmatched":
+		return fmt.Sprintf("%d blocks not placed", len(a.Refused))
 	case a.Run == nil && len(a.Refused) > 0:
 		return fmt.Sprintf("%d edits refused", len(a.Refused))
 	case a.Run == nil && a.FeedbackKind == "too-large":
