@@ -35,9 +35,13 @@ type proof struct {
 	// report that can be trusted: then only the exit status counts.
 	baseline *gate.Baseline
 	targets  []gate.Target
-	// repro is the test designer's accepted test file, or nil.
-	repro *edits.Edit
-	runs  int // test runs so far
+	// repro is the test designer's accepted test file, or nil; design is
+	// its conversation.
+	repro  *edits.Edit
+	design *design
+	// last is the last attempt's run.
+	last gate.Run
+	runs int // test runs so far
 }
 
 // keepRepro refuses the programmer's edits of the accepted reproducing
@@ -150,6 +154,7 @@ func (p *proof) check(ctx context.Context, box RepoSandbox, task RepoTask, files
 	if err != nil || p.baseline == nil {
 		return tr, nil, err
 	}
+	p.last = tr.gate
 	v := gate.Check(p.baseline, p.targets, tr.gate, nil)
 	if len(v.Rerun) > 0 {
 		again, err := p.rerun(ctx, box, task, files, deleted, v.Rerun)

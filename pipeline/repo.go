@@ -139,6 +139,9 @@ func SolveRepo(ctx context.Context, model Model, box RepoSandbox, task RepoTask,
 	var kept []edits.FileEdit // the parts of a refused answer that could be placed
 	err = iterate(log, conv, s, func(msgs []programmer.Message) (attemptlog.Attempt, error) {
 		a, accepted, err := repoAttempt(ctx, model, box, task, s, pf, &kept, msgs)
+		if err == nil {
+			err = pf.revise(ctx, box, task, s, log, &a)
+		}
 		if err == nil && a.Run != nil {
 			out.Edits, out.Patch = accepted, a.Patch
 		}

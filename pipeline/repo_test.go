@@ -17,6 +17,7 @@ import (
 	"github.com/capsulehq/capsule/pipeline/gate"
 	"github.com/capsulehq/capsule/pipeline/programmer"
 	"github.com/capsulehq/capsule/pipeline/testreport"
+	openai "github.com/sashabaranov/go-openai"
 )
 
 // rightAnswer is the example's right fix.
@@ -326,11 +327,7 @@ func TestReproduction(t *testing.T) {
 		if last := retry[len(retry)-1].Content; !strings.Contains(last, "could not be collected") || !strings.Contains(last, "mean_of_nothing") {
 			t.Errorf("the designer's retry does not say why:\n%s", last)
 		}
-		for _, m := range retry {
-			if strings.Contains(m.Content, "if not values") {
-				t.Error("the designer saw the programmer's code")
-			}
-		}
+		assertBlind(t, retry)
 		if out.Outcome() != attemptlog.Solved {
 			t.Errorf("outcome %q, want solved", out.Outcome())
 		}
@@ -359,6 +356,28 @@ func TestReproduction(t *testing.T) {
 		}
 	})
 
+	t.Run("a wrong test the programmer keeps failing alone is revised once", func(t *testing.T) {
+		wrong := "from calc import mean\n\n\ndef test_mean_of_empty_list_is_none():\n    assert mean([]) is None\n"
+		task := issueTask(t, filed(t))
+		srv, out := solveScripted(t, task, reproAnswer(wrong), rightAnswer, rightAnswer, reproAnswer(reproRight), rightAnswer)
+		log := out.Log
+		r := log.Reproduction
+		if len(r.Tries) != 2 || !r.Tries[1].Revision || r.Tries[1].Problem != "" || r.Content != reproRight {
+			t.Fatalf("reproduction tries %+v", r.Tries)
+		}
+		if out.Outcome() != attemptlog.Solved || log.AttemptIndex != 2 || !slices.Equal(log.Baseline.Targets, targets) {
+			t.Errorf("outcome %q at attempt %d, targets %q; want solved at 2 on the revised test", out.Outcome(), log.AttemptIndex, log.Baseline.Targets)
+		}
+		if !strings.Contains(log.Attempts[1].Feedback, "was revised by the test designer") {
+			t.Errorf("attempt 1's feedback does not say the test changed:\n%s", log.Attempts[1].Feedback)
+		}
+		ask := srv.Requests()[3].Messages
+		if last := ask[len(ask)-1].Content; !strings.Contains(last, "passed every other test but not yours") || !strings.Contains(last, "is None") {
+			t.Errorf("the revision request:\n%s", last)
+		}
+		assertBlind(t, ask)
+	})
+
 	t.Run("required with no reproduction is not solved, with the reason", func(t *testing.T) {
 		task := issueTask(t, filed(t))
 		task.Reproduce, task.ReproduceTries = pipeline.ReproduceRequired, 2
@@ -369,4 +388,15 @@ func TestReproduction(t *testing.T) {
 			t.Errorf("outcome %q, %d attempts, %d designer tries, stopped %q", out.Outcome(), len(log.Attempts), len(log.Reproduction.Tries), log.Stopped)
 		}
 	})
+}
+
+// assertBlind fails when the test designer's messages show the
+// programmer's fix.
+func assertBlind(t *testing.T, msgs []openai.ChatCompletionMessage) {
+	t.Helper()
+	for _, m := range msgs {
+		if strings.Contains(m.Content, "if not values") {
+			t.Error("the designer saw the programmer's code")
+		}
+	}
 }

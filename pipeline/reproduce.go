@@ -92,24 +92,18 @@ func reproduce(ctx context.Context, model Model, box RepoSandbox, task RepoTask,
 		content, problem := designedFile(reply.Content, dt.Path)
 		var output string
 		if problem == "" {
-			tr, err := pf.runCommand(ctx, box, task, "python3 -m pytest -q -p no:cacheprovider "+dt.Path, map[string][]byte{dt.Path: []byte(content)}, nil)
-			if err != nil {
-				return nil, fmt.Errorf("run the reproducing test: %w", err)
+			var rep *testreport.Report
+			if try.Run, rep, problem, err = pf.tryReproduction(ctx, box, task, s, log, dt.Path, content); err != nil {
+				return nil, err
 			}
-			try.Run = runRecord(tr.cmd, s.Image, tr.res)
-			var targets []gate.Target
-			targets, problem = gate.Reproduction(tr.gate, dt.Path)
 			if problem == "" {
 				rec.Tries = append(rec.Tries, try)
 				rec.Accepted, rec.Content = true, content
-				pf.targets = targets
-				log.Baseline.Targets, log.Baseline.TargetsFrom = nil, "the test designer's "+dt.Path+", failing on the untouched tree"
-				for _, t := range targets {
-					log.Baseline.Targets = append(log.Baseline.Targets, t.ID.String())
-				}
+				pf.design = &design{model: designer, task: dt, msgs: msgs, answer: reply.Content}
+				log.Baseline.TargetsFrom = "the test designer's " + dt.Path + ", failing on the untouched tree"
 				return &edits.Edit{Path: dt.Path, Content: content}, nil
 			}
-			output = ownOutput(tr.gate.Report, dt.Path)
+			output = ownOutput(rep, dt.Path)
 		}
 		try.Problem = problem
 		rec.Tries = append(rec.Tries, try)
@@ -117,6 +111,110 @@ func reproduce(ctx context.Context, model Model, box RepoSandbox, task RepoTask,
 	}
 	rec.Stopped = fmt.Sprintf("no reproducing test was accepted in %d tries", tries)
 	return nil, nil
+}
+
+// tryReproduction runs a test file alone on the untouched tree and checks
+// that it reproduces the issue; when it does, its failing tests become the
+// targets. problem says why it does not; rep is the run's report.
+func (p *proof) tryReproduction(ctx context.Context, box RepoSandbox, task RepoTask, s Settings, log *attemptlog.Log, file, content string) (*attemptlog.Run, *testreport.Report, string, error) {
+	tr, err := p.runCommand(ctx, box, task, "python3 -m pytest -q -p no:cacheprovider "+file, map[string][]byte{file: []byte(content)}, nil)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("run the reproducing test: %w", err)
+	}
+	targets, problem := gate.Reproduction(tr.gate, file)
+	if problem == "" {
+		p.targets, log.Baseline.Targets = targets, nil
+		for _, t := range targets {
+			log.Baseline.Targets = append(log.Baseline.Targets, t.ID.String())
+		}
+	}
+	return runRecord(tr.cmd, s.Image, tr.res), tr.gate.Report, problem, nil
+}
+
+// design is the test designer's conversation that wrote the accepted
+// test, kept for a revision.
+type design struct {
+	model     Model
+	task      programmer.DesignTask
+	msgs      []programmer.Message
+	answer    string // the accepted answer
+	stuck     int    // consecutive attempts that failed only its tests
+	revisions int
+}
+
+// Bounds of the revision of a reproducing test: after revisionAfter
+// consecutive attempts that fail nothing but its tests, the test designer
+// may revise it, at most maxRevisions times a job.
+const (
+	revisionAfter = 2
+	maxRevisions  = 1
+)
+
+// onlyTargetsFail reports whether a verdict failed on its target tests
+// alone: a trusted run, no regression, nothing missing or uncollected.
+func onlyTargetsFail(v gate.Verdict) bool {
+	return !v.Passed && v.Untrusted == "" && len(v.Regressions) == 0 && len(v.Missing) == 0 && len(v.CollectErrors) == 0
+}
+
+// revise asks the test designer to reconsider its test when the
+// programmer's attempts keep failing it and nothing else: a test that asks
+// for more than the issue must not make the job unwinnable. The designer
+// sees why and its own tests' failure lines, never the programmer's code;
+// a revised file must still fail on the untouched tree, else the old one
+// stays. It is logged as a try of the reproduction, and the attempt's
+// feedback says when the test changed.
+func (p *proof) revise(ctx context.Context, box RepoSandbox, task RepoTask, s Settings, log *attemptlog.Log, a *attemptlog.Attempt) error {
+	d := p.design
+	if d == nil || a.Verdict == nil {
+		return nil
+	}
+	if !onlyTargetsFail(*a.Verdict) {
+		d.stuck = 0
+		return nil
+	}
+	if d.stuck++; d.stuck < revisionAfter || d.revisions >= maxRevisions {
+		return nil
+	}
+	d.stuck, d.revisions = 0, d.revisions+1
+	why := fmt.Sprintf("the programmer's last %d attempts passed every other test but not yours. "+
+		"If your test asks for something the issue does not, correct it; if it is right, give it again unchanged", revisionAfter)
+	msgs := d.task.Retry(d.msgs, d.answer, why, ownFrames(p.last.Report, d.task.Path))
+	reply, err := d.model.Complete(ctx, msgs)
+	if err != nil {
+		return fmt.Errorf("test designer: %w", err)
+	}
+	rec := log.Reproduction
+	try := attemptlog.DesignTry{Answer: reply.Content, Revision: true, PromptTokens: reply.PromptTokens, CompletionTokens: reply.CompletionTokens, ModelDuration: reply.Duration}
+	content, problem := designedFile(reply.Content, d.task.Path)
+	if problem == "" && content == p.repro.Content {
+		problem = "kept unchanged by the test designer"
+	}
+	if problem == "" {
+		if try.Run, _, problem, err = p.tryReproduction(ctx, box, task, s, log, d.task.Path, content); err != nil {
+			return err
+		}
+		if problem == "" {
+			p.repro.Content, rec.Content = content, content
+			d.msgs, d.answer = msgs, reply.Content
+			a.Feedback += fmt.Sprintf("\nThe test that shows the issue, %s, was revised by the test designer; the next attempt runs the new version:\n%s", d.task.Path, content)
+		}
+	}
+	try.Problem = problem
+	rec.Tries = append(rec.Tries, try)
+	return nil
+}
+
+// ownFrames is what a run says about the tests of file, cut to the lines
+// of the test's own frames and the exception lines, so that a revision
+// shows no line of the code under test.
+func ownFrames(rep *testreport.Report, file string) string {
+	var kept []string
+	for _, line := range strings.Split(ownOutput(rep, file), "\n") {
+		if strings.Contains(line, file) || strings.HasPrefix(strings.TrimSpace(line), "E ") {
+			kept = append(kept, line)
+		}
+	}
+	return strings.Join(kept, "\n")
 }
 
 // reproPath is where the reproducing test goes: in tests/ when the

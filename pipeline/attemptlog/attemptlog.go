@@ -87,6 +87,9 @@ type Reproduction struct {
 // DesignTry is one answer of the test designer.
 type DesignTry struct {
 	Answer string `json:"answer"`
+	// Revision marks an answer asked for after the programmer's attempts
+	// kept failing the accepted test alone.
+	Revision bool `json:"revision,omitempty"`
 	// Run is the test file's run on the untouched tree; nil when the
 	// answer had no file to run.
 	Run *Run `json:"run,omitempty"`

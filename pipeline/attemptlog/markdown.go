@@ -218,13 +218,18 @@ func writeReproduction(b *strings.Builder, l *Log, r *Reproduction) {
 		fmt.Fprintf(b, "Reproduction (%s): none written, because %s.\n\n", r.Mode, r.Skipped)
 		return
 	case r.Accepted:
-		fmt.Fprintf(b, "Reproduction (%s): the test designer's `%s`, accepted at its answer %d", r.Mode, r.File, len(r.Tries))
+		fmt.Fprintf(b, "Reproduction (%s): the test designer's `%s`", r.Mode, r.File)
 	default:
 		fmt.Fprintf(b, "Reproduction (%s): none: %s", r.Mode, r.Stopped)
 	}
 	fmt.Fprintf(b, " (%d model calls, %d prompt and %d completion tokens).\n\n", len(r.Tries), prompt, completion)
 	for i, t := range r.Tries {
-		if t.Problem != "" {
+		switch {
+		case t.Revision && t.Problem == "":
+			fmt.Fprintf(b, "- answer %d revised the test, after the programmer's attempts kept failing it alone\n", i+1)
+		case t.Revision:
+			fmt.Fprintf(b, "- answer %d, asked to revise the test, changed nothing: %s\n", i+1, cell(t.Problem))
+		case t.Problem != "":
 			fmt.Fprintf(b, "- answer %d refused: %s\n", i+1, cell(t.Problem))
 		}
 	}
