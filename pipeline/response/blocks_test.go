@@ -87,3 +87,13 @@ func TestParseBlockErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestParseFunctionReadsNoBlocks: function-level answers are parsed as
+// before, markers and all.
+func TestParseFunctionReadsNoBlocks(t *testing.T) {
+	code := "<<<<<<< SEARCH\ndef f():\n    return 1\n=======\ndef f():\n    return 2\n>>>>>>> REPLACE\n"
+	got, err := ParseFunction(md("### Code\n´´´python\n"+code+"´´´\n"), "f")
+	if err != nil || got.Code != code || got.Files != nil {
+		t.Errorf("ParseFunction = %q, %v, %v; want the block as code", got.Code, got.Files, err)
+	}
+}

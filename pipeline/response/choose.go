@@ -145,7 +145,7 @@ func (p *parser) unwrapMarkdown() {
 		if c.lang != "markdown" && c.lang != "md" {
 			continue
 		}
-		inner, err := ParseFunction(c.text, p.entry)
+		inner, err := parse(c.text, p.entry, p.edits)
 		if err != nil {
 			continue
 		}

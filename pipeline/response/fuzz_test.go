@@ -26,10 +26,14 @@ func FuzzParse(f *testing.F) {
 		f.Add(seed, "f")
 	}
 	f.Fuzz(func(t *testing.T, answer, entry string) {
-		resp, err := ParseFunction(answer, entry)
-		again, errAgain := ParseFunction(answer, entry)
+		parseAnswer := Parse
+		if entry != "" {
+			parseAnswer = func(a string) (Response, error) { return ParseFunction(a, entry) }
+		}
+		resp, err := parseAnswer(answer)
+		again, errAgain := parseAnswer(answer)
 		if !reflect.DeepEqual(resp, again) || (err == nil) != (errAgain == nil) {
-			t.Fatal("ParseFunction is not deterministic")
+			t.Fatal("parsing is not deterministic")
 		}
 		switch {
 		case err == nil && resp.Code == "" && len(resp.Files) == 0:

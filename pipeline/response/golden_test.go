@@ -33,8 +33,10 @@ type golden struct {
 	Error string `json:",omitempty"`
 }
 
-// TestGolden parses the realistic answers in testdata/*.md and compares the
-// results with testdata/*.golden.json; run with -update to rewrite them.
+// TestGolden parses the realistic answers in testdata/*.md, with Parse for
+// repository-mode answers and ParseFunction for the others, and compares
+// the results with testdata/*.golden.json; run with -update to rewrite
+// them.
 func TestGolden(t *testing.T) {
 	answers, err := filepath.Glob("testdata/*.md")
 	if err != nil || len(answers) == 0 {
@@ -51,7 +53,11 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			resp, err := ParseFunction(string(answer), entry)
+			parseAnswer := Parse
+			if entry != "" {
+				parseAnswer = func(a string) (Response, error) { return ParseFunction(a, entry) }
+			}
+			resp, err := parseAnswer(string(answer))
 			got := golden{Response: resp}
 			if err != nil {
 				got.Error = err.Error()
@@ -76,7 +82,7 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("%v (run go test -update)", err)
 			}
 			if string(data) != string(want) {
-				t.Errorf("ParseFunction(%s, %q) =\n%s\nwant\n%s", path, entry, data, want)
+				t.Errorf("parse %s (entry point %q) =\n%s\nwant\n%s", path, entry, data, want)
 			}
 		})
 	}

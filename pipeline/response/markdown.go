@@ -52,7 +52,7 @@ type element struct {
 // to the end. Unlike CommonMark, an opening fence may be indented by any
 // amount (models indent them in lists); its indentation is removed from the
 // content lines.
-func scan(lines []string) []element {
+func scan(lines []string, edits bool) []element {
 	var out []element
 	for i := 0; i < len(lines); i++ {
 		if f, ok := openFence(lines[i]); ok {
@@ -65,7 +65,9 @@ func scan(lines []string) []element {
 					closed = true
 					break
 				}
-				edit.step(lines[i])
+				if edits {
+					edit.step(lines[i])
+				}
 				content = append(content, f.unindent(lines[i]))
 			}
 			out = append(out, element{
@@ -74,7 +76,7 @@ func scan(lines []string) []element {
 			})
 			continue
 		}
-		if searchRE.MatchString(lines[i]) {
+		if edits && searchRE.MatchString(lines[i]) {
 			// An unfenced SEARCH/REPLACE block: up to its REPLACE marker.
 			start := i
 			for i < len(lines)-1 && !replaceRE.MatchString(lines[i]) {
@@ -86,7 +88,7 @@ func scan(lines []string) []element {
 			})
 			continue
 		}
-		if h, ok := parseHeader(lines[i]); ok && (h.marked || h.section != sectionFile || nextIsFence(lines[i+1:])) {
+		if h, ok := parseHeader(lines[i]); ok && (h.marked || h.section != sectionFile || nextIsFence(lines[i+1:], edits)) {
 			h.line = i + 1
 			out = append(out, h)
 			continue
@@ -96,13 +98,13 @@ func scan(lines []string) []element {
 	return out
 }
 
-// nextIsFence reports whether the first non-blank line opens a fence or
-// a SEARCH/REPLACE block.
-func nextIsFence(lines []string) bool {
+// nextIsFence reports whether the first non-blank line opens a fence or,
+// when edits is set, a SEARCH/REPLACE block.
+func nextIsFence(lines []string, edits bool) bool {
 	for _, l := range lines {
 		if strings.TrimSpace(l) != "" {
 			_, ok := openFence(l)
-			return ok || searchRE.MatchString(l)
+			return ok || edits && searchRE.MatchString(l)
 		}
 	}
 	return false

@@ -9,6 +9,7 @@ import (
 // parser holds the state of one ParseFunction call.
 type parser struct {
 	entry    string
+	edits    bool // read SEARCH/REPLACE blocks (repository mode)
 	lines    []string
 	thinking string // the <think> part, if any
 
@@ -124,7 +125,7 @@ func (p *parser) walk(elems []element) {
 				p.warnf("the answer ends inside the fenced block opened at line %d; it may be truncated", e.line)
 			}
 			switch {
-			case hasBlocks(e.text):
+			case p.edits && hasBlocks(e.text):
 				p.editFence(cur, lastText, e)
 				pending = nil
 			case pending != nil:

@@ -95,25 +95,33 @@ const RepoFormatReminder = "No file changes could be extracted from your answer.
 	"the lines that replace them, a line \">>>>>>> REPLACE\"), and each new file as \"### File: path/to/new_file.py\" " +
 	"followed by one fenced block with its whole content."
 
-// Parse parses an answer. On error the Response still holds what could be
-// parsed; errors match ErrNoCode or ErrFileBlock with errors.Is.
+// Parse parses a repository-mode answer: file sections with whole files
+// and SEARCH/REPLACE blocks, or code. On error the Response still holds
+// what could be parsed; errors match ErrNoCode or ErrFileBlock with
+// errors.Is.
 func Parse(answer string) (Response, error) {
-	return ParseFunction(answer, "")
+	return parse(answer, "", true)
 }
 
 // ParseFunction parses an answer to a function-level task: among several
 // candidate code blocks, one defining entryPoint is preferred.
+// SEARCH/REPLACE markers are not read there: they are code like any other.
 func ParseFunction(answer, entryPoint string) (Response, error) {
+	return parse(answer, entryPoint, false)
+}
+
+// parse parses an answer, reading SEARCH/REPLACE blocks when edits is set.
+func parse(answer, entryPoint string, edits bool) (Response, error) {
 	answer = strings.TrimPrefix(answer, "\ufeff")
 	answer = strings.ReplaceAll(answer, "\r\n", "\n")
 	answer = strings.ReplaceAll(answer, "\r", "\n")
-	p := &parser{entry: entryPoint}
+	p := &parser{entry: entryPoint, edits: edits}
 	answer = p.cutThinking(answer)
 	p.lines = strings.Split(answer, "\n")
 	if isBareCode(p.lines) {
 		p.resp.Code = tidyCode(answer)
 	} else {
-		p.walk(scan(p.lines))
+		p.walk(scan(p.lines, edits))
 		p.chooseCode()
 		if p.resp.Code == "" && len(p.resp.Files) == 0 && len(p.errs) == 0 {
 			p.unwrapMarkdown()
