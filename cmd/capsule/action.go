@@ -195,6 +195,10 @@ func action(ctx context.Context, env *environment, wf workflow) (int, error) {
 	if err := model.Ping(ctx); err != nil {
 		return 0, fmt.Errorf("model endpoint %s: %w", model.Config().BaseURL, err)
 	}
+	testModel, err := testDesigner(model, os.Getenv(testModelEnv))
+	if err != nil {
+		return 0, err
+	}
 	eng, err := sandbox.Connect(ctx, sandbox.Options{Logger: env.log})
 	if err != nil {
 		return 0, fmt.Errorf("%w (the sandbox needs the runner's Docker engine, which GitHub mounts into Docker actions at /var/run/docker.sock)", err)
@@ -212,7 +216,7 @@ func action(ctx context.Context, env *environment, wf workflow) (int, error) {
 
 	overrides := job.NoOverrides()
 	overrides.MaxAttempts = in.maxAttempts
-	runner.Solver = &job.Sandboxed{Engine: eng, Model: model, ModelName: model.Config().Model, Overrides: overrides, Maxima: limits.max}
+	runner.Solver = &job.Sandboxed{Engine: eng, Model: model, ModelName: model.Config().Model, TestModel: testModel, Overrides: overrides, Maxima: limits.max}
 	fmt.Fprintf(env.stdout, "capsule: %s, asked by %s (%s)\n", target.Name(), req.Sender, req.Trigger)
 	res, runErr := runner.Run(ctx, gh, target, job.Hooks{
 		Attempt: func(e pipeline.Event) { printAttempt(wf, e) },

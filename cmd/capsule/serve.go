@@ -40,12 +40,14 @@ type serveSettings struct {
 	storeGrace     time.Duration
 	image          string
 	limits         operatorLimits
+	testModel      *string // the test designer's model name
 }
 
 func (s *serveSettings) register(fs *flag.FlagSet) {
 	id, _ := strconv.ParseInt(os.Getenv("GITHUB_APP_ID"), 10, 64)
 	workers, _ := strconv.Atoi(os.Getenv("CAPSULE_WORKERS"))
 	fs.Int64Var(&s.appID, "app-id", id, "the GitHub App's id ($GITHUB_APP_ID)")
+	s.testModel = registerTestModel(fs)
 	fs.StringVar(&s.privateKey, "private-key", os.Getenv("GITHUB_APP_PRIVATE_KEY"), "the App's private key, PEM ($GITHUB_APP_PRIVATE_KEY; prefer the environment or a file to a flag)")
 	fs.StringVar(&s.privateKeyFile, "private-key-file", os.Getenv("GITHUB_APP_PRIVATE_KEY_FILE"), "file holding the App's private key ($GITHUB_APP_PRIVATE_KEY_FILE)")
 	fs.StringVar(&s.secret, "webhook-secret", os.Getenv("GITHUB_WEBHOOK_SECRET"), "the webhook secret; required ($GITHUB_WEBHOOK_SECRET)")
@@ -171,6 +173,10 @@ func newServer(ctx context.Context, env *environment, log *slog.Logger, mf *mode
 	if err != nil {
 		return nil, nil, err
 	}
+	testModel, err := testDesigner(client, *ss.testModel)
+	if err != nil {
+		return nil, nil, err
+	}
 	probe, err := mf.probe()
 	if err != nil {
 		return nil, nil, err
@@ -197,7 +203,8 @@ func newServer(ctx context.Context, env *environment, log *slog.Logger, mf *mode
 		Ready: func(ctx context.Context) error { return eng.Ping(ctx) },
 		Model: probe, ModelWait: ss.modelWait, StoreGrace: ss.storeGrace,
 		Runner: &job.Runner{
-			Solver:        &job.Sandboxed{Engine: eng, Model: client, ModelName: client.Config().Model, Overrides: overrides, Maxima: ss.limits.max},
+			Solver: &job.Sandboxed{Engine: eng, Model: client, ModelName: client.Config().Model, TestModel: testModel,
+				Overrides: overrides, Maxima: ss.limits.max},
 			MinPermission: ss.minPermission, Version: version.Version, Logger: log,
 		},
 	})
