@@ -129,6 +129,10 @@ func headline(s Status) string {
 		return fmt.Sprintf("**Capsule: running.** At attempt %d of %d.", s.Attempt, s.Of)
 	case Done:
 		switch {
+		case s.Log != nil && s.Log.Outcome == attemptlog.Unproven:
+			return "**Capsule: done, unproven.** The tests pass with no regressions, but no test showed the issue: nothing shows that it is fixed."
+		case s.Log != nil && s.Log.Outcome == attemptlog.Solved:
+			return "**Capsule: done.** Solved: the tests that show the issue pass now, with no regressions."
 		case s.Log != nil && s.Log.Solved:
 			return "**Capsule: done.** The tests pass."
 		case s.Log != nil:
@@ -158,6 +162,8 @@ func pullRequestLine(s Status) string {
 		return ""
 	case s.Log != nil && !s.Log.Solved:
 		return "Draft pull request with the best attempt (not passing; do not merge it as it is): " + url
+	case s.Log != nil && s.Log.Outcome == attemptlog.Unproven:
+		return "Draft pull request (unproven: check the fix by hand before you merge it): " + url
 	case s.DraftPullRequest && s.Log != nil && s.Log.Solved:
 		// GitHub's REST API cannot take a pull request out of draft.
 		return "Pull request, still a draft from an earlier run that did not pass: mark it ready for review. " + url

@@ -290,6 +290,9 @@ func TestReproducedFixIsProven(t *testing.T) {
 	if labels := w.repo.Labels(issueNumber); !slices.Contains(labels, job.LabelDone) {
 		t.Errorf("labels = %q, want done", labels)
 	}
+	if c := w.comments(); len(c) != 1 || !strings.Contains(c[0], "**Capsule: done.** Solved") {
+		t.Errorf("the status comment does not say solved: %q", c)
+	}
 }
 
 // TestUnprovenFixIsADraft: the tests pass with no regressions, but no
@@ -312,6 +315,9 @@ func TestUnprovenFixIsADraft(t *testing.T) {
 	}
 	if labels := w.repo.Labels(issueNumber); !slices.Contains(labels, job.LabelUnproven) || slices.Contains(labels, job.LabelDone) {
 		t.Errorf("labels = %q, want unproven", labels)
+	}
+	if c := w.comments(); len(c) != 1 || !strings.Contains(c[0], "**Capsule: done, unproven.**") || !strings.Contains(c[0], "Draft pull request (unproven") {
+		t.Errorf("the status comment does not say unproven: %q", c)
 	}
 	// The wrong answer passes too: nothing tests the empty list, which is
 	// why the outcome is unproven.
