@@ -335,3 +335,20 @@ func TestBlocksForRandom(t *testing.T) {
 		}
 	}
 }
+
+// TestMatchErrorGolden pins the feedback on an answer to the real difflib.py
+// that has a block that applies, one that quotes the file wrongly, one
+// that matches twice and one that elides in REPLACE.
+func TestMatchErrorGolden(t *testing.T) {
+	dir, _ := difflibRepo(t)
+	_, err := Resolve(dir, []FileEdit{{Path: "pkg/difflib.py", Blocks: []Block{
+		{N: 1, Search: "        return _calculate_ratio(min(la, lb), la + lb)\n", Replace: "        return _calculate_ratio(max(la, lb), la + lb)\n"},
+		{N: 2, Search: "    def get_opcodes(self):\n        \"\"\"Return list of 5-tuples describing how to turn a into b.\n\n        Each tuple is of the form (tag, i1, i2, j1, j2).\n", Replace: "x\n"},
+		{N: 3, Search: "        return _calculate_ratio(matches, len(self.a) + len(self.b))\n", Replace: "        return 0.0\n"},
+		{N: 4, Search: "    def quick_ratio(self):\n", Replace: "    def quick_ratio(self):\n        ...\n"},
+	}}}, 0)
+	if err == nil {
+		t.Fatal("Resolve placed every block")
+	}
+	golden(t, "match_error", err.Error()+"\n")
+}

@@ -169,7 +169,7 @@ func notFound(file, search []string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "the SEARCH text is not in the file (%d lines). The most similar lines are %d-%d:\n", len(file), start+1, end)
 	for i := start; i < end; i++ {
-		fmt.Fprintf(&b, "    %d| %s\n", i+1, file[i])
+		fmt.Fprintf(&b, "    %d|%s\n", i+1, strings.TrimRight(" "+file[i], " "))
 	}
 	b.WriteString("  SEARCH must copy the file's lines exactly, with their indentation.")
 	return fmt.Errorf("%s", b.String())
