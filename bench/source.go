@@ -44,15 +44,7 @@ func LoadDataset(name string, format dataset.Format) (dataset.Set, error) {
 	if err != nil {
 		return dataset.Set{}, err
 	}
-	byID := make(map[string]string, len(from.Problems))
-	for _, p := range from.Problems {
-		byID[p.TaskID] = p.Reference
-	}
-	for i, p := range set.Problems {
-		if p.Reference == "" {
-			set.Problems[i].Reference = byID[p.TaskID]
-		}
-	}
+	set.TakeReferences(from)
 	return set, nil
 }
 

@@ -54,6 +54,21 @@ type Set struct {
 	Errors []LineError
 }
 
+// TakeReferences gives each problem of s that has no reference solution
+// the one of the problem with the same task id in from (MBPP-ET's files
+// carry none; MBPP's have them). It changes s's problems in place.
+func (s Set) TakeReferences(from Set) {
+	byID := make(map[string]string, len(from.Problems))
+	for _, p := range from.Problems {
+		byID[p.TaskID] = p.Reference
+	}
+	for i, p := range s.Problems {
+		if p.Reference == "" {
+			s.Problems[i].Reference = byID[p.TaskID]
+		}
+	}
+}
+
 // LineError reports a record that was skipped.
 type LineError struct {
 	// Line is the 1-based line number in a JSON Lines file, or the 1-based

@@ -187,13 +187,5 @@ func fillReferences(t *testing.T, set Set, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byID := make(map[string]string, len(refs.Problems))
-	for _, p := range refs.Problems {
-		byID[p.TaskID] = p.Reference
-	}
-	for i, p := range set.Problems {
-		if p.Reference == "" {
-			set.Problems[i].Reference = byID[p.TaskID]
-		}
-	}
+	set.TakeReferences(refs)
 }
