@@ -18,6 +18,12 @@ var (
 	pytestLocRe = regexp.MustCompile(`^([^\s>].*?):(\d+): ?(.*)$`)
 	// pytestExcRe matches an exception line among the "E" lines.
 	pytestExcRe = regexp.MustCompile(`^E\s+([A-Za-z_][\w.]*)(?::|$)`)
+	// pytestErrFileRe matches the location Python gives a syntax error
+	// among the "E" lines: `E     File "pkg/mod.py", line 12`.
+	pytestErrFileRe = regexp.MustCompile(`^E\s+File "(.+)", line (\d+)`)
+	// pytestConftestRe matches the line pytest prints when a conftest.py
+	// cannot be imported (exit status 4), before its short traceback.
+	pytestConftestRe = regexp.MustCompile(`^(?:ImportError|[A-Za-z]+Error) while loading conftest '(.+)'\.$`)
 	// pytestSummaryRe matches the final counts, e.g. "3 failed, 5 passed in 0.1s".
 	pytestSummaryRe = regexp.MustCompile(`^[=\s]*(\d+ (?:failed|passed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun)\b.*?)(?: in [\d.]+s\b.*?)?[=\s]*$`)
 )
@@ -79,7 +85,7 @@ func pytestDraft(in Input) (draft, bool) {
 	}
 	flush()
 	if len(fails) == 0 {
-		return draft{}, false
+		return conftestDraft(in)
 	}
 	if summary == "" {
 		summary = "tests failed"
@@ -87,18 +93,44 @@ func pytestDraft(in Input) (draft, bool) {
 	return reportDraft(KindPytest, "pytest: "+summary, fails, in.MaxLen), true
 }
 
+// conftestDraft describes a conftest.py that pytest could not import, which
+// ends the run before any test (exit status 4) with a short traceback and
+// no report sections; it reports false when the output shows none.
+func conftestDraft(in Input) (draft, bool) {
+	lines := splitLines(in.output())
+	for i, line := range lines {
+		m := pytestConftestRe.FindStringSubmatch(short(line))
+		if m == nil {
+			continue
+		}
+		f := pytestFailure("loading "+m[1], lines[i+1:])
+		d := draft{kind: KindPytest}
+		d.add("pytest could not import " + m[1] + ", so no test ran (" + f.key() + "):")
+		d.addCuttable(f.trace)
+		d.addCuttable(f.errors)
+		d.add("\nFix the code that " + m[1] + " imports; do not change the tests or their configuration.")
+		return d, true
+	}
+	return draft{}, false
+}
+
 // pytestFailure reads the lines of one failure of pytest's default
-// ("auto") traceback format.
+// ("auto") traceback format. A syntax error is placed in the file that
+// has it, not in the test that imported that file.
 func pytestFailure(title string, lines []string) *failure {
 	f := &failure{title: title}
 	var trace, errs, pending []string
-	inShort := false // in a short entry whose source lines are kept
+	var syntaxAt string // where Python places a syntax error
+	inShort := false    // in a short entry whose source lines are kept
 	for _, line := range lines {
 		switch {
 		case strings.HasPrefix(line, "E ") || line == "E":
 			errs = append(errs, line)
 			if m := pytestExcRe.FindStringSubmatch(prefix(line)); m != nil {
 				f.typ = m[1]
+			}
+			if m := pytestErrFileRe.FindStringSubmatch(line); m != nil {
+				syntaxAt = m[1] + ":" + m[2]
 			}
 		case strings.HasPrefix(line, ">"):
 			pending = append(pending, line)
@@ -130,6 +162,9 @@ func pytestFailure(title string, lines []string) *failure {
 	trace = append(trace, pending...)
 	if f.typ == "" {
 		f.typ = "failure"
+	}
+	if syntaxAt != "" && (f.typ == "SyntaxError" || f.typ == "IndentationError" || f.typ == "TabError") {
+		f.where = syntaxAt
 	}
 	f.trace, f.errors = strings.Join(trace, "\n"), strings.Join(errs, "\n")
 	return f

@@ -1,0 +1,5 @@
+from shop.currency import EURO
+
+
+def total(items):
+    return sum(items)
