@@ -5,11 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/pipeline"
-	"github.com/capsulehq/capsule/pipeline/repoconfig"
 	"github.com/capsulehq/capsule/pipeline/repocontext"
 )
 
@@ -35,20 +33,13 @@ func runContext(_ context.Context, env *environment, args []string) int {
 	if *budget < 0 {
 		return fail(env, fmt.Errorf("%w: --budget must not be negative", errUsage))
 	}
-	if info, err := os.Stat(*repo); err != nil || !info.IsDir() {
-		return fail(env, fmt.Errorf("%w: repository %s is not a directory", errUsage, *repo))
-	}
-	title, body, err := readIssue(*issuePath, os.Stdin)
+	local, err := localTask(*repo, *issuePath)
 	if err != nil {
-		return fail(env, fmt.Errorf("%w: %w", errUsage, err))
-	}
-	cfg, err := repoconfig.Load(*repo)
-	if err != nil {
-		return fail(env, fmt.Errorf("%w: %w", errUsage, err))
+		return fail(env, err)
 	}
 	// The plan is solve's, so the context is too; no test runs here, so
 	// none needs to be found.
-	plan, err := job.NewPlan(job.Task{ID: "issue", Dir: *repo, Config: cfg, Title: title, Body: body},
+	plan, err := job.NewPlan(local,
 		job.Overrides{TestCommand: "true", ContextBudget: *budget}, job.Maxima{})
 	if err != nil {
 		return fail(env, fmt.Errorf("%w: %w", errUsage, err))

@@ -70,22 +70,15 @@ func runSolve(ctx context.Context, env *environment, args []string) int {
 		fmt.Fprintln(env.stderr, "capsule solve: need --repo DIR and --issue FILE (or -), and no other arguments")
 		return exitUsage
 	}
-	if info, err := os.Stat(*repo); err != nil || !info.IsDir() {
-		return fail(env, fmt.Errorf("%w: repository %s is not a directory", errUsage, *repo))
-	}
-	title, body, err := readIssue(*issuePath, os.Stdin)
+	local, err := localTask(*repo, *issuePath)
 	if err != nil {
-		return fail(env, fmt.Errorf("%w: %w", errUsage, err))
-	}
-	cfg, err := repoconfig.Load(*repo)
-	if err != nil {
-		return fail(env, fmt.Errorf("%w: %w", errUsage, err))
+		return fail(env, err)
 	}
 	feedback, err := pipeline.ParseFeedbackMode(*feedbackMode)
 	if err != nil {
 		return fail(env, fmt.Errorf("%w: --feedback: %w", errUsage, err))
 	}
-	plan, err := job.NewPlan(job.Task{ID: "issue", Dir: *repo, Config: cfg, Title: title, Body: body}, job.Overrides{
+	plan, err := job.NewPlan(local, job.Overrides{
 		TestCommand: *testCmd, Image: *img, MaxAttempts: *maxAttempts, History: *history,
 		Feedback: feedback, ContextBudget: *budget, Memory: int64(memory), CPUs: *cpus, Disk: int64(disk),
 		Reproduce: *reproduce,
@@ -124,7 +117,7 @@ func runSolve(ctx context.Context, env *environment, args []string) int {
 	settings.Progress = func(e pipeline.Event) {
 		fmt.Fprintf(env.stderr, "attempt %d of %d: %s\n", e.Attempt, e.Of, e.Summary)
 	}
-	fmt.Fprintf(env.stderr, "capsule solve: %q with %s; tests: %s (%s)\n", title, settings.Model, task.TestCommand, task.TestReason)
+	fmt.Fprintf(env.stderr, "capsule solve: %q with %s; tests: %s (%s)\n", local.Title, settings.Model, task.TestCommand, task.TestReason)
 	outcome, err := pipeline.SolveRepo(ctx, client, box, task, settings)
 	if outcome != nil && *out != "" {
 		if werr := writeSolveOutput(*out, outcome); werr != nil && err == nil {
@@ -181,6 +174,24 @@ func writeSolveOutput(dir string, o *pipeline.RepoOutcome) error {
 		}
 	}
 	return nil
+}
+
+// localTask reads the issue file (or standard input for "-") and the
+// repository's .github/capsule.yml for a job on a local repository; every
+// error is a usage error.
+func localTask(repo, issuePath string) (job.Task, error) {
+	if info, err := os.Stat(repo); err != nil || !info.IsDir() {
+		return job.Task{}, fmt.Errorf("%w: repository %s is not a directory", errUsage, repo)
+	}
+	title, body, err := readIssue(issuePath, os.Stdin)
+	if err != nil {
+		return job.Task{}, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	cfg, err := repoconfig.Load(repo)
+	if err != nil {
+		return job.Task{}, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	return job.Task{ID: "issue", Dir: repo, Config: cfg, Title: title, Body: body}, nil
 }
 
 // readIssue reads an issue in Markdown: the first `# ` heading is the
