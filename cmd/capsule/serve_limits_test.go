@@ -37,9 +37,9 @@ import (
 // startServe starts the real binary's serve with env and args, waits for
 // /readyz to answer 200 and returns the process and its logs; the process
 // is killed when the test ends.
-func startServe(t *testing.T, addr string, env []string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+func startServe(t *testing.T, addr string, env []string, args ...string) (*exec.Cmd, *logBuffer) {
 	t.Helper()
-	var logs bytes.Buffer
+	var logs logBuffer
 	cmd := exec.Command(sandboxtest.AgentBinary(t), append([]string{"serve"}, args...)...)
 	cmd.Env, cmd.Stdout, cmd.Stderr = env, &logs, &logs
 	if err := cmd.Start(); err != nil {
@@ -51,6 +51,24 @@ func startServe(t *testing.T, addr string, env []string, args ...string) (*exec.
 		return code == http.StatusOK
 	}, &logs)
 	return cmd, &logs
+}
+
+// logBuffer collects a process's output while the test reads it.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // get fetches url and returns the status and body; 0 when it failed.
@@ -216,7 +234,7 @@ func newAppWorld(t *testing.T, modelURL string) *appWorld {
 }
 
 // label sends the signed delivery of the capsule label on issue 3.
-func (w *appWorld) label(t *testing.T, logs *bytes.Buffer) {
+func (w *appWorld) label(t *testing.T, logs *logBuffer) {
 	t.Helper()
 	body := webhooktest.Payload(t, "issues__labeled.payload.json", func(m map[string]any) {
 		webhooktest.Retarget(m, "octo", "calculator", 3, "alice", 9)
@@ -232,7 +250,7 @@ func (w *appWorld) label(t *testing.T, logs *bytes.Buffer) {
 // finish waits for the pull request, stops the server with SIGTERM, and
 // checks that it opened one pull request and ended the job done after
 // claims claims.
-func (w *appWorld) finish(t *testing.T, cmd *exec.Cmd, logs *bytes.Buffer, claims int) {
+func (w *appWorld) finish(t *testing.T, cmd *exec.Cmd, logs *logBuffer, claims int) {
 	t.Helper()
 	waitFor(t, "the pull request", func() bool { return len(w.repo.PullRequests()) > 0 }, logs)
 	waitFor(t, "the done label", func() bool { return slices.Contains(w.repo.Labels(3), job.LabelDone) }, logs)

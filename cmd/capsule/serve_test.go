@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"net"
 	"os"
 	"path/filepath"
@@ -90,7 +89,7 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-func waitFor(t *testing.T, what string, ok func() bool, logs *bytes.Buffer) {
+func waitFor(t *testing.T, what string, ok func() bool, logs *logBuffer) {
 	t.Helper()
 	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if ok() {
