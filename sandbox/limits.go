@@ -24,6 +24,8 @@ const (
 	DefaultTmpSize     = 64 << 20
 	DefaultDisk        = 1 << 30 // bytes a run may have in its workspace
 	DefaultDiskFiles   = 100_000 // files and directories in the workspace
+	MinMemory          = 6 << 20 // the least memory Docker gives a container
+	MinDisk            = 1 << 20 // the least disk a workspace gets
 	// SandboxUser is the numeric user and group that runs every command in
 	// the container (the agent itself runs as root with a few
 	// capabilities); it needs no entry in the image's /etc/passwd.
@@ -112,7 +114,7 @@ func (l Limits) Changes() []string {
 // Validate reports limits that Docker would refuse or that make no sense.
 func (l Limits) Validate() error {
 	switch {
-	case l.Memory < 6<<20:
+	case l.Memory < MinMemory:
 		return fmt.Errorf("memory limit %s is below Docker's minimum of 6 MiB", FormatBytes(l.Memory))
 	case l.CPUs <= 0:
 		return fmt.Errorf("cpu limit must be positive, got %g", l.CPUs)
@@ -124,7 +126,7 @@ func (l Limits) Validate() error {
 		return fmt.Errorf("output limit must not be negative, got %d", l.OutputLimit)
 	case l.TmpSize <= 0:
 		return fmt.Errorf("/tmp size must be positive, got %d", l.TmpSize)
-	case l.Disk < 1<<20:
+	case l.Disk < MinDisk:
 		return fmt.Errorf("disk limit %s is below the minimum of 1 MiB", FormatBytes(l.Disk))
 	case l.DiskFiles < 16:
 		return fmt.Errorf("disk file limit %d is too small (at least 16)", l.DiskFiles)

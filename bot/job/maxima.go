@@ -59,7 +59,7 @@ func (m Maxima) Validate() error {
 		return fmt.Errorf("the maximum timeout must be positive, got %s", m.Timeout)
 	case m.History < 0:
 		return fmt.Errorf("the maximum history must not be negative, got %d", m.History)
-	case m.Memory < 6<<20:
+	case m.Memory < sandbox.MinMemory:
 		return fmt.Errorf("the maximum memory %s is below Docker's minimum of 6 MiB", sandbox.FormatBytes(m.Memory))
 	case !(m.CPUs > 0):
 		return fmt.Errorf("the maximum of cpus must be positive, got %g", m.CPUs)

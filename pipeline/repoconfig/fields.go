@@ -34,18 +34,11 @@ var fields = []field{
 	{"on_failure", func(c *Config, v value) { v.oneOf(&c.OnFailure, OnFailureDraft, OnFailureComment) }},
 	{"reproduce", func(c *Config, v value) { v.oneOf(&c.Reproduce, ReproduceAuto, ReproduceRequired, ReproduceOff) }},
 	{"reproduce_tries", func(c *Config, v value) { v.count(&c.ReproduceTries) }},
-	{"memory", func(c *Config, v value) { v.size(&c.Memory, minMemory) }},
+	{"memory", func(c *Config, v value) { v.size(&c.Memory, sandbox.MinMemory) }},
 	{"cpus", func(c *Config, v value) { v.cores(&c.CPUs) }},
-	{"disk", func(c *Config, v value) { v.size(&c.Disk, minDisk) }},
+	{"disk", func(c *Config, v value) { v.size(&c.Disk, sandbox.MinDisk) }},
 	{"allow_test_infrastructure_changes", func(c *Config, v value) { v.boolean(&c.AllowTestInfrastructureChanges) }},
 }
-
-// The least memory Docker gives a container, and the least disk the
-// sandbox gives a workspace.
-const (
-	minMemory = 6 << 20
-	minDisk   = 1 << 20
-)
 
 // lookup returns the field called key.
 func lookup(key string) (field, bool) {
