@@ -28,8 +28,7 @@ import (
 	"sync"
 
 	"github.com/bradleyfalzon/ghinstallation/v2"
-	"github.com/google/go-github/v62/github"
-	tokengithub "github.com/google/go-github/v88/github"
+	"github.com/google/go-github/v88/github"
 )
 
 // Config describes a GitHub App.
@@ -103,7 +102,11 @@ func New(c Config) (*Apps, error) {
 		tokens:   strings.TrimSuffix(base.String(), "/"),
 		installs: make(map[int64]*installation),
 	}
-	a.app = a.client(a.appsTransport())
+	app, err := a.client(a.appsTransport())
+	if err != nil {
+		return nil, err
+	}
+	a.app = app
 	return a, nil
 }
 
@@ -164,8 +167,12 @@ func (a *Apps) installation(id int64) (*installation, error) {
 	tr := ghinstallation.NewFromAppsTransport(a.appsTransport(), id)
 	// Without options ghinstallation sends the JSON body null, which
 	// GitHub's description of the endpoint does not allow: send {}.
-	tr.InstallationTokenOptions = &tokengithub.InstallationTokenOptions{}
-	in := &installation{tr: tr, client: a.client(&installTransport{tr})}
+	tr.InstallationTokenOptions = &github.InstallationTokenOptions{}
+	client, err := a.client(&installTransport{tr})
+	if err != nil {
+		return nil, err
+	}
+	in := &installation{tr: tr, client: client}
 	a.installs[id] = in
 	return in, nil
 }
@@ -180,7 +187,7 @@ func (a *Apps) appsTransport() *ghinstallation.AppsTransport {
 
 // client returns a go-github client over rt with the configured
 // client settings and base URL.
-func (a *Apps) client(rt http.RoundTripper) *github.Client {
+func (a *Apps) client(rt http.RoundTripper) (*github.Client, error) {
 	hc := a.hc
 	hc.Transport = rt
 	return newGitHubClient(&hc, a.base)

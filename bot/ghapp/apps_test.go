@@ -358,10 +358,10 @@ func TestEnterpriseServer(t *testing.T) {
 		t.Errorf("GET /api/v3/app: %v", err)
 	}
 	c, _ := a.Installation(7)
-	if got, want := c.BaseURL.String(), srv.URL+"/api/v3/"; got != want {
+	if got, want := c.BaseURL(), srv.URL+"/api/v3/"; got != want {
 		t.Errorf("BaseURL %s, want %s", got, want)
 	}
-	if got, want := c.UploadURL.String(), srv.URL+"/api/uploads/"; got != want {
+	if got, want := c.UploadURL(), srv.URL+"/api/uploads/"; got != want {
 		t.Errorf("UploadURL %s, want %s", got, want)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/capsulehq/capsule/internal/httpbody"
-	"github.com/google/go-github/v62/github"
+	"github.com/google/go-github/v88/github"
 )
 
 // DefaultBaseURL is GitHub.com's API.
@@ -82,17 +82,21 @@ func uploadURL(base *url.URL) *url.URL {
 }
 
 // newGitHubClient returns a go-github client over hc for the normalised
-// base URL. It sets BaseURL and UploadURL directly (equivalent to
-// WithEnterpriseURLs) because WithEnterpriseURLs would append /api/v3/
-// to a deliberate custom path; normalizeBaseURL has already added it
-// where it belongs.
-func newGitHubClient(hc *http.Client, base *url.URL) *github.Client {
-	c := github.NewClient(hc)
+// base URL. It sets the URLs with WithURLs rather than
+// WithEnterpriseURLs because the latter would append /api/v3/ to a
+// deliberate custom path; normalizeBaseURL has already added it where
+// it belongs.
+func newGitHubClient(hc *http.Client, base *url.URL, opts ...github.ClientOptionsFunc) (*github.Client, error) {
+	options := []github.ClientOptionsFunc{github.WithHTTPClient(hc)}
 	if base.String() != DefaultBaseURL {
-		c.BaseURL = base
-		c.UploadURL = uploadURL(base)
+		b, u := base.String(), uploadURL(base).String()
+		options = append(options, github.WithURLs(&b, &u))
 	}
-	return c
+	c, err := github.NewClient(append(options, opts...)...)
+	if err != nil {
+		return nil, fmt.Errorf("ghapp: %w", err)
+	}
+	return c, nil
 }
 
 // transports returns the client to copy and the transport to wrap for

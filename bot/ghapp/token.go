@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/google/go-github/v62/github"
+	"github.com/google/go-github/v88/github"
 )
 
 // NewTokenClient returns a client that authenticates with a fixed token
@@ -23,5 +23,5 @@ func NewTokenClient(token, baseURL string, p RetryPolicy, logger *slog.Logger) (
 	}
 	hc, baseTr := transports(nil)
 	hc.Transport = &Transport{Base: baseTr, Policy: p, Logger: logger}
-	return newGitHubClient(&hc, base).WithAuthToken(token), nil
+	return newGitHubClient(&hc, base, github.WithAuthToken(token))
 }

@@ -8,7 +8,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/google/go-github/v62/github"
+	"github.com/google/go-github/v88/github"
 
 	"github.com/capsulehq/capsule/bot/report"
 )
@@ -51,10 +51,10 @@ func ValidPermission(p string) bool {
 
 // permissionOf reads the sender's role on the repository. GitHub's
 // role_name tells triage and maintain apart, which permission does not;
-// go-github v62 does not decode it, so the request is made here.
+// go-github does not decode it, so the request is made here.
 func permissionOf(ctx context.Context, gh *github.Client, t Target) (string, error) {
 	u := fmt.Sprintf("repos/%s/%s/collaborators/%s/permission", url.PathEscape(t.Owner), url.PathEscape(t.Repo), url.PathEscape(t.Sender))
-	req, err := gh.NewRequest(http.MethodGet, u, nil)
+	req, err := gh.NewRequest(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return "", err
 	}
@@ -62,7 +62,7 @@ func permissionOf(ctx context.Context, gh *github.Client, t Target) (string, err
 		Permission string `json:"permission"`
 		RoleName   string `json:"role_name"`
 	}
-	resp, err := gh.Do(ctx, req, &level)
+	resp, err := gh.Do(req, &level)
 	if resp != nil && resp.StatusCode == http.StatusNotFound {
 		return "none", nil
 	}
@@ -115,11 +115,11 @@ func (s *session) setLabels(ctx context.Context, add string, remove ...string) e
 // this sends the object form GitHub recommends.
 func addLabels(ctx context.Context, gh *github.Client, t Target, labels ...string) error {
 	u := fmt.Sprintf("repos/%s/%s/issues/%d/labels", url.PathEscape(t.Owner), url.PathEscape(t.Repo), t.Issue)
-	req, err := gh.NewRequest(http.MethodPost, u, map[string][]string{"labels": labels})
+	req, err := gh.NewRequest(ctx, http.MethodPost, u, map[string][]string{"labels": labels})
 	if err != nil {
 		return err
 	}
-	_, err = gh.Do(ctx, req, nil)
+	_, err = gh.Do(req, nil)
 	return err
 }
 

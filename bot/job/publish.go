@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/google/go-github/v62/github"
+	"github.com/google/go-github/v88/github"
 
 	"github.com/capsulehq/capsule/bot/report"
 	"github.com/capsulehq/capsule/pipeline"
@@ -80,7 +80,7 @@ func (s *session) commit(ctx context.Context, title string, o *pipeline.RepoOutc
 	if err != nil {
 		return "", githubError("write the tree", err)
 	}
-	commit, _, err := s.gh.Git.CreateCommit(ctx, s.t.Owner, s.t.Repo, &github.Commit{
+	commit, _, err := s.gh.Git.CreateCommit(ctx, s.t.Owner, s.t.Repo, github.Commit{
 		Message: github.String(commitMessage(s.t.Issue, title, o)),
 		Tree:    &github.Tree{SHA: tree.SHA},
 		Parents: []*github.Commit{{SHA: github.String(s.base)}},
@@ -94,17 +94,16 @@ func (s *session) commit(ctx context.Context, title string, o *pipeline.RepoOutc
 // pointBranch makes branch point at sha, creating it or moving it (a
 // retry replaces the previous run's commit).
 func (s *session) pointBranch(ctx context.Context, branch, sha string) error {
-	ref := &github.Reference{Ref: github.String("refs/heads/" + branch), Object: &github.GitObject{SHA: &sha}}
 	_, _, err := s.gh.Git.GetRef(ctx, s.t.Owner, s.t.Repo, "heads/"+branch)
 	switch {
 	case isNotFound(err):
-		if _, _, err := s.gh.Git.CreateRef(ctx, s.t.Owner, s.t.Repo, ref); err != nil {
+		if _, _, err := s.gh.Git.CreateRef(ctx, s.t.Owner, s.t.Repo, github.CreateRef{Ref: "refs/heads/" + branch, SHA: sha}); err != nil {
 			return githubError("create the branch "+branch, err)
 		}
 	case err != nil:
 		return githubError("read the branch "+branch, err)
 	default:
-		if _, _, err := s.gh.Git.UpdateRef(ctx, s.t.Owner, s.t.Repo, ref, true); err != nil {
+		if _, _, err := s.gh.Git.UpdateRef(ctx, s.t.Owner, s.t.Repo, "heads/"+branch, github.UpdateRef{SHA: sha, Force: github.Ptr(true)}); err != nil {
 			return githubError("move the branch "+branch, err)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/google/go-github/v62/github"
+	"github.com/google/go-github/v88/github"
 	"gopkg.in/yaml.v3"
 
 	"github.com/capsulehq/capsule/bot/report"

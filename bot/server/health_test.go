@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-github/v62/github"
+	"github.com/google/go-github/v88/github"
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/capsulehq/capsule/bot/job"
@@ -185,9 +184,8 @@ func newConcurrencyGitHub(t *testing.T) *concurrencyGitHub {
 }
 
 func (g *concurrencyGitHub) Installation(int64) (*github.Client, error) {
-	c := github.NewClient(g.srv.Client())
-	c.BaseURL, _ = url.Parse(g.srv.URL + "/")
-	return c, nil
+	u := g.srv.URL + "/"
+	return github.NewClient(github.WithHTTPClient(g.srv.Client()), github.WithURLs(&u, &u))
 }
 
 func (g *concurrencyGitHub) Forget(int64) {}

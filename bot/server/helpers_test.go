@@ -5,7 +5,7 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/google/go-github/v62/github"
+	"github.com/google/go-github/v88/github"
 )
 
 // noClients has no installations.

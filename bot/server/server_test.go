@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/google/go-github/v62/github"
+	"github.com/google/go-github/v88/github"
 
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/bot/store"

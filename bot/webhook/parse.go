@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/go-github/v62/github"
+	"github.com/google/go-github/v88/github"
 )
 
 // statusLabelPrefix starts the names of the labels Capsule sets on issues

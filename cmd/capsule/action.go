@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/google/go-github/v62/github"
+	"github.com/google/go-github/v88/github"
 
 	"github.com/capsulehq/capsule/bot/ghapp"
 	"github.com/capsulehq/capsule/bot/job"
@@ -244,7 +244,7 @@ func actionClient(ctx context.Context, in actionInputs, apiURL string, req webho
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
-	inst, _, err := apps.App().Apps.FindRepositoryInstallation(ctx, req.Owner, req.Repo)
+	inst, _, err := apps.App().Apps.GetRepositoryInstallation(ctx, req.Owner, req.Repo)
 	if err != nil {
 		return nil, fmt.Errorf("find the App's installation on %s/%s (is the App installed there?): %w", req.Owner, req.Repo, err)
 	}

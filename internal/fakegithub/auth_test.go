@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/bradleyfalzon/ghinstallation/v2"
-	"github.com/google/go-github/v62/github"
+	"github.com/google/go-github/v88/github"
 	ghv88 "github.com/google/go-github/v88/github"
 )
 
@@ -96,7 +96,7 @@ func TestInstallationTokens(t *testing.T) {
 	if _, _, err := gh.Repositories.Get(ctx, "octo", "calc"); !errors.As(err, &er) || er.Response.StatusCode != 401 || er.Message != "Bad credentials" {
 		t.Errorf("after revocation: %v, want 401 Bad credentials", err)
 	}
-	app := s.Client(nil).WithAuthToken(signJWT(t, key, validClaims()))
+	app := tokenClient(s, signJWT(t, key, validClaims()))
 	if _, _, err := app.Apps.CreateInstallationToken(ctx, 7, &github.InstallationTokenOptions{}); !errors.As(err, &er) || er.Response.StatusCode != 404 {
 		t.Errorf("minting for a revoked installation: %v, want 404", err)
 	}
@@ -115,9 +115,9 @@ func TestAppEndpoints(t *testing.T) {
 	if err != nil || a.GetID() != 42 || a.GetSlug() != "capsule-app" {
 		t.Errorf("Apps.Get = %+v, %v", a, err)
 	}
-	inst, _, err := app.Apps.FindRepositoryInstallation(ctx, "octo", "calc")
+	inst, _, err := app.Apps.GetRepositoryInstallation(ctx, "octo", "calc")
 	if err != nil || inst.GetID() != 7 || inst.GetAccount().GetLogin() != "octo" {
-		t.Errorf("FindRepositoryInstallation = %+v, %v", inst, err)
+		t.Errorf("GetRepositoryInstallation = %+v, %v", inst, err)
 	}
 	if _, _, err := app.Apps.GetInstallation(ctx, 7); err != nil {
 		t.Errorf("GetInstallation: %v", err)

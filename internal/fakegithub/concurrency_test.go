@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/google/go-github/v62/github"
+	"github.com/google/go-github/v88/github"
 )
 
 // TestConcurrentRequests runs clients in parallel (meant for -race).
@@ -22,7 +22,7 @@ func TestConcurrentRequests(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			gh := tokenClient(s, staticToken)
-			if _, _, err := gh.Git.CreateBlob(ctx, "octo", "calc", &github.Blob{Content: github.String(fmt.Sprint(i)), Encoding: github.String("utf-8")}); err != nil {
+			if _, _, err := gh.Git.CreateBlob(ctx, "octo", "calc", github.Blob{Content: github.String(fmt.Sprint(i)), Encoding: github.String("utf-8")}); err != nil {
 				t.Errorf("CreateBlob: %v", err)
 			}
 			if _, _, err := gh.Issues.CreateComment(ctx, "octo", "calc", 1, &github.IssueComment{Body: github.String(fmt.Sprint(i))}); err != nil {

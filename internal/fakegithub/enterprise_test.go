@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-github/v62/github"
+	"github.com/google/go-github/v88/github"
 )
 
 func TestEnterprisePrefix(t *testing.T) {
@@ -16,11 +16,10 @@ func TestEnterprisePrefix(t *testing.T) {
 	if !strings.HasSuffix(s.URL(), "/api/v3/") {
 		t.Fatalf("URL() = %s", s.URL())
 	}
-	gh, err := github.NewClient(nil).WithEnterpriseURLs(s.URL(), s.URL())
+	gh, err := github.NewClient(github.WithEnterpriseURLs(s.URL(), s.URL()), github.WithAuthToken(staticToken))
 	if err != nil {
 		t.Fatal(err)
 	}
-	gh = gh.WithAuthToken(staticToken)
 	ctx := context.Background()
 	ref, _, err := gh.Git.GetRef(ctx, "octo", "calc", "heads/main")
 	if err != nil {

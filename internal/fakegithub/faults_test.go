@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-github/v62/github"
+	"github.com/google/go-github/v88/github"
 )
 
 func TestFailNext(t *testing.T) {
@@ -55,12 +55,12 @@ func TestRateLimitFaults(t *testing.T) {
 
 	gh = tokenClient(s, staticToken)
 	s.FailNext("*", "/repos/octo/calc/**", 1, http.StatusTooManyRequests, http.Header{"Retry-After": {"1"}})
-	var er *github.ErrorResponse
-	if _, _, err := gh.Git.GetRef(ctx, "octo", "calc", "heads/main"); !errors.As(err, &er) || er.Response.StatusCode != 429 || er.Response.Header.Get("Retry-After") != "1" {
-		t.Errorf("429: %v", err)
+	if _, _, err := gh.Git.GetRef(ctx, "octo", "calc", "heads/main"); !errors.As(err, &abuse) || abuse.Response.StatusCode != 429 || abuse.GetRetryAfter() != time.Second {
+		t.Errorf("429: %v, want an AbuseRateLimitError with Retry-After 1s", err)
 	}
 
 	gh = tokenClient(s, staticToken)
+	var er *github.ErrorResponse
 	s.FailAlways("GET", "/repos/octo/calc", http.StatusServiceUnavailable, nil)
 	for i := 0; i < 3; i++ {
 		if _, _, err := gh.Repositories.Get(ctx, "octo", "calc"); !errors.As(err, &er) || er.Response.StatusCode != 503 {

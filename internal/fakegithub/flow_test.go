@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/google/go-github/v62/github"
+	"github.com/google/go-github/v88/github"
 )
 
 // TestFullFlow does what the bot does to propose a change: read the branch,
@@ -29,7 +29,7 @@ func TestFullFlow(t *testing.T) {
 	if err != nil {
 		t.Fatalf("GetCommit: %v", err)
 	}
-	blob, _, err := gh.Git.CreateBlob(ctx, "octo", "calc", &github.Blob{
+	blob, _, err := gh.Git.CreateBlob(ctx, "octo", "calc", github.Blob{
 		Content:  github.String("ZGVmIGFkZChhLCBiKToKICAgIHJldHVybiBhICsgYgo="), // the fixed calc.py
 		Encoding: github.String("base64"),
 	})
@@ -44,7 +44,7 @@ func TestFullFlow(t *testing.T) {
 	if err != nil {
 		t.Fatalf("CreateTree: %v", err)
 	}
-	commit, _, err := gh.Git.CreateCommit(ctx, "octo", "calc", &github.Commit{
+	commit, _, err := gh.Git.CreateCommit(ctx, "octo", "calc", github.Commit{
 		Message: github.String("Fix add\n\nCloses #1"),
 		Tree:    &github.Tree{SHA: tree.SHA},
 		Parents: []*github.Commit{{SHA: base.SHA}},
@@ -52,10 +52,7 @@ func TestFullFlow(t *testing.T) {
 	if err != nil {
 		t.Fatalf("CreateCommit: %v", err)
 	}
-	if _, _, err := gh.Git.CreateRef(ctx, "octo", "calc", &github.Reference{
-		Ref:    github.String("refs/heads/capsule/issue-1"),
-		Object: &github.GitObject{SHA: commit.SHA},
-	}); err != nil {
+	if _, _, err := gh.Git.CreateRef(ctx, "octo", "calc", github.CreateRef{Ref: "refs/heads/capsule/issue-1", SHA: *commit.SHA}); err != nil {
 		t.Fatalf("CreateRef: %v", err)
 	}
 	pr, _, err := gh.PullRequests.Create(ctx, "octo", "calc", &github.NewPullRequest{
@@ -81,7 +78,7 @@ func TestFullFlow(t *testing.T) {
 	}
 
 	// A second attempt replaces the branch's commit: not a fast-forward.
-	retry, _, err := gh.Git.CreateCommit(ctx, "octo", "calc", &github.Commit{
+	retry, _, err := gh.Git.CreateCommit(ctx, "octo", "calc", github.Commit{
 		Message: github.String("Fix add, second attempt"),
 		Tree:    &github.Tree{SHA: tree.SHA},
 		Parents: []*github.Commit{{SHA: base.SHA}},
@@ -90,11 +87,10 @@ func TestFullFlow(t *testing.T) {
 	if err != nil {
 		t.Fatalf("CreateCommit: %v", err)
 	}
-	ref := &github.Reference{Ref: github.String("refs/heads/capsule/issue-1"), Object: &github.GitObject{SHA: retry.SHA}}
-	if _, _, err := gh.Git.UpdateRef(ctx, "octo", "calc", ref, false); err == nil {
+	if _, _, err := gh.Git.UpdateRef(ctx, "octo", "calc", "heads/capsule/issue-1", github.UpdateRef{SHA: retry.GetSHA(), Force: github.Ptr(false)}); err == nil {
 		t.Errorf("UpdateRef without force to a non-descendant succeeded; GitHub answers 422")
 	}
-	if _, _, err := gh.Git.UpdateRef(ctx, "octo", "calc", ref, true); err != nil {
+	if _, _, err := gh.Git.UpdateRef(ctx, "octo", "calc", "heads/capsule/issue-1", github.UpdateRef{SHA: retry.GetSHA(), Force: github.Ptr(true)}); err != nil {
 		t.Fatalf("UpdateRef with force: %v", err)
 	}
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-github/v62/github"
+	"github.com/google/go-github/v88/github"
 )
 
 // TestObjectIDsMatchGit checks blob, tree and commit ids against git itself
@@ -101,7 +101,7 @@ func TestGitDatabase(t *testing.T) {
 		return 0
 	}
 
-	b, _, err := gh.Git.CreateBlob(ctx, "octo", "calc", &github.Blob{Content: github.String("héllo\n"), Encoding: github.String("utf-8")})
+	b, _, err := gh.Git.CreateBlob(ctx, "octo", "calc", github.Blob{Content: github.String("héllo\n"), Encoding: github.String("utf-8")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,11 +146,11 @@ func TestGitDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatalf("CreateTree: %v", err)
 	}
-	c, _, err := gh.Git.CreateCommit(ctx, "octo", "calc", &github.Commit{Message: github.String("m"), Tree: nt, Parents: []*github.Commit{{SHA: &main.SHA}}}, nil)
+	c, _, err := gh.Git.CreateCommit(ctx, "octo", "calc", github.Commit{Message: github.String("m"), Tree: nt, Parents: []*github.Commit{{SHA: &main.SHA}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := gh.Git.CreateRef(ctx, "octo", "calc", &github.Reference{Ref: github.String("heads/topic"), Object: &github.GitObject{SHA: c.SHA}}); err != nil {
+	if _, _, err := gh.Git.CreateRef(ctx, "octo", "calc", github.CreateRef{Ref: "heads/topic", SHA: *c.SHA}); err != nil {
 		t.Fatal(err)
 	}
 	files, _ := repo.Files("topic")
@@ -174,13 +174,13 @@ func TestGitDatabase(t *testing.T) {
 		}
 	}
 
-	if _, _, err := gh.Git.CreateRef(ctx, "octo", "calc", &github.Reference{Ref: github.String("refs/heads/topic"), Object: &github.GitObject{SHA: c.SHA}}); status(err) != 422 || er.Message != "Reference already exists" {
+	if _, _, err := gh.Git.CreateRef(ctx, "octo", "calc", github.CreateRef{Ref: "refs/heads/topic", SHA: *c.SHA}); status(err) != 422 || er.Message != "Reference already exists" {
 		t.Errorf("CreateRef of an existing ref: %v", err)
 	}
 	if _, _, err := gh.Git.GetRef(ctx, "octo", "calc", "heads/nope"); status(err) != 404 {
 		t.Errorf("GetRef of a missing ref: %v, want 404", err)
 	}
-	refs, _, err := gh.Git.ListMatchingRefs(ctx, "octo", "calc", &github.ReferenceListOptions{Ref: "heads/t"})
+	refs, _, err := gh.Git.ListMatchingRefs(ctx, "octo", "calc", "heads/t")
 	if err != nil || len(refs) != 1 || refs[0].GetRef() != "refs/heads/topic" {
 		t.Errorf("ListMatchingRefs = %v, %v", refs, err)
 	}
@@ -190,7 +190,7 @@ func TestGitDatabase(t *testing.T) {
 	if _, err := gh.Git.DeleteRef(ctx, "octo", "calc", "heads/topic"); status(err) != 422 {
 		t.Errorf("DeleteRef twice: %v, want 422", err)
 	}
-	if _, _, err := gh.Git.CreateCommit(ctx, "octo", "calc", &github.Commit{Message: github.String("m"), Tree: &github.Tree{SHA: &main.SHA}}, nil); status(err) != 422 {
+	if _, _, err := gh.Git.CreateCommit(ctx, "octo", "calc", github.Commit{Message: github.String("m"), Tree: &github.Tree{SHA: &main.SHA}}, nil); status(err) != 422 {
 		t.Errorf("commit with a commit as its tree: %v, want 422", err)
 	}
 	got2, _, err := gh.Git.GetCommit(ctx, "octo", "calc", c.GetSHA())

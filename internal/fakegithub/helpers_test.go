@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-github/v62/github"
+	"github.com/google/go-github/v88/github"
 )
 
 // staticToken is the WithToken token of newServer's fakes.
@@ -45,7 +45,11 @@ func collecting() (Option, func() []Violation) {
 
 // tokenClient is a go-github client for s authenticating with token.
 func tokenClient(s *Server, token string) *github.Client {
-	return s.Client(nil).WithAuthToken(token)
+	c, err := s.Client(nil).Clone(github.WithAuthToken(token))
+	if err != nil {
+		panic(err) // a token option cannot fail
+	}
+	return c
 }
 
 // do sends a raw request to the API path p (no leading slash) and returns

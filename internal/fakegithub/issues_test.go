@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-github/v62/github"
+	"github.com/google/go-github/v88/github"
 )
 
 func TestComments(t *testing.T) {
@@ -82,12 +82,12 @@ func TestComments(t *testing.T) {
 // addLabels adds labels the way the description allows (see
 // TestGoGitHubRequestsTheDescriptionRejects).
 func addLabels(ctx context.Context, gh *github.Client, owner, repo string, number int, names ...string) ([]*github.Label, error) {
-	req, err := gh.NewRequest("POST", fmt.Sprintf("repos/%s/%s/issues/%d/labels", owner, repo, number), map[string][]string{"labels": names})
+	req, err := gh.NewRequest(ctx, "POST", fmt.Sprintf("repos/%s/%s/issues/%d/labels", owner, repo, number), map[string][]string{"labels": names})
 	if err != nil {
 		return nil, err
 	}
 	var labels []*github.Label
-	_, err = gh.Do(ctx, req, &labels)
+	_, err = gh.Do(req, &labels)
 	return labels, err
 }
 
@@ -132,11 +132,11 @@ func TestLabels(t *testing.T) {
 	if got := repo.RepoLabels(); len(got) != 3 {
 		t.Errorf("RepoLabels = %v", got)
 	}
-	req, err := gh.NewRequest("PUT", "repos/octo/calc/issues/1/labels", map[string][]string{"labels": {"capsule:failed"}})
+	req, err := gh.NewRequest(ctx, "PUT", "repos/octo/calc/issues/1/labels", map[string][]string{"labels": {"capsule:failed"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := gh.Do(ctx, req, nil); err != nil {
+	if _, err := gh.Do(req, nil); err != nil {
 		t.Fatalf("set labels: %v", err)
 	}
 	if is, _ := repo.Issue(1); len(is.Labels) != 1 || is.Labels[0] != "capsule:failed" || is.IsPullRequest {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-github/v62/github"
+	"github.com/google/go-github/v88/github"
 )
 
 func TestPullRequests(t *testing.T) {
@@ -24,7 +24,7 @@ func TestPullRequests(t *testing.T) {
 	ctx := context.Background()
 	// "same" points at main's commit: no commits between them.
 	main, _ := repo.Commit("main")
-	if _, _, err := gh.Git.CreateRef(ctx, "octo", "calc", &github.Reference{Ref: github.String("refs/heads/same"), Object: &github.GitObject{SHA: github.String(main.SHA)}}); err != nil {
+	if _, _, err := gh.Git.CreateRef(ctx, "octo", "calc", github.CreateRef{Ref: "refs/heads/same", SHA: main.SHA}); err != nil {
 		t.Fatal(err)
 	}
 

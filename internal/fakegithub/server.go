@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/google/go-github/v62/github"
+	"github.com/google/go-github/v88/github"
 
 	"github.com/capsulehq/capsule/internal/testdata"
 )
@@ -109,9 +109,14 @@ func (s *Server) URL() string {
 // through httpClient (nil for a plain one), for example one whose transport
 // is a ghinstallation.Transport.
 func (s *Server) Client(httpClient *http.Client) *github.Client {
-	c := github.NewClient(httpClient)
-	u, _ := url.Parse(s.URL()) // our own URL always parses
-	c.BaseURL, c.UploadURL = u, u
+	if httpClient == nil {
+		httpClient = &http.Client{}
+	}
+	u := s.URL()
+	c, err := github.NewClient(github.WithHTTPClient(httpClient), github.WithURLs(&u, &u))
+	if err != nil {
+		panic("fakegithub: " + err.Error()) // our own URL always parses
+	}
 	return c
 }
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-github/v62/github"
+	"github.com/google/go-github/v88/github"
 
 	"github.com/capsulehq/capsule/internal/testdata"
 )
@@ -69,7 +69,7 @@ func TestRejectsInvalidRequests(t *testing.T) {
 }
 
 // TestGoGitHubRequestsTheDescriptionRejects records requests that go-github
-// v62 sends and GitHub's OpenAPI description rejects, though GitHub itself
+// sends and GitHub's OpenAPI description rejects, though GitHub itself
 // accepts them. The fake reports them; bots should avoid them (see
 // TestWorkaroundsPass).
 func TestGoGitHubRequestsTheDescriptionRejects(t *testing.T) {
@@ -88,7 +88,7 @@ func TestGoGitHubRequestsTheDescriptionRejects(t *testing.T) {
 			return err
 		}, "value must be an object"},
 		{"ListMatchingRefs without a ref", func(gh *github.Client) error {
-			_, _, err := gh.Git.ListMatchingRefs(ctx, "octo", "calc", nil)
+			_, _, err := gh.Git.ListMatchingRefs(ctx, "octo", "calc", "")
 			return err
 		}, "no such operation"},
 		{"GetArchiveLink without a ref", func(gh *github.Client) error {
@@ -109,7 +109,7 @@ func TestGoGitHubRequestsTheDescriptionRejects(t *testing.T) {
 			s.AddInstallation(7, "octo/calc")
 			gh := tokenClient(s, staticToken)
 			if strings.Contains(tc.name, "Installation") {
-				gh = s.Client(nil).WithAuthToken(signJWT(t, key, validClaims()))
+				gh = tokenClient(s, signJWT(t, key, validClaims()))
 			}
 			if err := tc.call(gh); err == nil {
 				t.Errorf("call succeeded, want the fake's rejection")
@@ -133,12 +133,12 @@ func TestWorkaroundsPass(t *testing.T) {
 	gh := tokenClient(s, staticToken)
 	ctx := context.Background()
 
-	req, err := gh.NewRequest("POST", "repos/octo/calc/issues/1/labels", map[string][]string{"labels": {"capsule"}})
+	req, err := gh.NewRequest(ctx, "POST", "repos/octo/calc/issues/1/labels", map[string][]string{"labels": {"capsule"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var labels []*github.Label
-	if _, err := gh.Do(ctx, req, &labels); err != nil {
+	if _, err := gh.Do(req, &labels); err != nil {
 		t.Fatalf("add labels as an object: %v", err)
 	}
 	if len(labels) != 1 || labels[0].GetName() != "capsule" {
@@ -147,13 +147,13 @@ func TestWorkaroundsPass(t *testing.T) {
 	if got := repo.Labels(1); len(got) != 1 || got[0] != "capsule" {
 		t.Errorf("Labels(1) = %v", got)
 	}
-	if _, _, err := gh.Git.ListMatchingRefs(ctx, "octo", "calc", &github.ReferenceListOptions{Ref: "heads/"}); err != nil {
+	if _, _, err := gh.Git.ListMatchingRefs(ctx, "octo", "calc", "heads/"); err != nil {
 		t.Errorf("ListMatchingRefs with a ref: %v", err)
 	}
 	if _, _, err := gh.Repositories.GetArchiveLink(ctx, "octo", "calc", github.Tarball, &github.RepositoryContentGetOptions{Ref: "main"}, 1); err != nil {
 		t.Errorf("GetArchiveLink with a ref: %v", err)
 	}
-	app := s.Client(nil).WithAuthToken(signJWT(t, key, validClaims()))
+	app := tokenClient(s, signJWT(t, key, validClaims()))
 	if _, _, err := app.Apps.CreateInstallationToken(ctx, 7, &github.InstallationTokenOptions{}); err != nil {
 		t.Errorf("CreateInstallationToken with empty options: %v", err)
 	}
