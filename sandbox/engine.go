@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/capsulehq/capsule/internal/version"
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
-	"github.com/docker/docker/errdefs"
 )
 
 // pingTimeout bounds the first contact with the engine.
@@ -133,7 +133,7 @@ func (e *Engine) RemoveLeftovers(ctx context.Context) (int, error) {
 			continue
 		}
 		err := e.cli.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true, RemoveVolumes: true})
-		if err != nil && !errdefs.IsNotFound(err) {
+		if err != nil && !cerrdefs.IsNotFound(err) {
 			return removed, fmt.Errorf("remove leftover container %.12s: %w", c.ID, err)
 		}
 		e.log.Info("removed leftover sandbox container", "container", c.ID[:12], "owner", c.Labels[LabelOwner])
@@ -148,7 +148,7 @@ func (e *Engine) ImagePresent(ctx context.Context, ref string) (bool, error) {
 	switch {
 	case err == nil:
 		return true, nil
-	case errdefs.IsNotFound(err):
+	case cerrdefs.IsNotFound(err):
 		return false, nil
 	default:
 		return false, fmt.Errorf("inspect image %s: %w", ref, err)
@@ -201,7 +201,7 @@ func (e *Engine) remove(id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
 	err := e.cli.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
-	if err != nil && !errdefs.IsNotFound(err) {
+	if err != nil && !cerrdefs.IsNotFound(err) {
 		e.log.Warn("could not remove sandbox container", "container", id[:12], "err", err)
 		return
 	}
@@ -212,7 +212,7 @@ func (e *Engine) remove(id string) {
 
 // isNotFound reports whether err says an object does not exist.
 func isNotFound(err error) bool {
-	return errdefs.IsNotFound(err)
+	return cerrdefs.IsNotFound(err)
 }
 
 // Owned lists the IDs of the containers this process owns, running or not.

@@ -53,7 +53,7 @@ func (s *session) publish(ctx context.Context, baseBranch, title string, o *pipe
 	draft := o.Outcome() != attemptlog.Solved
 	pr, _, err := s.gh.PullRequests.Create(ctx, s.t.Owner, s.t.Repo, &github.NewPullRequest{
 		Title: &prTitle, Head: &branch, Base: &baseBranch, Body: &body,
-		Draft: &draft, MaintainerCanModify: github.Bool(true),
+		Draft: &draft, MaintainerCanModify: github.Ptr(true),
 	})
 	if err != nil {
 		return nil, githubError("open the pull request", err)
@@ -70,9 +70,9 @@ func (s *session) commit(ctx context.Context, title string, o *pipeline.RepoOutc
 	}
 	entries := make([]*github.TreeEntry, 0, len(o.Edits))
 	for _, e := range o.Edits {
-		entry := &github.TreeEntry{Path: github.String(e.Path), Type: github.String("blob"), Mode: github.String(fileMode(s.treeDir, e.Path))}
+		entry := &github.TreeEntry{Path: github.Ptr(e.Path), Type: github.Ptr("blob"), Mode: github.Ptr(fileMode(s.treeDir, e.Path))}
 		if !e.Deletes() {
-			entry.Content = github.String(e.Content)
+			entry.Content = github.Ptr(e.Content)
 		}
 		entries = append(entries, entry)
 	}
@@ -81,9 +81,9 @@ func (s *session) commit(ctx context.Context, title string, o *pipeline.RepoOutc
 		return "", githubError("write the tree", err)
 	}
 	commit, _, err := s.gh.Git.CreateCommit(ctx, s.t.Owner, s.t.Repo, github.Commit{
-		Message: github.String(commitMessage(s.t.Issue, title, o)),
+		Message: github.Ptr(commitMessage(s.t.Issue, title, o)),
 		Tree:    &github.Tree{SHA: tree.SHA},
-		Parents: []*github.Commit{{SHA: github.String(s.base)}},
+		Parents: []*github.Commit{{SHA: github.Ptr(s.base)}},
 	}, nil)
 	if err != nil {
 		return "", githubError("write the commit", err)

@@ -19,11 +19,11 @@ import (
 	"testing"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/build"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
-	"github.com/docker/docker/errdefs"
 	"github.com/docker/docker/pkg/jsonmessage"
 	"github.com/docker/docker/pkg/stdcopy"
 
@@ -551,7 +551,7 @@ func TestImage(t *testing.T) {
 		t.Fatalf("build: %v", err)
 	}
 	t.Cleanup(func() {
-		if _, err := cli.ImageRemove(context.Background(), ref, image.RemoveOptions{Force: true, PruneChildren: true}); err != nil && !errdefs.IsNotFound(err) {
+		if _, err := cli.ImageRemove(context.Background(), ref, image.RemoveOptions{Force: true, PruneChildren: true}); err != nil && !cerrdefs.IsNotFound(err) {
 			t.Errorf("remove %s: %v", ref, err)
 		}
 	})
@@ -762,7 +762,7 @@ func imageTestContainer(t *testing.T, cli *client.Client, ref string, args ...st
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := cli.ContainerRemove(context.Background(), resp.ID, container.RemoveOptions{Force: true}); err != nil && !errdefs.IsNotFound(err) {
+		if err := cli.ContainerRemove(context.Background(), resp.ID, container.RemoveOptions{Force: true}); err != nil && !cerrdefs.IsNotFound(err) {
 			t.Errorf("remove container %s: %v", resp.ID, err)
 		}
 	})

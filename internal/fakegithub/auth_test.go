@@ -11,7 +11,6 @@ import (
 
 	"github.com/bradleyfalzon/ghinstallation/v2"
 	"github.com/google/go-github/v88/github"
-	ghv88 "github.com/google/go-github/v88/github"
 )
 
 func TestTokenAuth(t *testing.T) {
@@ -49,7 +48,7 @@ func installationClient(t *testing.T, s *Server, id int64) (*github.Client, *ghi
 	atr := ghinstallation.NewAppsTransportFromPrivateKey(http.DefaultTransport, 42, appKey(t))
 	atr.BaseURL = strings.TrimSuffix(s.URL(), "/")
 	itr := ghinstallation.NewFromAppsTransport(atr, id)
-	itr.InstallationTokenOptions = &ghv88.InstallationTokenOptions{}
+	itr.InstallationTokenOptions = &github.InstallationTokenOptions{}
 	return s.Client(&http.Client{Transport: itr}), itr
 }
 
@@ -75,11 +74,11 @@ func TestInstallationTokens(t *testing.T) {
 	if err != nil || !strings.HasPrefix(tok, "ghs_") || len(tok) != 40 {
 		t.Errorf("token = %q, %v; want ghs_ and 36 characters", tok, err)
 	}
-	if exp, _, err := itr.Expiry(); err != nil || exp.Sub(time.Now()) < 59*time.Minute {
+	if exp, _, err := itr.Expiry(); err != nil || time.Until(exp) < 59*time.Minute {
 		t.Errorf("expiry = %v, %v; want in an hour", exp, err)
 	}
 
-	c, _, err := gh.Issues.CreateComment(ctx, "octo", "calc", 1, &github.IssueComment{Body: github.String("On it.")})
+	c, _, err := gh.Issues.CreateComment(ctx, "octo", "calc", 1, &github.IssueComment{Body: github.Ptr("On it.")})
 	if err != nil {
 		t.Fatalf("CreateComment: %v", err)
 	}

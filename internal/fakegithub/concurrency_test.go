@@ -22,10 +22,10 @@ func TestConcurrentRequests(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			gh := tokenClient(s, staticToken)
-			if _, _, err := gh.Git.CreateBlob(ctx, "octo", "calc", github.Blob{Content: github.String(fmt.Sprint(i)), Encoding: github.String("utf-8")}); err != nil {
+			if _, _, err := gh.Git.CreateBlob(ctx, "octo", "calc", github.Blob{Content: github.Ptr(fmt.Sprint(i)), Encoding: github.Ptr("utf-8")}); err != nil {
 				t.Errorf("CreateBlob: %v", err)
 			}
-			if _, _, err := gh.Issues.CreateComment(ctx, "octo", "calc", 1, &github.IssueComment{Body: github.String(fmt.Sprint(i))}); err != nil {
+			if _, _, err := gh.Issues.CreateComment(ctx, "octo", "calc", 1, &github.IssueComment{Body: github.Ptr(fmt.Sprint(i))}); err != nil {
 				t.Errorf("CreateComment: %v", err)
 			}
 			if _, _, err := gh.Git.GetRef(ctx, "octo", "calc", "heads/main"); err != nil {

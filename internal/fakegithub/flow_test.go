@@ -30,22 +30,22 @@ func TestFullFlow(t *testing.T) {
 		t.Fatalf("GetCommit: %v", err)
 	}
 	blob, _, err := gh.Git.CreateBlob(ctx, "octo", "calc", github.Blob{
-		Content:  github.String("ZGVmIGFkZChhLCBiKToKICAgIHJldHVybiBhICsgYgo="), // the fixed calc.py
-		Encoding: github.String("base64"),
+		Content:  github.Ptr("ZGVmIGFkZChhLCBiKToKICAgIHJldHVybiBhICsgYgo="), // the fixed calc.py
+		Encoding: github.Ptr("base64"),
 	})
 	if err != nil {
 		t.Fatalf("CreateBlob: %v", err)
 	}
 	tree, _, err := gh.Git.CreateTree(ctx, "octo", "calc", base.GetTree().GetSHA(), []*github.TreeEntry{
-		{Path: github.String("src/calc.py"), Mode: github.String("100644"), Type: github.String("blob"), SHA: blob.SHA},
-		{Path: github.String("tests/deep/test_calc.py"), Mode: github.String("100644"), Type: github.String("blob"), Content: github.String("from src.calc import add\n")},
-		{Path: github.String("src/old/legacy.py"), Mode: github.String("100644"), Type: github.String("blob")}, // deleted: go-github sends "sha": null
+		{Path: github.Ptr("src/calc.py"), Mode: github.Ptr("100644"), Type: github.Ptr("blob"), SHA: blob.SHA},
+		{Path: github.Ptr("tests/deep/test_calc.py"), Mode: github.Ptr("100644"), Type: github.Ptr("blob"), Content: github.Ptr("from src.calc import add\n")},
+		{Path: github.Ptr("src/old/legacy.py"), Mode: github.Ptr("100644"), Type: github.Ptr("blob")}, // deleted: go-github sends "sha": null
 	})
 	if err != nil {
 		t.Fatalf("CreateTree: %v", err)
 	}
 	commit, _, err := gh.Git.CreateCommit(ctx, "octo", "calc", github.Commit{
-		Message: github.String("Fix add\n\nCloses #1"),
+		Message: github.Ptr("Fix add\n\nCloses #1"),
 		Tree:    &github.Tree{SHA: tree.SHA},
 		Parents: []*github.Commit{{SHA: base.SHA}},
 	}, nil)
@@ -56,11 +56,11 @@ func TestFullFlow(t *testing.T) {
 		t.Fatalf("CreateRef: %v", err)
 	}
 	pr, _, err := gh.PullRequests.Create(ctx, "octo", "calc", &github.NewPullRequest{
-		Title: github.String("Fix add"),
-		Head:  github.String("capsule/issue-1"),
-		Base:  github.String("main"),
-		Body:  github.String("Closes #1"),
-		Draft: github.Bool(true),
+		Title: github.Ptr("Fix add"),
+		Head:  github.Ptr("capsule/issue-1"),
+		Base:  github.Ptr("main"),
+		Body:  github.Ptr("Closes #1"),
+		Draft: github.Ptr(true),
 	})
 	if err != nil {
 		t.Fatalf("PullRequests.Create: %v", err)
@@ -79,10 +79,10 @@ func TestFullFlow(t *testing.T) {
 
 	// A second attempt replaces the branch's commit: not a fast-forward.
 	retry, _, err := gh.Git.CreateCommit(ctx, "octo", "calc", github.Commit{
-		Message: github.String("Fix add, second attempt"),
+		Message: github.Ptr("Fix add, second attempt"),
 		Tree:    &github.Tree{SHA: tree.SHA},
 		Parents: []*github.Commit{{SHA: base.SHA}},
-		Author:  &github.CommitAuthor{Name: github.String("Capsule"), Email: github.String("capsule@example.com")},
+		Author:  &github.CommitAuthor{Name: github.Ptr("Capsule"), Email: github.Ptr("capsule@example.com")},
 	}, nil)
 	if err != nil {
 		t.Fatalf("CreateCommit: %v", err)

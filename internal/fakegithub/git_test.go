@@ -101,7 +101,7 @@ func TestGitDatabase(t *testing.T) {
 		return 0
 	}
 
-	b, _, err := gh.Git.CreateBlob(ctx, "octo", "calc", github.Blob{Content: github.String("héllo\n"), Encoding: github.String("utf-8")})
+	b, _, err := gh.Git.CreateBlob(ctx, "octo", "calc", github.Blob{Content: github.Ptr("héllo\n"), Encoding: github.Ptr("utf-8")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,13 +140,13 @@ func TestGitDatabase(t *testing.T) {
 
 	// Replace directory a/b by a file, delete a whole directory.
 	nt, _, err := gh.Git.CreateTree(ctx, "octo", "calc", main.Tree, []*github.TreeEntry{
-		{Path: github.String("a/b"), Mode: github.String("100755"), Type: github.String("blob"), Content: github.String("#!/bin/sh\n")},
-		{Path: github.String("a/d.txt"), Mode: github.String("100644"), Type: github.String("blob")},
+		{Path: github.Ptr("a/b"), Mode: github.Ptr("100755"), Type: github.Ptr("blob"), Content: github.Ptr("#!/bin/sh\n")},
+		{Path: github.Ptr("a/d.txt"), Mode: github.Ptr("100644"), Type: github.Ptr("blob")},
 	})
 	if err != nil {
 		t.Fatalf("CreateTree: %v", err)
 	}
-	c, _, err := gh.Git.CreateCommit(ctx, "octo", "calc", github.Commit{Message: github.String("m"), Tree: nt, Parents: []*github.Commit{{SHA: &main.SHA}}}, nil)
+	c, _, err := gh.Git.CreateCommit(ctx, "octo", "calc", github.Commit{Message: github.Ptr("m"), Tree: nt, Parents: []*github.Commit{{SHA: &main.SHA}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,10 +164,10 @@ func TestGitDatabase(t *testing.T) {
 		entries []*github.TreeEntry
 	}{
 		{"bad base_tree", strings.Repeat("1", 40), nil},
-		{"unknown blob sha", "", []*github.TreeEntry{{Path: github.String("x"), Mode: github.String("100644"), Type: github.String("blob"), SHA: github.String(strings.Repeat("2", 40))}}},
-		{"commit sha as a blob", "", []*github.TreeEntry{{Path: github.String("x"), Mode: github.String("100644"), Type: github.String("blob"), SHA: &main.SHA}}},
-		{"sha and content", "", []*github.TreeEntry{{Path: github.String("x"), Mode: github.String("100644"), Type: github.String("blob"), SHA: b.SHA, Content: github.String("x")}}},
-		{"bad path", "", []*github.TreeEntry{{Path: github.String("../x"), Mode: github.String("100644"), Type: github.String("blob"), Content: github.String("x")}}},
+		{"unknown blob sha", "", []*github.TreeEntry{{Path: github.Ptr("x"), Mode: github.Ptr("100644"), Type: github.Ptr("blob"), SHA: github.Ptr(strings.Repeat("2", 40))}}},
+		{"commit sha as a blob", "", []*github.TreeEntry{{Path: github.Ptr("x"), Mode: github.Ptr("100644"), Type: github.Ptr("blob"), SHA: &main.SHA}}},
+		{"sha and content", "", []*github.TreeEntry{{Path: github.Ptr("x"), Mode: github.Ptr("100644"), Type: github.Ptr("blob"), SHA: b.SHA, Content: github.Ptr("x")}}},
+		{"bad path", "", []*github.TreeEntry{{Path: github.Ptr("../x"), Mode: github.Ptr("100644"), Type: github.Ptr("blob"), Content: github.Ptr("x")}}},
 	} {
 		if _, _, err := gh.Git.CreateTree(ctx, "octo", "calc", tc.base, tc.entries); status(err) != 422 {
 			t.Errorf("%s: %v, want 422", tc.name, err)
@@ -190,7 +190,7 @@ func TestGitDatabase(t *testing.T) {
 	if _, err := gh.Git.DeleteRef(ctx, "octo", "calc", "heads/topic"); status(err) != 422 {
 		t.Errorf("DeleteRef twice: %v, want 422", err)
 	}
-	if _, _, err := gh.Git.CreateCommit(ctx, "octo", "calc", github.Commit{Message: github.String("m"), Tree: &github.Tree{SHA: &main.SHA}}, nil); status(err) != 422 {
+	if _, _, err := gh.Git.CreateCommit(ctx, "octo", "calc", github.Commit{Message: github.Ptr("m"), Tree: &github.Tree{SHA: &main.SHA}}, nil); status(err) != 422 {
 		t.Errorf("commit with a commit as its tree: %v, want 422", err)
 	}
 	got2, _, err := gh.Git.GetCommit(ctx, "octo", "calc", c.GetSHA())

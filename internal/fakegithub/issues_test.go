@@ -44,14 +44,14 @@ func TestComments(t *testing.T) {
 		t.Errorf("paged through %d pages, %d comments", pages, len(all))
 	}
 
-	c, _, err := gh.Issues.CreateComment(ctx, "octo", "calc", 3, &github.IssueComment{Body: github.String("Working on it")})
+	c, _, err := gh.Issues.CreateComment(ctx, "octo", "calc", 3, &github.IssueComment{Body: github.Ptr("Working on it")})
 	if err != nil {
 		t.Fatalf("CreateComment: %v", err)
 	}
 	if c.GetUser().GetLogin() != "github-actions[bot]" || c.GetHTMLURL() == "" || c.CreatedAt == nil {
 		t.Errorf("comment = %+v", c)
 	}
-	if _, _, err := gh.Issues.EditComment(ctx, "octo", "calc", c.GetID(), &github.IssueComment{Body: github.String("Done")}); err != nil {
+	if _, _, err := gh.Issues.EditComment(ctx, "octo", "calc", c.GetID(), &github.IssueComment{Body: github.Ptr("Done")}); err != nil {
 		t.Fatalf("EditComment: %v", err)
 	}
 	got, _, err := gh.Issues.GetComment(ctx, "octo", "calc", c.GetID())
@@ -67,11 +67,11 @@ func TestComments(t *testing.T) {
 	}
 
 	var er *github.ErrorResponse
-	_, _, err = gh.Issues.CreateComment(ctx, "octo", "calc", 3, &github.IssueComment{Body: github.String(strings.Repeat("é", 65537))})
+	_, _, err = gh.Issues.CreateComment(ctx, "octo", "calc", 3, &github.IssueComment{Body: github.Ptr(strings.Repeat("é", 65537))})
 	if !errors.As(err, &er) || er.Response.StatusCode != 422 || len(er.Errors) != 1 || !strings.Contains(er.Errors[0].Message, "too long") {
 		t.Errorf("too long comment: %v, want 422", err)
 	}
-	if _, _, err := gh.Issues.CreateComment(ctx, "octo", "calc", 3, &github.IssueComment{Body: github.String(strings.Repeat("é", 65536))}); err != nil {
+	if _, _, err := gh.Issues.CreateComment(ctx, "octo", "calc", 3, &github.IssueComment{Body: github.Ptr(strings.Repeat("é", 65536))}); err != nil {
 		t.Errorf("comment of exactly 65536 characters: %v", err)
 	}
 	if _, _, err := gh.Issues.Get(ctx, "octo", "calc", 4); !errors.As(err, &er) || er.Response.StatusCode != 404 {
@@ -122,10 +122,10 @@ func TestLabels(t *testing.T) {
 	if err != nil || len(repoLabels) != 2 {
 		t.Errorf("ListLabels = %v, %v", repoLabels, err)
 	}
-	if _, _, err := gh.Issues.CreateLabel(ctx, "octo", "calc", &github.Label{Name: github.String("capsule:failed"), Color: github.String("d73a4a")}); err != nil {
+	if _, _, err := gh.Issues.CreateLabel(ctx, "octo", "calc", &github.Label{Name: github.Ptr("capsule:failed"), Color: github.Ptr("d73a4a")}); err != nil {
 		t.Errorf("CreateLabel: %v", err)
 	}
-	_, _, err = gh.Issues.CreateLabel(ctx, "octo", "calc", &github.Label{Name: github.String("Capsule")})
+	_, _, err = gh.Issues.CreateLabel(ctx, "octo", "calc", &github.Label{Name: github.Ptr("Capsule")})
 	if !errors.As(err, &er) || er.Response.StatusCode != 422 || len(er.Errors) != 1 || er.Errors[0].Code != "already_exists" {
 		t.Errorf("CreateLabel of an existing label: %v, want 422 already_exists", err)
 	}

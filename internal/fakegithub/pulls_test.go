@@ -30,8 +30,8 @@ func TestPullRequests(t *testing.T) {
 
 	newPR := func(head, body string) (*github.PullRequest, error) {
 		pr, _, err := gh.PullRequests.Create(ctx, "octo", "calc", &github.NewPullRequest{
-			Title: github.String("Fix #1"), Head: github.String(head), Base: github.String("main"),
-			Body: github.String(body), MaintainerCanModify: github.Bool(false),
+			Title: github.Ptr("Fix #1"), Head: github.Ptr(head), Base: github.Ptr("main"),
+			Body: github.Ptr(body), MaintainerCanModify: github.Ptr(false),
 		})
 		return pr, err
 	}
@@ -71,11 +71,11 @@ func TestPullRequests(t *testing.T) {
 		t.Errorf("PullRequests.Get of an issue: %v, want 404", err)
 	}
 
-	updated, _, err := gh.PullRequests.Edit(ctx, "octo", "calc", 3, &github.PullRequest{Title: github.String("Fix add"), Body: github.String("New body")})
+	updated, _, err := gh.PullRequests.Edit(ctx, "octo", "calc", 3, &github.PullRequest{Title: github.Ptr("Fix add"), Body: github.Ptr("New body")})
 	if err != nil || updated.GetTitle() != "Fix add" || updated.GetBody() != "New body" {
 		t.Errorf("Edit = %+v, %v", updated, err)
 	}
-	if _, _, err := gh.PullRequests.Edit(ctx, "octo", "calc", 3, &github.PullRequest{State: github.String("closed")}); err != nil {
+	if _, _, err := gh.PullRequests.Edit(ctx, "octo", "calc", 3, &github.PullRequest{State: github.Ptr("closed")}); err != nil {
 		t.Fatalf("close: %v", err)
 	}
 	open, _, err := gh.PullRequests.List(ctx, "octo", "calc", nil)

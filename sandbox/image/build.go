@@ -11,10 +11,10 @@ import (
 	"os"
 	"os/exec"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/build"
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
-	"github.com/docker/docker/errdefs"
 	"github.com/docker/docker/pkg/jsonmessage"
 )
 
@@ -63,7 +63,7 @@ func Build(ctx context.Context, cli *client.Client, opts Options) (Method, error
 // current reports whether ref exists and was built from this recipe.
 func current(ctx context.Context, cli *client.Client, ref string) (bool, error) {
 	info, err := cli.ImageInspect(ctx, ref)
-	if errdefs.IsNotFound(err) {
+	if cerrdefs.IsNotFound(err) {
 		return false, nil
 	}
 	if err != nil {
@@ -76,7 +76,7 @@ var errNoRegistry = errors.New("registry unreachable")
 
 // buildFromDockerfile pulls the base image when missing, then builds.
 func buildFromDockerfile(ctx context.Context, cli *client.Client, opts Options) error {
-	if _, err := cli.ImageInspect(ctx, baseImage); errdefs.IsNotFound(err) {
+	if _, err := cli.ImageInspect(ctx, baseImage); cerrdefs.IsNotFound(err) {
 		rc, err := cli.ImagePull(ctx, baseImage, image.PullOptions{})
 		if err != nil {
 			return fmt.Errorf("%w: %w", errNoRegistry, err)

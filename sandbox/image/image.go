@@ -54,8 +54,6 @@ const (
 	FromDebootstrap Method = "debootstrap" // built offline from the host's Debian mirror
 )
 
-func (m Method) String() string { return string(m) }
-
 // Describe is the line `capsule sandbox image` prints.
 func (m Method) Describe(ref string) string {
 	switch m {
