@@ -16,6 +16,8 @@ type pull struct {
 	headSHA, baseSHA string // as last seen, for when a branch is deleted
 	draft            bool
 	maintainerCanMod bool
+	reviews          []*review
+	comments         []*reviewComment // review comments and their replies
 }
 
 // PullRequest is a pull request of a fake repository.
@@ -197,7 +199,7 @@ func (c *call) pullJSON(is *issue) map[string]any {
 		"mergeable_state":       "unknown",
 		"merged_by":             nil,
 		"comments":              len(is.comments),
-		"review_comments":       0,
+		"review_comments":       len(p.comments),
 		"maintainer_can_modify": p.maintainerCanMod,
 		"commits":               st.commitsBetween(p.baseSHA, p.headSHA),
 		"additions":             0,

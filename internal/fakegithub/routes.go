@@ -66,6 +66,12 @@ var endpoints = map[string]endpoint{
 	"POST /repos/{owner}/{repo}/pulls":                {authToken, createPull},
 	"GET /repos/{owner}/{repo}/pulls/{pull_number}":   {authToken, getPull},
 	"PATCH /repos/{owner}/{repo}/pulls/{pull_number}": {authToken, updatePull},
+
+	"GET /repos/{owner}/{repo}/pulls/{pull_number}/comments":                       {authToken, listReviewComments},
+	"GET /repos/{owner}/{repo}/pulls/comments/{comment_id}":                        {authToken, getReviewComment},
+	"POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies": {authToken, createReviewReply},
+	"GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}":            {authToken, getReview},
+	"GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments":   {authToken, listReviewCommentsOfReview},
 }
 
 // call is one authenticated request being handled, with the server locked.

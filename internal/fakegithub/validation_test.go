@@ -87,6 +87,10 @@ func TestGoGitHubRequestsTheDescriptionRejects(t *testing.T) {
 			_, _, err := gh.Issues.ReplaceLabelsForIssue(ctx, "octo", "calc", 1, []string{"capsule"})
 			return err
 		}, "value must be an object"},
+		{"CreateCommentInReplyTo posts to the comments endpoint without commit_id and path", func(gh *github.Client) error {
+			_, _, err := gh.PullRequests.CreateCommentInReplyTo(ctx, "octo", "calc", 1, "thanks", 5)
+			return err
+		}, `property "commit_id" is missing`},
 		{"ListMatchingRefs without a ref", func(gh *github.Client) error {
 			_, _, err := gh.Git.ListMatchingRefs(ctx, "octo", "calc", "")
 			return err
