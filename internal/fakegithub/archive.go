@@ -28,6 +28,10 @@ func getTarball(c *call) reply {
 // serveCodeload answers a download of an archive made by getTarball.
 func (s *Server) serveCodeload(w http.ResponseWriter, r *http.Request) {
 	parts := strings.Split(strings.TrimPrefix(r.URL.Path, codeloadPrefix), "/")
+	if len(parts) == 4 && parts[2] == "job-logs" && r.Method == http.MethodGet {
+		s.serveJobLog(w, r, parts[0], parts[1], parts[3])
+		return
+	}
 	if len(parts) != 4 || parts[2] != "legacy.tar.gz" || r.Method != http.MethodGet {
 		http.NotFound(w, r)
 		return

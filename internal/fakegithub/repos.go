@@ -23,6 +23,8 @@ type repoState struct {
 	issues        map[int]*issue    // issues and pull requests by number
 	labels        []*label
 	perms         map[string]string // lower-case login → role
+	checkRuns     []*CheckRun
+	workflowRuns  []*WorkflowRun
 }
 
 // Repo is a handle on one of the fake's repositories, for seeding and

@@ -72,6 +72,14 @@ var endpoints = map[string]endpoint{
 	"POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies": {authToken, createReviewReply},
 	"GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}":            {authToken, getReview},
 	"GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments":   {authToken, listReviewCommentsOfReview},
+
+	"GET /repos/{owner}/{repo}/commits/{ref}/check-runs":                 {authToken, listCheckRunsForRef},
+	"GET /repos/{owner}/{repo}/check-suites/{check_suite_id}/check-runs": {authToken, listCheckRunsInSuite},
+	"GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations":    {authToken, listAnnotations},
+	"GET /repos/{owner}/{repo}/actions/runs":                             {authToken, listWorkflowRuns},
+	"GET /repos/{owner}/{repo}/actions/runs/{run_id}":                    {authToken, getWorkflowRun},
+	"GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs":               {authToken, listJobsForRun},
+	"GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs":               {authToken, getJobLogs},
 }
 
 // call is one authenticated request being handled, with the server locked.
