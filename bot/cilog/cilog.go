@@ -62,19 +62,30 @@ func Excerpt(log string, limit int) string {
 	if len(failing) == 0 {
 		failing = all[len(all)-1:]
 	}
-	share := limit / len(failing)
+	// Each step shown gets at least minStepBytes; the first failures
+	// matter most (a failing step usually stops the job).
+	more := ""
+	if most := max(1, limit/minStepBytes); len(failing) > most {
+		more = fmt.Sprintf("[... %d more failing steps ...]\n", len(failing)-most)
+		failing = failing[:most]
+	}
+	share := (limit - len(more)) / len(failing)
 	var b strings.Builder
 	for _, s := range failing {
 		b.WriteString(tail(s, share))
 	}
+	b.WriteString(more)
 	return b.String()
 }
+
+// minStepBytes is the least room a failing step gets in an excerpt.
+const minStepBytes = 1024
 
 // tail renders s under its heading in at most limit bytes, cutting lines
 // from the front when it must and saying how many. It redacts only the
 // lines it keeps, walking back from the end, so a long log costs little.
 func tail(s step, limit int) string {
-	head := "### " + Redact(s.title) + "\n"
+	head := "### " + oneLine(Redact(s.title), limit/4) + "\n"
 	lines := withoutKeys(s.lines)
 	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
 		lines = lines[:len(lines)-1]
@@ -126,6 +137,14 @@ func withoutKeys(lines []string) []string {
 		}
 	}
 	return out
+}
+
+// oneLine cuts s to at most n bytes on a rune boundary.
+func oneLine(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:max(0, n-3)], "") + "..."
 }
 
 func cutNote(lines int) string {

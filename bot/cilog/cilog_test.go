@@ -40,7 +40,7 @@ func TestExcerpt(t *testing.T) {
 	}{
 		{"no error marker: the last step", "##[group]Run a\nfirst\n##[group]Run b\nsecond\n", 1000,
 			[]string{"### Run b\nsecond\n"}, []string{"first"}},
-		{"two failing steps", "##[group]Run lint\nE501\n##[error]lint failed\n##[group]Run ok\nfine\n##[group]Run test\nboom\n##[error]tests failed\n", 1000,
+		{"two failing steps", "##[group]Run lint\nE501\n##[error]lint failed\n##[group]Run ok\nfine\n##[group]Run test\nboom\n##[error]tests failed\n", 3000,
 			[]string{"### Run lint\nE501\nError: lint failed\n", "### Run test\nboom\nError: tests failed\n"}, []string{"fine"}},
 		{"a long step keeps its end", long, 300,
 			[]string{"### Run make test\n[... ", " earlier lines cut ...]\n", "line 0999 of the output\nError: Process completed with exit code 2.\n"}, []string{"line 0000"}},
@@ -50,6 +50,10 @@ func TestExcerpt(t *testing.T) {
 			[]string{"### Run deploy\n[redacted]\nError: denied\n"}, []string{"MHcC", "AoGC"}},
 		{"a private key cut by the limit", "##[group]Run deploy\n-----BEGIN EC PRIVATE KEY-----\n" + strings.Repeat("MHcCAQEEIBkey\n", 50) + "-----END EC PRIVATE KEY-----\n##[error]denied\n", 100,
 			[]string{"[redacted]\nError: denied\n"}, []string{"MHcC"}},
+		{"more failing steps than room", strings.Repeat("##[group]Run x\nout\n##[error]bad\n", 10000), 4000,
+			[]string{"### Run x\nout\nError: bad\n", "[... 9997 more failing steps ...]\n"}, nil},
+		{"a long step title", "##[group]Run " + strings.Repeat("t", 5000) + "\nout\n##[error]bad\n", 2000,
+			[]string{"### Run ttt", "...\nout\nError: bad\n"}, nil},
 		{"windows line ends", "##[group]Run a\r\nout\r\n##[error]bad\r\n", 1000,
 			[]string{"### Run a\nout\nError: bad\n"}, []string{"\r"}},
 	} {
