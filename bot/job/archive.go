@@ -7,13 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path"
 	"strings"
-	"time"
-
-	"github.com/google/go-github/v88/github"
 )
 
 // Limits on a fetched tree, so that a huge or hostile archive fails
@@ -21,38 +17,21 @@ import (
 const (
 	MaxArchiveBytes = 1 << 30 // uncompressed
 	MaxArchiveFiles = 100_000
-	downloadTimeout = 10 * time.Minute
 )
 
 // fetch downloads the pinned commit's tarball and unpacks it into a new
 // directory, which the caller removes.
 func (s *session) fetch(ctx context.Context) (string, error) {
-	link, _, err := s.gh.Repositories.GetArchiveLink(ctx, s.t.Owner, s.t.Repo, github.Tarball,
-		&github.RepositoryContentGetOptions{Ref: s.base}, 3)
+	archive, err := s.gh.Archive(ctx, s.base)
 	if err != nil {
-		return "", githubError("locate the archive of "+s.base, err)
+		return "", githubError("fetch the archive of "+s.base, err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, link.String(), nil)
-	if err != nil {
-		return "", err
-	}
-	client := s.runner.Download
-	if client == nil {
-		client = &http.Client{Timeout: downloadTimeout}
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return "", fmt.Errorf("download the archive: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("download the archive: %s", resp.Status)
-	}
+	defer archive.Close()
 	dir, err := os.MkdirTemp(s.runner.workDir(), "capsule-tree-")
 	if err != nil {
 		return "", fmt.Errorf("make a directory for the tree: %w", err)
 	}
-	if err := untar(resp.Body, dir); err != nil {
+	if err := untar(archive, dir); err != nil {
 		os.RemoveAll(dir)
 		return "", fmt.Errorf("unpack the archive: %w", err)
 	}

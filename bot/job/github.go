@@ -4,57 +4,86 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
-	"strings"
+	"time"
 
 	"github.com/google/go-github/v88/github"
-
-	"github.com/capsulehq/capsule/bot/report"
 )
 
-// githubError wraps a failed API call, naming what was being done.
-func githubError(doing string, err error) error {
-	if isNotFound(err) {
-		return fmt.Errorf("%s: %w (GitHub answered 404: the installation may lack access)", doing, ErrNotFound)
-	}
-	return fmt.Errorf("%s: %w", doing, err)
+// Repository is the GitHub port over go-github, for one repository. It
+// keeps GitHub's quirks here: labels are added in the object form, the
+// permission is read with its role_name, and a 404 becomes ErrNotFound.
+type Repository struct {
+	gh          *github.Client
+	owner, name string
+	// Download fetches archives; nil means a client with a timeout of
+	// downloadTimeout.
+	Download *http.Client
 }
 
-func isNotFound(err error) bool {
+// NewRepository returns the port for owner/name through gh, an
+// installation's (or the Action's token's) client.
+func NewRepository(gh *github.Client, owner, name string) *Repository {
+	return &Repository{gh: gh, owner: owner, name: name}
+}
+
+var _ GitHub = (*Repository)(nil)
+
+// downloadTimeout bounds an archive's download.
+const downloadTimeout = 10 * time.Minute
+
+// notFound makes GitHub's 404 an ErrNotFound; other errors pass as they
+// are.
+func notFound(err error) error {
 	var e *github.ErrorResponse
-	return errors.As(err, &e) && e.Response != nil && e.Response.StatusCode == http.StatusNotFound
-}
-
-// permissions in increasing order of rights, as GitHub names the roles.
-var permissions = []string{"none", "read", "triage", "write", "maintain", "admin"}
-
-// rank orders permissions; an unknown name ranks lowest.
-func rank(p string) int {
-	for i, name := range permissions {
-		if strings.EqualFold(p, name) {
-			return i
-		}
+	if errors.As(err, &e) && e.Response != nil && e.Response.StatusCode == http.StatusNotFound {
+		return fmt.Errorf("%w (GitHub answered 404: the installation may lack access)", ErrNotFound)
 	}
-	return 0
+	return err
 }
 
-// ValidPermission reports whether p names a permission level.
-func ValidPermission(p string) bool {
-	for _, name := range permissions[1:] {
-		if p == name {
-			return true
-		}
+// DefaultBranch implements GitHub.
+func (r *Repository) DefaultBranch(ctx context.Context) (string, error) {
+	repo, _, err := r.gh.Repositories.Get(ctx, r.owner, r.name)
+	if err != nil {
+		return "", notFound(err)
 	}
-	return false
+	return repo.GetDefaultBranch(), nil
 }
 
-// permissionOf reads the sender's role on the repository. GitHub's
-// role_name tells triage and maintain apart, which permission does not;
-// go-github does not decode it, so the request is made here.
-func permissionOf(ctx context.Context, gh *github.Client, t Target) (string, error) {
-	u := fmt.Sprintf("repos/%s/%s/collaborators/%s/permission", url.PathEscape(t.Owner), url.PathEscape(t.Repo), url.PathEscape(t.Sender))
-	req, err := gh.NewRequest(ctx, http.MethodGet, u, nil)
+// BranchHead implements GitHub.
+func (r *Repository) BranchHead(ctx context.Context, branch string) (string, error) {
+	ref, _, err := r.gh.Git.GetRef(ctx, r.owner, r.name, "heads/"+branch)
+	if err != nil {
+		return "", notFound(err)
+	}
+	return ref.GetObject().GetSHA(), nil
+}
+
+// File implements GitHub.
+func (r *Repository) File(ctx context.Context, path, ref string) ([]byte, error) {
+	file, _, _, err := r.gh.Repositories.GetContents(ctx, r.owner, r.name, path, &github.RepositoryContentGetOptions{Ref: ref})
+	if err != nil {
+		return nil, notFound(err)
+	}
+	if file == nil {
+		return nil, fmt.Errorf("%s is a directory", path)
+	}
+	text, err := file.GetContent()
+	if err != nil {
+		return nil, fmt.Errorf("decode %s: %w", path, err)
+	}
+	return []byte(text), nil
+}
+
+// Permission implements GitHub. GitHub's role_name tells triage and
+// maintain apart, which permission does not; go-github does not decode
+// it, so the request is made here.
+func (r *Repository) Permission(ctx context.Context, user string) (string, error) {
+	u := fmt.Sprintf("repos/%s/%s/collaborators/%s/permission", url.PathEscape(r.owner), url.PathEscape(r.name), url.PathEscape(user))
+	req, err := r.gh.NewRequest(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return "", err
 	}
@@ -62,12 +91,8 @@ func permissionOf(ctx context.Context, gh *github.Client, t Target) (string, err
 		Permission string `json:"permission"`
 		RoleName   string `json:"role_name"`
 	}
-	resp, err := gh.Do(req, &level)
-	if resp != nil && resp.StatusCode == http.StatusNotFound {
-		return "none", nil
-	}
-	if err != nil {
-		return "", githubError("read "+t.Sender+"'s permission", err)
+	if _, err := r.gh.Do(req, &level); err != nil {
+		return "", notFound(err)
 	}
 	if rank(level.RoleName) > 0 {
 		return level.RoleName, nil
@@ -75,71 +100,170 @@ func permissionOf(ctx context.Context, gh *github.Client, t Target) (string, err
 	return level.Permission, nil
 }
 
-// findStatusComment returns the id of the newest comment that carries
-// the status marker, or 0.
-func findStatusComment(ctx context.Context, gh *github.Client, t Target) (int64, error) {
+// Issue implements GitHub.
+func (r *Repository) Issue(ctx context.Context, number int) (Issue, error) {
+	issue, _, err := r.gh.Issues.Get(ctx, r.owner, r.name, number)
+	if err != nil {
+		return Issue{}, notFound(err)
+	}
+	return Issue{Title: issue.GetTitle(), Body: issue.GetBody()}, nil
+}
+
+// Comments implements GitHub, reading every page.
+func (r *Repository) Comments(ctx context.Context, issue int) ([]Comment, error) {
 	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
-	var found int64
+	var out []Comment
 	for {
-		comments, resp, err := gh.Issues.ListComments(ctx, t.Owner, t.Repo, t.Issue, opts)
+		comments, resp, err := r.gh.Issues.ListComments(ctx, r.owner, r.name, issue, opts)
 		if err != nil {
-			return 0, githubError("list the issue's comments", err)
+			return nil, notFound(err)
 		}
 		for _, c := range comments {
-			if strings.HasPrefix(c.GetBody(), report.Marker) {
-				found = c.GetID()
-			}
+			out = append(out, Comment{ID: c.GetID(), Body: c.GetBody()})
 		}
 		if resp.NextPage == 0 {
-			return found, nil
+			return out, nil
 		}
 		opts.Page = resp.NextPage
 	}
 }
 
-// setLabels adds add to the issue and removes each of remove it carries.
-func (s *session) setLabels(ctx context.Context, add string, remove ...string) error {
-	if err := addLabels(ctx, s.gh, s.t, add); err != nil {
-		return githubError("label the issue "+add, err)
+// CreateComment implements GitHub.
+func (r *Repository) CreateComment(ctx context.Context, issue int, body string) (int64, error) {
+	c, _, err := r.gh.Issues.CreateComment(ctx, r.owner, r.name, issue, &github.IssueComment{Body: &body})
+	if err != nil {
+		return 0, notFound(err)
 	}
-	for _, l := range remove {
-		if _, err := s.gh.Issues.RemoveLabelForIssue(ctx, s.t.Owner, s.t.Repo, s.t.Issue, l); err != nil && !isNotFound(err) {
-			return githubError("remove the label "+l, err)
+	return c.GetID(), nil
+}
+
+// EditComment implements GitHub.
+func (r *Repository) EditComment(ctx context.Context, id int64, body string) error {
+	_, _, err := r.gh.Issues.EditComment(ctx, r.owner, r.name, id, &github.IssueComment{Body: &body})
+	return notFound(err)
+}
+
+// AddLabels implements GitHub. go-github sends a bare array, which
+// GitHub still takes but its API description no longer allows; this
+// sends the object form GitHub recommends.
+func (r *Repository) AddLabels(ctx context.Context, issue int, labels ...string) error {
+	u := fmt.Sprintf("repos/%s/%s/issues/%d/labels", url.PathEscape(r.owner), url.PathEscape(r.name), issue)
+	req, err := r.gh.NewRequest(ctx, http.MethodPost, u, map[string][]string{"labels": labels})
+	if err != nil {
+		return err
+	}
+	_, err = r.gh.Do(req, nil)
+	return notFound(err)
+}
+
+// RemoveLabel implements GitHub.
+func (r *Repository) RemoveLabel(ctx context.Context, issue int, label string) error {
+	_, err := r.gh.Issues.RemoveLabelForIssue(ctx, r.owner, r.name, issue, label)
+	return notFound(err)
+}
+
+// Archive implements GitHub: it asks GitHub where the tarball is, then
+// downloads it.
+func (r *Repository) Archive(ctx context.Context, ref string) (io.ReadCloser, error) {
+	link, _, err := r.gh.Repositories.GetArchiveLink(ctx, r.owner, r.name, github.Tarball,
+		&github.RepositoryContentGetOptions{Ref: ref}, 3)
+	if err != nil {
+		return nil, notFound(err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, link.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	client := r.Download
+	if client == nil {
+		client = &http.Client{Timeout: downloadTimeout}
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("download: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, fmt.Errorf("download: %s", resp.Status)
+	}
+	return resp.Body, nil
+}
+
+// CreateCommit implements GitHub through the Git Data API: a tree over
+// the parent's, then the commit.
+func (r *Repository) CreateCommit(ctx context.Context, parent, message string, files []File) (string, error) {
+	base, _, err := r.gh.Git.GetCommit(ctx, r.owner, r.name, parent)
+	if err != nil {
+		return "", fmt.Errorf("read the parent: %w", notFound(err))
+	}
+	entries := make([]*github.TreeEntry, 0, len(files))
+	for _, f := range files {
+		entry := &github.TreeEntry{Path: github.Ptr(f.Path), Type: github.Ptr("blob"), Mode: github.Ptr(f.Mode)}
+		if !f.Delete {
+			entry.Content = github.Ptr(f.Content)
 		}
+		entries = append(entries, entry)
 	}
-	return nil
+	tree, _, err := r.gh.Git.CreateTree(ctx, r.owner, r.name, base.GetTree().GetSHA(), entries)
+	if err != nil {
+		return "", fmt.Errorf("write the tree: %w", notFound(err))
+	}
+	commit, _, err := r.gh.Git.CreateCommit(ctx, r.owner, r.name, github.Commit{
+		Message: github.Ptr(message),
+		Tree:    &github.Tree{SHA: tree.SHA},
+		Parents: []*github.Commit{{SHA: github.Ptr(parent)}},
+	}, nil)
+	if err != nil {
+		return "", notFound(err)
+	}
+	return commit.GetSHA(), nil
 }
 
-// addLabels adds labels to the issue. go-github sends a bare array,
-// which GitHub still takes but its API description no longer allows;
-// this sends the object form GitHub recommends.
-func addLabels(ctx context.Context, gh *github.Client, t Target, labels ...string) error {
-	u := fmt.Sprintf("repos/%s/%s/issues/%d/labels", url.PathEscape(t.Owner), url.PathEscape(t.Repo), t.Issue)
-	req, err := gh.NewRequest(ctx, http.MethodPost, u, map[string][]string{"labels": labels})
-	if err != nil {
-		return err
-	}
-	_, err = gh.Do(req, nil)
-	return err
+// CreateBranch implements GitHub.
+func (r *Repository) CreateBranch(ctx context.Context, branch, sha string) error {
+	_, _, err := r.gh.Git.CreateRef(ctx, r.owner, r.name, github.CreateRef{Ref: "refs/heads/" + branch, SHA: sha})
+	return notFound(err)
 }
 
-// NoteBusy adds to the issue's status comment that a trigger arrived
-// while a job was already active; the active job keeps the note.
-func NoteBusy(ctx context.Context, gh *github.Client, t Target) error {
-	id, err := findStatusComment(ctx, gh, t)
-	if err != nil || id == 0 {
-		return err
+// MoveBranch implements GitHub.
+func (r *Repository) MoveBranch(ctx context.Context, branch, sha string) error {
+	_, _, err := r.gh.Git.UpdateRef(ctx, r.owner, r.name, "heads/"+branch, github.UpdateRef{SHA: sha, Force: github.Ptr(true)})
+	return notFound(err)
+}
+
+// OpenPullRequest implements GitHub.
+func (r *Repository) OpenPullRequest(ctx context.Context, branch string) (PullRequest, bool, error) {
+	open, _, err := r.gh.PullRequests.List(ctx, r.owner, r.name, &github.PullRequestListOptions{
+		State: "open", Head: r.owner + ":" + branch, ListOptions: github.ListOptions{PerPage: 10},
+	})
+	if err != nil || len(open) == 0 {
+		return PullRequest{}, false, notFound(err)
 	}
-	c, _, err := gh.Issues.GetComment(ctx, t.Owner, t.Repo, id)
+	return pullRequest(open[0]), true, nil
+}
+
+// CreatePullRequest implements GitHub; maintainers may push to the
+// branch.
+func (r *Repository) CreatePullRequest(ctx context.Context, pr NewPullRequest) (PullRequest, error) {
+	made, _, err := r.gh.PullRequests.Create(ctx, r.owner, r.name, &github.NewPullRequest{
+		Title: &pr.Title, Head: &pr.Head, Base: &pr.Base, Body: &pr.Body,
+		Draft: &pr.Draft, MaintainerCanModify: github.Ptr(true),
+	})
 	if err != nil {
-		return githubError("read the status comment", err)
+		return PullRequest{}, notFound(err)
 	}
-	body, changed := report.AddBusy(c.GetBody())
-	if !changed {
-		return nil
+	return pullRequest(made), nil
+}
+
+// EditPullRequest implements GitHub.
+func (r *Repository) EditPullRequest(ctx context.Context, number int, title, body string) (PullRequest, error) {
+	pr, _, err := r.gh.PullRequests.Edit(ctx, r.owner, r.name, number, &github.PullRequest{Title: &title, Body: &body})
+	if err != nil {
+		return PullRequest{}, notFound(err)
 	}
-	if _, _, err := gh.Issues.EditComment(ctx, t.Owner, t.Repo, id, &github.IssueComment{Body: &body}); err != nil {
-		return githubError("edit the status comment", err)
-	}
-	return nil
+	return pullRequest(pr), nil
+}
+
+func pullRequest(pr *github.PullRequest) PullRequest {
+	return PullRequest{Number: pr.GetNumber(), URL: pr.GetHTMLURL(), Draft: pr.GetDraft()}
 }

@@ -9,10 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"os"
-
-	"github.com/google/go-github/v88/github"
 
 	"github.com/capsulehq/capsule/bot/report"
 	"github.com/capsulehq/capsule/pipeline"
@@ -125,8 +122,6 @@ type Runner struct {
 	// RunURL, when set, is linked from the status comment (the Action's
 	// workflow run).
 	RunURL string
-	// Download fetches the archive; nil means a client with a timeout.
-	Download *http.Client
 	// WorkDir holds the fetched trees; empty means the system's temporary
 	// directory.
 	WorkDir string
@@ -141,17 +136,15 @@ var ErrNotFound = errors.New("not found")
 // not be carried out (GitHub, the model or the engine failed for good, or
 // ctx ended); the status comment then says why when GitHub still answers.
 // A cancelled ctx leaves GitHub as it is, so that a later run resumes.
-func (r *Runner) Run(ctx context.Context, gh *github.Client, t Target, hooks Hooks) (Result, error) {
-	log := r.logger().With("delivery", t.Delivery, "repo", t.Owner+"/"+t.Repo, "issue", t.Issue)
-	s := &session{runner: r, gh: gh, t: t, hooks: hooks, log: log}
-
-	repo, err := s.repository(ctx)
+func (r *Runner) Run(ctx context.Context, gh GitHub, t Target, hooks Hooks) (Result, error) {
+	s := r.session(gh, t, hooks)
+	branch, err := s.repository(ctx)
 	if err != nil {
 		return Result{Phase: report.Failed, Reason: err.Error()}, err
 	}
-	cfg, cfgErr := s.config(ctx, repo.GetDefaultBranch())
+	cfg, cfgErr := s.config(ctx)
 	if skip, why := s.wrongLabel(cfg); skip {
-		log.Info("job skipped", "reason", why)
+		s.log.Info("job skipped", "reason", why)
 		return Result{Phase: report.Skipped, Reason: why}, nil
 	}
 	if res, done, err := s.admit(ctx); done {
@@ -163,7 +156,7 @@ func (r *Runner) Run(ctx context.Context, gh *github.Client, t Target, hooks Hoo
 	if cfgErr != nil {
 		return s.fail(ctx, nil, fmt.Sprintf("The configuration is not valid, so nothing ran:\n\n```\n%v\n```", cfgErr), nil)
 	}
-	return s.work(ctx, repo, cfg)
+	return s.work(ctx, branch, cfg)
 }
 
 // Announce shows a job that waits in the queue: when the label is the
@@ -171,8 +164,8 @@ func (r *Runner) Run(ctx context.Context, gh *github.Client, t Target, hooks Hoo
 // comment in the queued phase, saying what the job waits for when waiting
 // is not empty (see report.Status). Otherwise it says nothing, leaving
 // those cases to the run.
-func (r *Runner) Announce(ctx context.Context, gh *github.Client, t Target, waiting string) error {
-	s := &session{runner: r, gh: gh, t: t, log: r.logger().With("delivery", t.Delivery, "repo", t.Owner+"/"+t.Repo, "issue", t.Issue)}
+func (r *Runner) Announce(ctx context.Context, gh GitHub, t Target, waiting string) error {
+	s := r.session(gh, t, Hooks{})
 	if ok, _, err := s.concerned(ctx); !ok {
 		return err
 	}
@@ -180,9 +173,11 @@ func (r *Runner) Announce(ctx context.Context, gh *github.Client, t Target, wait
 	if err != nil || rank(have) < rank(r.minPermission()) {
 		return err
 	}
-	if s.comment, err = findStatusComment(ctx, gh, t); err != nil {
+	c, err := findStatusComment(ctx, gh, t)
+	if err != nil {
 		return err
 	}
+	s.comment = c.ID
 	return s.status(ctx, report.Status{Phase: report.Queued, Waiting: waiting})
 }
 
@@ -190,9 +185,27 @@ func (r *Runner) Announce(ctx context.Context, gh *github.Client, t Target, wait
 // that needs the model: false, with the reason, for a label trigger whose
 // label is not the trigger label (Label, else the repository's
 // configuration, read from GitHub). Nothing is written.
-func (r *Runner) Concerns(ctx context.Context, gh *github.Client, t Target) (ok bool, why string, err error) {
-	s := &session{runner: r, gh: gh, t: t, log: r.logger().With("delivery", t.Delivery, "repo", t.Owner+"/"+t.Repo, "issue", t.Issue)}
-	return s.concerned(ctx)
+func (r *Runner) Concerns(ctx context.Context, gh GitHub, t Target) (ok bool, why string, err error) {
+	return r.session(gh, t, Hooks{}).concerned(ctx)
+}
+
+// Fail ends as failed a job that stopped outside Run's care (the server
+// recovered from a panic in it): the status comment says so with the
+// reason, and the labels say failed. It returns the status comment's id.
+func (r *Runner) Fail(ctx context.Context, gh GitHub, t Target, reason string) (int64, error) {
+	s := r.session(gh, t, Hooks{})
+	c, err := findStatusComment(ctx, gh, t)
+	if err != nil {
+		return 0, err
+	}
+	s.comment = c.ID
+	err = s.finish(ctx, Result{Phase: report.Failed, Reason: reason}, LabelFailed)
+	return s.comment, err
+}
+
+func (r *Runner) session(gh GitHub, t Target, hooks Hooks) *session {
+	log := r.logger().With("delivery", t.Delivery, "repo", t.Owner+"/"+t.Repo, "issue", t.Issue)
+	return &session{runner: r, gh: gh, t: t, hooks: hooks, log: log}
 }
 
 func (r *Runner) logger() *slog.Logger {

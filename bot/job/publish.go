@@ -2,12 +2,11 @@ package job
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	"github.com/google/go-github/v88/github"
 
 	"github.com/capsulehq/capsule/bot/report"
 	"github.com/capsulehq/capsule/pipeline"
@@ -19,91 +18,74 @@ func Branch(issue int) string { return fmt.Sprintf("capsule/issue-%d", issue) }
 
 // publish commits the outcome's change on the issue's branch through the
 // Git Data API and opens the pull request, or updates the one a previous
-// run opened. It returns nil when there is no change to publish.
-func (s *session) publish(ctx context.Context, baseBranch, title string, o *pipeline.RepoOutcome) (*github.PullRequest, error) {
+// run opened. It returns the zero PullRequest when there is no change to
+// publish.
+func (s *session) publish(ctx context.Context, baseBranch, title string, o *pipeline.RepoOutcome) (PullRequest, error) {
 	if len(o.Edits) == 0 {
-		return nil, nil
+		return PullRequest{}, nil
 	}
 	sha, err := s.commit(ctx, title, o)
 	if err != nil {
-		return nil, err
+		return PullRequest{}, err
 	}
 	branch := Branch(s.t.Issue)
 	if err := s.pointBranch(ctx, branch, sha); err != nil {
-		return nil, err
+		return PullRequest{}, err
 	}
 	prTitle, body := report.PullRequest(report.Issue{Owner: s.t.Owner, Repo: s.t.Repo, Number: s.t.Issue, Title: title},
 		o.Log, s.runner.Version, 0)
-	open, _, err := s.gh.PullRequests.List(ctx, s.t.Owner, s.t.Repo, &github.PullRequestListOptions{
-		State: "open", Head: s.t.Owner + ":" + branch, ListOptions: github.ListOptions{PerPage: 10},
-	})
+	open, found, err := s.gh.OpenPullRequest(ctx, branch)
 	if err != nil {
-		return nil, githubError("look for the issue's pull request", err)
+		return PullRequest{}, githubError("look for the issue's pull request", err)
 	}
-	if len(open) > 0 {
-		pr, _, err := s.gh.PullRequests.Edit(ctx, s.t.Owner, s.t.Repo, open[0].GetNumber(),
-			&github.PullRequest{Title: &prTitle, Body: &body})
+	if found {
+		pr, err := s.gh.EditPullRequest(ctx, open.Number, prTitle, body)
 		if err != nil {
-			return nil, githubError("update the pull request", err)
+			return PullRequest{}, githubError("update the pull request", err)
 		}
-		s.log.Info("pull request updated", "number", pr.GetNumber(), "commit", sha)
+		s.log.Info("pull request updated", "number", pr.Number, "commit", sha)
 		return pr, nil
 	}
 	// Only a proven fix is ready for review.
 	draft := o.Outcome() != attemptlog.Solved
-	pr, _, err := s.gh.PullRequests.Create(ctx, s.t.Owner, s.t.Repo, &github.NewPullRequest{
-		Title: &prTitle, Head: &branch, Base: &baseBranch, Body: &body,
-		Draft: &draft, MaintainerCanModify: github.Ptr(true),
-	})
+	pr, err := s.gh.CreatePullRequest(ctx, NewPullRequest{Title: prTitle, Body: body, Head: branch, Base: baseBranch, Draft: draft})
 	if err != nil {
-		return nil, githubError("open the pull request", err)
+		return PullRequest{}, githubError("open the pull request", err)
 	}
-	s.log.Info("pull request opened", "number", pr.GetNumber(), "commit", sha, "draft", draft)
+	s.log.Info("pull request opened", "number", pr.Number, "commit", sha, "draft", draft)
 	return pr, nil
 }
 
 // commit makes one commit over the pinned base with the outcome's files.
 func (s *session) commit(ctx context.Context, title string, o *pipeline.RepoOutcome) (string, error) {
-	base, _, err := s.gh.Git.GetCommit(ctx, s.t.Owner, s.t.Repo, s.base)
-	if err != nil {
-		return "", githubError("read the base commit", err)
-	}
-	entries := make([]*github.TreeEntry, 0, len(o.Edits))
+	files := make([]File, 0, len(o.Edits))
 	for _, e := range o.Edits {
-		entry := &github.TreeEntry{Path: github.Ptr(e.Path), Type: github.Ptr("blob"), Mode: github.Ptr(fileMode(s.treeDir, e.Path))}
-		if !e.Deletes() {
-			entry.Content = github.Ptr(e.Content)
+		f := File{Path: e.Path, Mode: fileMode(s.treeDir, e.Path), Delete: e.Deletes()}
+		if !f.Delete {
+			f.Content = e.Content
 		}
-		entries = append(entries, entry)
+		files = append(files, f)
 	}
-	tree, _, err := s.gh.Git.CreateTree(ctx, s.t.Owner, s.t.Repo, base.GetTree().GetSHA(), entries)
-	if err != nil {
-		return "", githubError("write the tree", err)
-	}
-	commit, _, err := s.gh.Git.CreateCommit(ctx, s.t.Owner, s.t.Repo, github.Commit{
-		Message: github.Ptr(commitMessage(s.t.Issue, title, o)),
-		Tree:    &github.Tree{SHA: tree.SHA},
-		Parents: []*github.Commit{{SHA: github.Ptr(s.base)}},
-	}, nil)
+	sha, err := s.gh.CreateCommit(ctx, s.base, commitMessage(s.t.Issue, title, o), files)
 	if err != nil {
 		return "", githubError("write the commit", err)
 	}
-	return commit.GetSHA(), nil
+	return sha, nil
 }
 
 // pointBranch makes branch point at sha, creating it or moving it (a
 // retry replaces the previous run's commit).
 func (s *session) pointBranch(ctx context.Context, branch, sha string) error {
-	_, _, err := s.gh.Git.GetRef(ctx, s.t.Owner, s.t.Repo, "heads/"+branch)
+	_, err := s.gh.BranchHead(ctx, branch)
 	switch {
-	case isNotFound(err):
-		if _, _, err := s.gh.Git.CreateRef(ctx, s.t.Owner, s.t.Repo, github.CreateRef{Ref: "refs/heads/" + branch, SHA: sha}); err != nil {
+	case errors.Is(err, ErrNotFound):
+		if err := s.gh.CreateBranch(ctx, branch, sha); err != nil {
 			return githubError("create the branch "+branch, err)
 		}
 	case err != nil:
 		return githubError("read the branch "+branch, err)
 	default:
-		if _, _, err := s.gh.Git.UpdateRef(ctx, s.t.Owner, s.t.Repo, "heads/"+branch, github.UpdateRef{SHA: sha, Force: github.Ptr(true)}); err != nil {
+		if err := s.gh.MoveBranch(ctx, branch, sha); err != nil {
 			return githubError("move the branch "+branch, err)
 		}
 	}

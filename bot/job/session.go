@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"os"
 	"strings"
 
-	"github.com/google/go-github/v88/github"
 	"gopkg.in/yaml.v3"
 
 	"github.com/capsulehq/capsule/bot/report"
@@ -21,7 +19,7 @@ import (
 // session is one run of a job.
 type session struct {
 	runner *Runner
-	gh     *github.Client
+	gh     GitHub
 	t      Target
 	hooks  Hooks
 	log    *slog.Logger
@@ -32,42 +30,36 @@ type session struct {
 	lastResult string
 }
 
-// repository reads the repository and pins its default branch's head.
-func (s *session) repository(ctx context.Context) (*github.Repository, error) {
-	repo, _, err := s.gh.Repositories.Get(ctx, s.t.Owner, s.t.Repo)
+// repository reads the repository's default branch and pins its head.
+func (s *session) repository(ctx context.Context) (string, error) {
+	branch, err := s.gh.DefaultBranch(ctx)
 	if err != nil {
-		return nil, githubError("read the repository", err)
+		return "", githubError("read the repository", err)
 	}
 	if s.runner.Workspace != "" && s.runner.WorkspaceCommit != "" {
 		s.base = s.runner.WorkspaceCommit
-		return repo, nil
+		return branch, nil
 	}
-	ref, _, err := s.gh.Git.GetRef(ctx, s.t.Owner, s.t.Repo, "heads/"+repo.GetDefaultBranch())
-	if err != nil {
-		return nil, githubError("read the default branch "+repo.GetDefaultBranch(), err)
+	if s.base, err = s.gh.BranchHead(ctx, branch); err != nil {
+		return "", githubError("read the default branch "+branch, err)
 	}
-	s.base = ref.GetObject().GetSHA()
-	return repo, nil
+	return branch, nil
 }
 
 // config reads the repository's configuration at the pinned commit. The
 // defaults hold when there is none; a broken file is an error for the
 // user, and its label (when readable) still decides whether the job is
 // Capsule's to report on.
-func (s *session) config(ctx context.Context, branch string) (repoconfig.Config, error) {
+func (s *session) config(ctx context.Context) (repoconfig.Config, error) {
 	for _, p := range s.runner.configPaths() {
-		file, _, resp, err := s.gh.Repositories.GetContents(ctx, s.t.Owner, s.t.Repo, p, &github.RepositoryContentGetOptions{Ref: s.base})
-		if resp != nil && resp.StatusCode == http.StatusNotFound {
+		text, err := s.gh.File(ctx, p, s.base)
+		if errors.Is(err, ErrNotFound) {
 			continue
 		}
 		if err != nil {
 			return repoconfig.Default(), githubError("read "+p, err)
 		}
-		text, err := file.GetContent()
-		if err != nil {
-			return repoconfig.Default(), fmt.Errorf("decode %s: %w", p, err)
-		}
-		cfg, err := repoconfig.Parse(p, []byte(text))
+		cfg, err := repoconfig.Parse(p, text)
 		if err != nil {
 			cfg = repoconfig.Default()
 			if l := labelOf(text); l != "" {
@@ -82,11 +74,11 @@ func (s *session) config(ctx context.Context, branch string) (repoconfig.Config,
 
 // labelOf reads the label of a configuration that does not parse as a
 // whole, so that its errors reach the people who use that label.
-func labelOf(text string) string {
+func labelOf(text []byte) string {
 	var loose struct {
 		Label string `yaml:"label"`
 	}
-	if yaml.Unmarshal([]byte(text), &loose) != nil {
+	if yaml.Unmarshal(text, &loose) != nil {
 		return ""
 	}
 	return loose.Label
@@ -101,11 +93,10 @@ func (s *session) concerned(ctx context.Context) (bool, string, error) {
 		skip, why := s.wrongLabel(repoconfig.Default())
 		return !skip, why, nil
 	}
-	repo, err := s.repository(ctx)
-	if err != nil {
+	if _, err := s.repository(ctx); err != nil {
 		return false, "", err
 	}
-	cfg, _ := s.config(ctx, repo.GetDefaultBranch())
+	cfg, _ := s.config(ctx)
 	skip, why := s.wrongLabel(cfg)
 	return !skip, why, nil
 }
@@ -136,7 +127,7 @@ func (s *session) admit(ctx context.Context) (res Result, done bool, err error) 
 	why := fmt.Sprintf("%s has %s permission; %s is needed", s.t.Sender, have, need)
 	s.log.Info("job skipped", "reason", why)
 	body := report.PermissionDenied(s.t.Sender, have, need, s.t.Label)
-	if _, _, err := s.gh.Issues.CreateComment(ctx, s.t.Owner, s.t.Repo, s.t.Issue, &github.IssueComment{Body: &body}); err != nil {
+	if _, err := s.gh.CreateComment(ctx, s.t.Issue, body); err != nil {
 		return Result{Phase: report.Failed, Reason: why}, true, githubError("comment on the issue", err)
 	}
 	return Result{Phase: report.Skipped, Reason: why}, true, nil
@@ -144,11 +135,11 @@ func (s *session) admit(ctx context.Context) (res Result, done bool, err error) 
 
 // begin shows the job as running: the status comment and the labels.
 func (s *session) begin(ctx context.Context) error {
-	id, err := findStatusComment(ctx, s.gh, s.t)
+	c, err := findStatusComment(ctx, s.gh, s.t)
 	if err != nil {
 		return err
 	}
-	s.comment = id
+	s.comment = c.ID
 	if err := s.status(ctx, report.Status{Phase: report.Running, Attempt: -1}); err != nil {
 		return err
 	}
@@ -156,8 +147,8 @@ func (s *session) begin(ctx context.Context) error {
 }
 
 // work fetches the tree, runs the loop and publishes what it made.
-func (s *session) work(ctx context.Context, repo *github.Repository, cfg repoconfig.Config) (Result, error) {
-	issue, _, err := s.gh.Issues.Get(ctx, s.t.Owner, s.t.Repo, s.t.Issue)
+func (s *session) work(ctx context.Context, branch string, cfg repoconfig.Config) (Result, error) {
+	issue, err := s.gh.Issue(ctx, s.t.Issue)
 	if err != nil {
 		return s.fail(ctx, nil, "", githubError("read the issue", err))
 	}
@@ -172,7 +163,7 @@ func (s *session) work(ctx context.Context, repo *github.Repository, cfg repocon
 
 	outcome, err := s.runner.Solver.Solve(ctx, Task{
 		ID: fmt.Sprintf("issue-%d", s.t.Issue), Dir: dir, Config: cfg,
-		Title: issue.GetTitle(), Body: issue.GetBody(),
+		Title: issue.Title, Body: issue.Body,
 		Progress: func(e pipeline.Event) { s.progress(ctx, e) },
 		Logger:   s.log,
 	})
@@ -184,13 +175,11 @@ func (s *session) work(ctx context.Context, repo *github.Repository, cfg repocon
 	}
 	res := Result{Outcome: outcome, StatusComment: s.comment}
 	if outcome.Solved() || cfg.OnFailure == repoconfig.OnFailureDraft {
-		pr, err := s.publish(ctx, repo.GetDefaultBranch(), issue.GetTitle(), outcome)
+		pr, err := s.publish(ctx, branch, issue.Title, outcome)
 		if err != nil {
 			return s.fail(ctx, outcome, "", err)
 		}
-		if pr != nil {
-			res.PullRequest, res.PullRequestURL, res.Draft = pr.GetNumber(), pr.GetHTMLURL(), pr.GetDraft()
-		}
+		res.PullRequest, res.PullRequestURL, res.Draft = pr.Number, pr.URL, pr.Draft
 	}
 	if !outcome.Solved() {
 		res.Phase, res.Reason = report.Failed, outcome.Log.Stopped
@@ -270,19 +259,20 @@ func (s *session) status(ctx context.Context, st report.Status) error {
 		st.Busy = true
 	}
 	body := report.StatusComment(st)
-	c := &github.IssueComment{Body: &body}
 	if s.comment != 0 {
-		if _, _, err := s.gh.Issues.EditComment(ctx, s.t.Owner, s.t.Repo, s.comment, c); err == nil {
+		err := s.gh.EditComment(ctx, s.comment, body)
+		if err == nil {
 			return nil
-		} else if !isNotFound(err) {
+		}
+		if !errors.Is(err, ErrNotFound) {
 			return githubError("edit the status comment", err)
 		}
 		// Someone deleted it: write a new one.
 	}
-	made, _, err := s.gh.Issues.CreateComment(ctx, s.t.Owner, s.t.Repo, s.t.Issue, c)
+	id, err := s.gh.CreateComment(ctx, s.t.Issue, body)
 	if err != nil {
 		return githubError("write the status comment", err)
 	}
-	s.comment = made.GetID()
+	s.comment = id
 	return nil
 }

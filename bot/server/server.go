@@ -276,7 +276,7 @@ func (s *Server) markBusy(j store.Job) {
 	s.outbox.add(func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()
-		gh, err := s.cfg.Clients.Installation(j.Installation)
+		gh, err := s.repository(j)
 		if err == nil {
 			err = job.NoteBusy(ctx, gh, targetOf(j))
 		}
@@ -314,7 +314,7 @@ func (s *Server) announce(ctx context.Context, j store.Job, waiting string) {
 	if now, err := s.cfg.Store.Get(ctx, j.ID); err != nil || now.State != store.Queued {
 		return
 	}
-	gh, err := s.cfg.Clients.Installation(j.Installation)
+	gh, err := s.repository(j)
 	if err == nil {
 		err = s.cfg.Runner.Announce(ctx, gh, targetOf(j), waiting)
 	}
@@ -345,6 +345,15 @@ func (s *Server) signal() {
 	case s.wake <- struct{}{}:
 	default:
 	}
+}
+
+// repository is the job's repository through its installation's client.
+func (s *Server) repository(j store.Job) (*job.Repository, error) {
+	gh, err := s.cfg.Clients.Installation(j.Installation)
+	if err != nil {
+		return nil, err
+	}
+	return job.NewRepository(gh, j.Owner, j.Repo), nil
 }
 
 func targetOf(j store.Job) job.Target {

@@ -18,7 +18,6 @@ import (
 
 // recordingClients records the installations forgotten.
 type recordingClients struct {
-	noClients
 	mu        sync.Mutex
 	forgotten []int64
 }

@@ -3,7 +3,9 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -128,11 +130,13 @@ func (s *Server) runJob(shutdown context.Context, j store.Job) {
 	log.Info("job started", "claim", j.Claims)
 	s.running.Add(1)
 	defer s.running.Add(-1)
-	// Wait for an announcement of the job in progress, then forget its lock.
+	// Wait for an announcement of the job in progress, then forget its
+	// lock: an announcement from now on finds the job running and says
+	// nothing.
 	lock := s.jobLock(j.ID)
 	lock.Lock()
+	s.announcing.Delete(j.ID)
 	lock.Unlock()
-	defer s.announcing.Delete(j.ID)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	done := make(chan struct{})
@@ -199,16 +203,23 @@ func (s *Server) waitForModel(ctx context.Context, j store.Job, err error, log *
 	log.Info("job waits for the model endpoint", "err", err, "waited", time.Since(j.CreatedAt).Round(time.Second), "wait", s.cfg.ModelWait)
 }
 
-// execute runs the job with its installation's client.
-func (s *Server) execute(ctx context.Context, j store.Job) (job.Result, error) {
+// execute runs the job with its installation's client. A panic in the
+// job ends it as failed, saying why in its status comment, and leaves the
+// server serving.
+func (s *Server) execute(ctx context.Context, j store.Job) (res job.Result, err error) {
 	if j.Installation == 0 {
 		err := errors.New("the delivery names no installation, so there is no token to act with")
 		return job.Result{Phase: report.Failed, Reason: err.Error()}, err
 	}
-	gh, err := s.cfg.Clients.Installation(j.Installation)
+	gh, err := s.repository(j)
 	if err != nil {
 		return job.Result{Phase: report.Failed, Reason: err.Error()}, err
 	}
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = s.panicked(gh, j, p)
+		}
+	}()
 	return s.cfg.Runner.Run(ctx, gh, targetOf(j), job.Hooks{
 		Attempt: func(e pipeline.Event) { s.metrics.Attempt(e) },
 		Busy:    func() bool { return s.isBusy(j) },
@@ -216,6 +227,24 @@ func (s *Server) execute(ctx context.Context, j store.Job) (job.Result, error) {
 			return time.Since(j.CreatedAt) < s.cfg.ModelWait
 		},
 	})
+}
+
+// errPanicked is wrapped by the error of a job that panicked.
+var errPanicked = errors.New("the job panicked")
+
+// panicked ends a job that panicked with p: the stack goes to the log, the
+// reason to the status comment.
+func (s *Server) panicked(gh job.GitHub, j store.Job, p any) (job.Result, error) {
+	err := fmt.Errorf("%w: %v", errPanicked, p)
+	s.log.Error("job panicked", "job", j.ID, "panic", p, "stack", string(debug.Stack()))
+	reason := fmt.Sprintf("Capsule stopped on an internal error: %v", p)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	comment, ferr := s.cfg.Runner.Fail(ctx, gh, targetOf(j), reason)
+	if ferr != nil {
+		s.log.Warn("say in the status comment that the job failed", "job", j.ID, "err", ferr)
+	}
+	return job.Result{Phase: report.Failed, Reason: reason, StatusComment: comment}, err
 }
 
 // guard renews the job's lease while it runs and stops it when the lease

@@ -61,11 +61,13 @@ type worldOptions struct {
 	noModelRetries bool
 	checkEvery     time.Duration // 0 for the default
 	modelWait      time.Duration // 0 for the default
+	// solver, when set, replaces the sandboxed solver (and the Docker
+	// engine it needs) with a fake.
+	solver job.Solver
 }
 
 func newWorld(t *testing.T, script fakeopenai.Script, o worldOptions) *world {
 	t.Helper()
-	eng := sandboxtest.Engine(t)
 	key, keyPEM := fakegithub.NewAppKey(t)
 	w := &world{t: t}
 	w.gh = fakegithub.New(t, fakegithub.WithApp(appID, &key.PublicKey), fakegithub.WithPrefix("/api/v3"))
@@ -102,11 +104,15 @@ func newWorld(t *testing.T, script fakeopenai.Script, o worldOptions) *world {
 	}
 	t.Cleanup(func() { w.store.Close() })
 	logger := quietLogger()
+	solver := o.solver
+	if solver == nil {
+		solver = &job.Sandboxed{Engine: sandboxtest.Engine(t), Model: client, ModelName: "test-model", Overrides: job.NoOverrides()}
+	}
 	w.server, err = New(Config{
 		Store: w.store, Clients: apps, Secret: secret, Workers: 1, Logger: logger, Grace: o.grace,
 		CheckEvery: o.checkEvery, ModelWait: o.modelWait,
 		Runner: &job.Runner{
-			Solver:  &job.Sandboxed{Engine: eng, Model: client, ModelName: "test-model", Overrides: job.NoOverrides()},
+			Solver:  solver,
 			Version: "test", Logger: logger,
 		},
 	})

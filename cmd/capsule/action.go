@@ -159,10 +159,11 @@ func action(ctx context.Context, env *environment, wf workflow) (int, error) {
 	}
 	log := slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	apiURL := envOr("GITHUB_API_URL", ghapp.DefaultBaseURL)
-	gh, err := actionClient(ctx, in, apiURL, req, log)
+	client, err := actionClient(ctx, in, apiURL, req, log)
 	if err != nil {
 		return 0, err
 	}
+	gh := job.NewRepository(client, req.Owner, req.Repo)
 	// Whether the event concerns Capsule is decided before the model's
 	// settings are read: a workflow run for another label needs none.
 	runner := &job.Runner{Label: in.label, ConfigPath: in.config, Version: version.Version, Logger: log, RunURL: runURL()}

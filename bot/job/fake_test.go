@@ -1,0 +1,364 @@
+package job
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fakeGitHub is the GitHub port in memory, for one repository: what the
+// job's decisions are tested against. Set fail[method] to make a method
+// fail, failOnce[method] to make its next call fail.
+type fakeGitHub struct {
+	t  *testing.T
+	mu sync.Mutex
+
+	defaultBranch string
+	heads         map[string]string // branch -> commit
+	files         map[string]string // the default branch's files
+	executable    map[string]bool   // files with the executable bit
+	perms         map[string]string // user -> role; missing users are not found
+	issues        map[int]Issue
+	comments      []fakeComment
+	labels        map[int][]string
+	commits       []fakeCommit
+	pulls         []fakePull
+	fail          map[string]error
+	failOnce      map[string]error
+	calls         []string // the methods called, in order
+	nextID        int64
+}
+
+type fakeComment struct {
+	Comment
+	Issue int
+}
+
+type fakeCommit struct {
+	SHA, Parent, Message string
+	Files                []File
+}
+
+type fakePull struct {
+	NewPullRequest
+	Number int
+	Open   bool
+}
+
+// The fake's repository: owner/name and issue 12, whose title and body
+// the solver sees.
+const (
+	fakeOwner, fakeName = "octo", "calc"
+	fakeIssue           = 12
+	fakeBase            = "0000000000000000000000000000000000000001"
+)
+
+func newFakeGitHub(t *testing.T) *fakeGitHub {
+	return &fakeGitHub{
+		t:             t,
+		defaultBranch: "main",
+		heads:         map[string]string{"main": fakeBase},
+		files:         map[string]string{"calc/ops.py": "def add(a, b):\n    return a - b\n", "run.sh": "pytest\n"},
+		executable:    map[string]bool{"run.sh": true},
+		perms:         map[string]string{"alice": "maintain", "tri": "triage", "writer": "write"},
+		issues:        map[int]Issue{fakeIssue: {Title: "add subtracts", Body: "add(1, 2) gives -1"}},
+		labels:        map[int][]string{},
+		fail:          map[string]error{},
+		failOnce:      map[string]error{},
+		nextID:        100,
+	}
+}
+
+var _ GitHub = (*fakeGitHub)(nil)
+
+// call records a call and returns the error set for it.
+func (f *fakeGitHub) call(method string) error {
+	f.calls = append(f.calls, method)
+	if err, ok := f.failOnce[method]; ok {
+		delete(f.failOnce, method)
+		return err
+	}
+	return f.fail[method]
+}
+
+func notFoundf(format string, args ...any) error {
+	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), ErrNotFound)
+}
+
+func (f *fakeGitHub) DefaultBranch(context.Context) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.defaultBranch, f.call("DefaultBranch")
+}
+
+func (f *fakeGitHub) BranchHead(_ context.Context, branch string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("BranchHead"); err != nil {
+		return "", err
+	}
+	sha, ok := f.heads[branch]
+	if !ok {
+		return "", notFoundf("branch %s", branch)
+	}
+	return sha, nil
+}
+
+func (f *fakeGitHub) File(_ context.Context, path, ref string) ([]byte, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("File"); err != nil {
+		return nil, err
+	}
+	if ref != f.heads[f.defaultBranch] {
+		f.t.Errorf("File(%s) at %s, not at the pinned head", path, ref)
+	}
+	text, ok := f.files[path]
+	if !ok {
+		return nil, notFoundf("file %s", path)
+	}
+	return []byte(text), nil
+}
+
+func (f *fakeGitHub) Permission(_ context.Context, user string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("Permission"); err != nil {
+		return "", err
+	}
+	role, ok := f.perms[user]
+	if !ok {
+		return "", notFoundf("user %s", user)
+	}
+	return role, nil
+}
+
+func (f *fakeGitHub) Issue(_ context.Context, number int) (Issue, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("Issue"); err != nil {
+		return Issue{}, err
+	}
+	issue, ok := f.issues[number]
+	if !ok {
+		return Issue{}, notFoundf("issue %d", number)
+	}
+	return issue, nil
+}
+
+func (f *fakeGitHub) Comments(_ context.Context, issue int) ([]Comment, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("Comments"); err != nil {
+		return nil, err
+	}
+	var out []Comment
+	for _, c := range f.comments {
+		if c.Issue == issue {
+			out = append(out, c.Comment)
+		}
+	}
+	return out, nil
+}
+
+func (f *fakeGitHub) CreateComment(_ context.Context, issue int, body string) (int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("CreateComment"); err != nil {
+		return 0, err
+	}
+	f.nextID++
+	f.comments = append(f.comments, fakeComment{Comment{ID: f.nextID, Body: body}, issue})
+	return f.nextID, nil
+}
+
+func (f *fakeGitHub) EditComment(_ context.Context, id int64, body string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("EditComment"); err != nil {
+		return err
+	}
+	for i := range f.comments {
+		if f.comments[i].ID == id {
+			f.comments[i].Body = body
+			return nil
+		}
+	}
+	return notFoundf("comment %d", id)
+}
+
+func (f *fakeGitHub) AddLabels(_ context.Context, issue int, labels ...string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("AddLabels"); err != nil {
+		return err
+	}
+	for _, l := range labels {
+		if !slices.Contains(f.labels[issue], l) {
+			f.labels[issue] = append(f.labels[issue], l)
+		}
+	}
+	return nil
+}
+
+func (f *fakeGitHub) RemoveLabel(_ context.Context, issue int, label string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("RemoveLabel"); err != nil {
+		return err
+	}
+	i := slices.Index(f.labels[issue], label)
+	if i < 0 {
+		return notFoundf("label %s", label)
+	}
+	f.labels[issue] = slices.Delete(f.labels[issue], i, i+1)
+	return nil
+}
+
+func (f *fakeGitHub) Archive(_ context.Context, ref string) (io.ReadCloser, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("Archive"); err != nil {
+		return nil, err
+	}
+	if ref != f.heads[f.defaultBranch] {
+		f.t.Errorf("Archive at %s, not at the pinned head", ref)
+	}
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for _, name := range slices.Sorted(maps.Keys(f.files)) {
+		mode := int64(0o644)
+		if f.executable[name] {
+			mode = 0o755
+		}
+		body := f.files[name]
+		if err := tw.WriteHeader(&tar.Header{Name: "octo-calc-0000001/" + name, Typeflag: tar.TypeReg, Mode: mode, Size: int64(len(body))}); err != nil {
+			return nil, err
+		}
+		io.WriteString(tw, body)
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	gz.Close()
+	return io.NopCloser(&buf), nil
+}
+
+func (f *fakeGitHub) CreateCommit(_ context.Context, parent, message string, files []File) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("CreateCommit"); err != nil {
+		return "", err
+	}
+	sha := fmt.Sprintf("%040x", len(f.commits)+2)
+	f.commits = append(f.commits, fakeCommit{SHA: sha, Parent: parent, Message: message, Files: files})
+	return sha, nil
+}
+
+func (f *fakeGitHub) CreateBranch(_ context.Context, branch, sha string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("CreateBranch"); err != nil {
+		return err
+	}
+	if _, ok := f.heads[branch]; ok {
+		return fmt.Errorf("branch %s exists", branch)
+	}
+	f.heads[branch] = sha
+	return nil
+}
+
+func (f *fakeGitHub) MoveBranch(_ context.Context, branch, sha string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("MoveBranch"); err != nil {
+		return err
+	}
+	if _, ok := f.heads[branch]; !ok {
+		return notFoundf("branch %s", branch)
+	}
+	f.heads[branch] = sha
+	return nil
+}
+
+func (f *fakeGitHub) OpenPullRequest(_ context.Context, branch string) (PullRequest, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("OpenPullRequest"); err != nil {
+		return PullRequest{}, false, err
+	}
+	for _, p := range f.pulls {
+		if p.Open && p.Head == branch {
+			return p.pullRequest(), true, nil
+		}
+	}
+	return PullRequest{}, false, nil
+}
+
+func (f *fakeGitHub) CreatePullRequest(_ context.Context, pr NewPullRequest) (PullRequest, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("CreatePullRequest"); err != nil {
+		return PullRequest{}, err
+	}
+	if _, ok := f.heads[pr.Head]; !ok {
+		return PullRequest{}, fmt.Errorf("no branch %s", pr.Head)
+	}
+	f.pulls = append(f.pulls, fakePull{NewPullRequest: pr, Number: 100 + len(f.pulls), Open: true})
+	return f.pulls[len(f.pulls)-1].pullRequest(), nil
+}
+
+func (f *fakeGitHub) EditPullRequest(_ context.Context, number int, title, body string) (PullRequest, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("EditPullRequest"); err != nil {
+		return PullRequest{}, err
+	}
+	for i := range f.pulls {
+		if f.pulls[i].Number == number {
+			f.pulls[i].Title, f.pulls[i].Body = title, body
+			return f.pulls[i].pullRequest(), nil
+		}
+	}
+	return PullRequest{}, notFoundf("pull request %d", number)
+}
+
+func (p fakePull) pullRequest() PullRequest {
+	return PullRequest{Number: p.Number, URL: fmt.Sprintf("https://github.com/%s/%s/pull/%d", fakeOwner, fakeName, p.Number), Draft: p.Draft}
+}
+
+// bodies returns the bodies of the issue's comments.
+func (f *fakeGitHub) bodies(issue int) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, c := range f.comments {
+		if c.Issue == issue {
+			out = append(out, c.Body)
+		}
+	}
+	return out
+}
+
+// wrote reports whether a method that changes GitHub was called.
+func (f *fakeGitHub) wrote() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, c := range f.calls {
+		if strings.HasPrefix(c, "Create") || strings.HasPrefix(c, "Edit") || strings.HasPrefix(c, "Add") ||
+			strings.HasPrefix(c, "Remove") || strings.HasPrefix(c, "Move") {
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -1,0 +1,534 @@
+package job
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/capsulehq/capsule/bot/report"
+	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/pipeline/attemptlog"
+	"github.com/capsulehq/capsule/pipeline/edits"
+	"github.com/capsulehq/capsule/pipeline/programmer"
+)
+
+// solverFunc is a Solver in a function.
+type solverFunc func(context.Context, Task) (*pipeline.RepoOutcome, error)
+
+func (f solverFunc) Solve(ctx context.Context, t Task) (*pipeline.RepoOutcome, error) {
+	return f(ctx, t)
+}
+
+// fix is the change the fake solver makes: it fixes add.
+var fix = edits.Edit{Path: "calc/ops.py", Content: "def add(a, b):\n    return a + b\n"}
+
+// outcome is a loop's outcome of kind o with changes es.
+func outcome(o attemptlog.Outcome, es ...edits.Edit) *pipeline.RepoOutcome {
+	l := &attemptlog.Log{TaskID: "issue-12", TestCommand: "pytest", Outcome: o, Solved: o != attemptlog.NotSolved, AttemptIndex: 1}
+	if o == attemptlog.NotSolved {
+		l.AttemptIndex, l.Stopped = -1, "the tests do not pass after 6 attempts"
+	}
+	return &pipeline.RepoOutcome{Log: l, Edits: es}
+}
+
+// solves is a solver that checks its task (the issue's text, the fetched
+// tree), reports a failed and a passing attempt, and returns o.
+func solves(o *pipeline.RepoOutcome) solverFunc {
+	return func(_ context.Context, t Task) (*pipeline.RepoOutcome, error) {
+		if t.Title != "add subtracts" || t.Body != "add(1, 2) gives -1" || t.ID != "issue-12" {
+			return nil, fmt.Errorf("task = %+v, not the issue's", t)
+		}
+		if data, err := os.ReadFile(filepath.Join(t.Dir, "calc", "ops.py")); err != nil || !strings.Contains(string(data), "a - b") {
+			return nil, fmt.Errorf("the tree lacks calc/ops.py: %q %v", data, err)
+		}
+		t.Progress(pipeline.Event{Attempt: 0, Of: 5, Summary: "1 failed"})
+		t.Progress(pipeline.Event{Attempt: 1, Of: 5, Passed: o.Solved(), Summary: "1 passed"})
+		return o, nil
+	}
+}
+
+// fails is a solver that fails with err.
+func fails(err error) solverFunc {
+	return func(context.Context, Task) (*pipeline.RepoOutcome, error) { return nil, err }
+}
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// labelled is the target of the trigger label added by alice, a
+// maintainer.
+func labelled() Target {
+	return Target{Owner: fakeOwner, Repo: fakeName, Issue: fakeIssue, Sender: "alice", Trigger: TriggerLabel, Label: "capsule", Delivery: "d-1"}
+}
+
+// setUp returns the fake, changed by prepare, and labelled(), changed by
+// change; either may be nil.
+func setUp(t *testing.T, prepare func(*fakeGitHub), change func(*Target)) (*fakeGitHub, Target) {
+	f := newFakeGitHub(t)
+	if prepare != nil {
+		prepare(f)
+	}
+	target := labelled()
+	if change != nil {
+		change(&target)
+	}
+	return f, target
+}
+
+// TestRunDecisions table-tests what a job does on GitHub for each way it
+// can go, against the port's fake: no HTTP, no Docker, no model.
+func TestRunDecisions(t *testing.T) {
+	tests := []struct {
+		name    string
+		target  func(*Target)
+		runner  func(*Runner)
+		prepare func(*fakeGitHub)
+		solver  solverFunc // nil: the job must not reach the solver
+		hooks   Hooks
+
+		phase   report.Phase
+		errIs   error  // the error Run must return (nil: none)
+		reason  string // in Result.Reason
+		status  string // in the one status comment; "" for no status comment
+		labels  []string
+		pulls   int // pull requests open after the run
+		draft   bool
+		comment string // in a comment that is not the status comment
+		check   func(t *testing.T, f *fakeGitHub, res Result)
+	}{
+		{
+			name:   "a proven fix opens a pull request ready for review",
+			solver: solves(outcome(attemptlog.Solved, fix)),
+			phase:  report.Done, status: "**Capsule: done.** Solved", labels: []string{LabelDone}, pulls: 1,
+			check: func(t *testing.T, f *fakeGitHub, res Result) {
+				if len(f.commits) != 1 || f.commits[0].Parent != fakeBase || !strings.HasPrefix(f.commits[0].Message, "Fix #12: add subtracts") {
+					t.Errorf("commits = %+v", f.commits)
+				}
+				if f.heads[Branch(fakeIssue)] != f.commits[0].SHA {
+					t.Errorf("branch %s at %q, want the commit", Branch(fakeIssue), f.heads[Branch(fakeIssue)])
+				}
+				if p := f.pulls[0]; p.Base != "main" || p.Head != Branch(fakeIssue) || !strings.Contains(p.Body, "#12") {
+					t.Errorf("pull request = %+v", p)
+				}
+				if res.PullRequest != 100 || !strings.HasSuffix(res.PullRequestURL, "/pull/100") || res.StatusComment == 0 {
+					t.Errorf("result = %+v", res)
+				}
+			},
+		},
+		{
+			name:   "an unproven fix is a draft",
+			solver: solves(outcome(attemptlog.Unproven, fix)),
+			phase:  report.Done, status: "done, unproven", labels: []string{LabelUnproven}, pulls: 1, draft: true,
+			check: func(t *testing.T, f *fakeGitHub, _ Result) {
+				if !strings.HasPrefix(f.commits[0].Message, "Unproven fix for #12") {
+					t.Errorf("commit message = %q", f.commits[0].Message)
+				}
+			},
+		},
+		{
+			name:   "no passing attempt opens a draft by default",
+			solver: solves(outcome(attemptlog.NotSolved, fix)),
+			phase:  report.Failed, reason: "the tests do not pass after 6 attempts", status: "**Capsule: failed.**",
+			labels: []string{LabelFailed}, pulls: 1, draft: true,
+		},
+		{
+			name:    "no passing attempt with on_failure: comment opens nothing",
+			prepare: func(f *fakeGitHub) { f.files[".github/capsule.yml"] = "on_failure: comment\n" },
+			solver:  solves(outcome(attemptlog.NotSolved, fix)),
+			phase:   report.Failed, reason: "the tests do not pass", status: "**Capsule: failed.**", labels: []string{LabelFailed},
+		},
+		{
+			name:   "a passing answer that changes nothing opens no pull request",
+			solver: solves(outcome(attemptlog.Solved)),
+			phase:  report.Done, status: "**Capsule: done.**", labels: []string{LabelDone},
+		},
+		{
+			name:   "a sender below the minimum gets one polite note and no run",
+			target: func(t *Target) { t.Sender = "tri" },
+			phase:  report.Skipped, reason: "tri has triage permission; write is needed",
+			comment: "@tri, thank you for the request",
+			check: func(t *testing.T, f *fakeGitHub, _ Result) {
+				if got := f.wrote(); !slices.Equal(got, []string{"CreateComment"}) {
+					t.Errorf("writes = %q, want one comment", got)
+				}
+			},
+		},
+		{
+			name:   "a stranger has no permission",
+			target: func(t *Target) { t.Sender = "mallory" },
+			phase:  report.Skipped, reason: "mallory has none permission", comment: "you have `none`",
+		},
+		{
+			name:   "the minimum permission is the runner's",
+			target: func(t *Target) { t.Sender = "tri" },
+			runner: func(r *Runner) { r.MinPermission = "triage" },
+			solver: solves(outcome(attemptlog.Solved, fix)),
+			phase:  report.Done, status: "Solved", labels: []string{LabelDone}, pulls: 1,
+		},
+		{
+			name:   "another label is not Capsule's: nothing is written",
+			target: func(t *Target) { t.Label = "bug" },
+			phase:  report.Skipped, reason: `label "bug" is not the trigger label "capsule"`,
+			check: func(t *testing.T, f *fakeGitHub, _ Result) {
+				if got := f.wrote(); len(got) != 0 {
+					t.Errorf("writes = %q, want none", got)
+				}
+			},
+		},
+		{
+			name:    "the repository's label is the trigger",
+			prepare: func(f *fakeGitHub) { f.files[".github/capsule.yml"] = "label: fix-me\n" },
+			phase:   report.Skipped, reason: `label "capsule" is not the trigger label "fix-me"`,
+		},
+		{
+			name:    "the runner's label wins over the repository's",
+			prepare: func(f *fakeGitHub) { f.files[".github/capsule.yml"] = "label: fix-me\n" },
+			runner:  func(r *Runner) { r.Label = "Capsule" },
+			solver:  solves(outcome(attemptlog.Solved, fix)),
+			phase:   report.Done, status: "Solved", labels: []string{LabelDone}, pulls: 1,
+		},
+		{
+			name:    "a configuration error fails the job with the message, before the model",
+			prepare: func(f *fakeGitHub) { f.files[".github/capsule.yml"] = "max_attempts: 3\ncolour: blue\n" },
+			phase:   report.Failed, reason: "The configuration is not valid", status: "colour", labels: []string{LabelFailed},
+		},
+		{
+			name:    "a broken configuration's own label still decides who hears of it",
+			prepare: func(f *fakeGitHub) { f.files[".github/capsule.yml"] = "label: fix-me\ncolour: blue\n" },
+			phase:   report.Skipped, reason: `not the trigger label "fix-me"`,
+		},
+		{
+			name:    "the alternative configuration path is read",
+			prepare: func(f *fakeGitHub) { f.files[".github/capsule.yaml"] = "label: fix-me\n" },
+			phase:   report.Skipped, reason: `not the trigger label "fix-me"`,
+		},
+		{
+			name:   "a retry runs whatever the label",
+			target: func(t *Target) { t.Trigger, t.Label = TriggerRetry, "" },
+			solver: solves(outcome(attemptlog.Solved, fix)),
+			phase:  report.Done, status: "Solved", labels: []string{LabelDone}, pulls: 1,
+		},
+		{
+			name:   "a retry moves the branch and updates the open pull request",
+			target: func(t *Target) { t.Trigger, t.Label = TriggerRetry, "" },
+			prepare: func(f *fakeGitHub) {
+				f.heads[Branch(fakeIssue)] = "00000000000000000000000000000000000000aa"
+				f.pulls = []fakePull{{NewPullRequest: NewPullRequest{Title: "old", Head: Branch(fakeIssue), Base: "main", Draft: true}, Number: 7, Open: true}}
+				f.labels[fakeIssue] = []string{LabelFailed, "bug"}
+				f.comments = []fakeComment{{Comment{ID: 5, Body: report.Marker + "\n**Capsule: failed.**"}, fakeIssue}}
+			},
+			solver: solves(outcome(attemptlog.Unproven, fix)),
+			phase:  report.Done, status: "done, unproven", labels: []string{"bug", LabelUnproven}, pulls: 1, draft: true,
+			check: func(t *testing.T, f *fakeGitHub, res Result) {
+				if f.heads[Branch(fakeIssue)] != f.commits[0].SHA || f.pulls[0].Title == "old" || res.PullRequest != 7 {
+					t.Errorf("branch %s, pull request %+v, result %+v", f.heads[Branch(fakeIssue)], f.pulls[0], res)
+				}
+				if res.StatusComment != 5 {
+					t.Errorf("status comment %d, want the previous run's, 5", res.StatusComment)
+				}
+			},
+		},
+		{
+			name: "a deleted status comment is written again",
+			prepare: func(f *fakeGitHub) {
+				f.comments = []fakeComment{{Comment{ID: 5, Body: report.Marker + "\nold"}, fakeIssue}}
+				f.failOnce["EditComment"] = notFoundf("comment 5")
+			},
+			solver: solves(outcome(attemptlog.Solved, fix)),
+			phase:  report.Done, labels: []string{LabelDone}, pulls: 1,
+			check: func(t *testing.T, f *fakeGitHub, _ Result) {
+				if b := f.bodies(fakeIssue); len(b) != 2 || !strings.Contains(b[1], "Solved") {
+					t.Errorf("comments = %q, want the old one and a new status", b)
+				}
+			},
+		},
+		{
+			name:   "a second trigger is noted in the status comment",
+			hooks:  Hooks{Busy: func() bool { return true }},
+			solver: solves(outcome(attemptlog.Solved, fix)),
+			phase:  report.Done, status: "arrived while this job was active", labels: []string{LabelDone}, pulls: 1,
+		},
+		{
+			name:   "a model endpoint that is down makes the job wait",
+			hooks:  Hooks{WaitForModel: func(error) bool { return true }},
+			solver: fails(fmt.Errorf("generation: %w", programmer.ErrUnreachable)),
+			phase:  report.Queued, errIs: ErrWaitingForModel, status: "queued.** The job waits for the model endpoint",
+			labels: []string{LabelInProgress},
+		},
+		{
+			name:   "a model endpoint down for too long fails the job",
+			hooks:  Hooks{WaitForModel: func(error) bool { return false }},
+			solver: fails(fmt.Errorf("generation: %w", programmer.ErrUnavailable)),
+			phase:  report.Failed, errIs: programmer.ErrUnavailable, status: "**Capsule: failed.**", labels: []string{LabelFailed},
+		},
+		{
+			name:   "a solver error fails the job with the reason",
+			solver: fails(errors.New("the engine went away")),
+			phase:  report.Failed, reason: "the engine went away", status: "the engine went away", labels: []string{LabelFailed},
+		},
+		{
+			name:   "no test command is a configuration failure",
+			solver: fails(fmt.Errorf("%w: no test command found: set test_command", ErrConfig)),
+			phase:  report.Failed, errIs: ErrConfig, status: "no test command found", labels: []string{LabelFailed},
+		},
+		{
+			name:    "a repository the token cannot see fails at once",
+			prepare: func(f *fakeGitHub) { f.fail["DefaultBranch"] = notFoundf("repository") },
+			phase:   report.Failed, errIs: ErrNotFound, reason: "read the repository",
+		},
+		{
+			name:    "a failed permission check fails the job",
+			prepare: func(f *fakeGitHub) { f.fail["Permission"] = errors.New("502 Bad Gateway") },
+			phase:   report.Failed, reason: "read alice's permission: 502",
+		},
+		{
+			name:    "a failed pull request fails the job, saying so",
+			prepare: func(f *fakeGitHub) { f.fail["CreatePullRequest"] = errors.New("422 Validation Failed") },
+			solver:  solves(outcome(attemptlog.Solved, fix)),
+			phase:   report.Failed, reason: "open the pull request: 422", status: "open the pull request", labels: []string{LabelFailed},
+		},
+		{
+			name:    "a deleted issue fails the job",
+			prepare: func(f *fakeGitHub) { delete(f.issues, fakeIssue) },
+			phase:   report.Failed, errIs: ErrNotFound, status: "read the issue", labels: []string{LabelFailed},
+		},
+		{
+			name: "an executable keeps its mode, a deletion is a deletion",
+			solver: solves(outcome(attemptlog.Solved, fix, edits.Edit{Path: "run.sh", Content: "pytest -q\n"},
+				edits.Edit{Path: "old.py", Content: edits.DeleteMarker})),
+			phase: report.Done, status: "Solved", labels: []string{LabelDone}, pulls: 1,
+			check: func(t *testing.T, f *fakeGitHub, _ Result) {
+				want := []File{
+					{Path: "calc/ops.py", Content: fix.Content, Mode: "100644"},
+					{Path: "run.sh", Content: "pytest -q\n", Mode: "100755"},
+					{Path: "old.py", Mode: "100644", Delete: true},
+				}
+				if !slices.Equal(f.commits[0].Files, want) {
+					t.Errorf("commit files = %+v, want %+v", f.commits[0].Files, want)
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, target := setUp(t, tt.prepare, tt.target)
+			r := &Runner{Version: "test", Logger: quiet(), WorkDir: t.TempDir()}
+			r.Solver = solverFunc(func(context.Context, Task) (*pipeline.RepoOutcome, error) {
+				t.Error("the solver ran")
+				return nil, errors.New("the solver must not run")
+			})
+			if tt.solver != nil {
+				r.Solver = tt.solver
+			}
+			if tt.runner != nil {
+				tt.runner(r)
+			}
+			res, err := r.Run(context.Background(), f, target, tt.hooks)
+
+			if res.Phase != tt.phase {
+				t.Errorf("phase = %s, want %s (reason %q, err %v)", res.Phase, tt.phase, res.Reason, err)
+			}
+			switch {
+			case tt.errIs != nil && !errors.Is(err, tt.errIs):
+				t.Errorf("err = %v, want %v", err, tt.errIs)
+			case tt.errIs == nil && err != nil && tt.reason == "" && tt.phase != report.Failed:
+				t.Errorf("err = %v, want none", err)
+			}
+			if !strings.Contains(res.Reason, tt.reason) {
+				t.Errorf("reason = %q, want it to contain %q", res.Reason, tt.reason)
+			}
+			var status, others []string
+			for _, b := range f.bodies(fakeIssue) {
+				if strings.HasPrefix(b, report.Marker) {
+					status = append(status, b)
+				} else {
+					others = append(others, b)
+				}
+			}
+			if tt.status != "" && (len(status) != 1 || !strings.Contains(status[0], tt.status)) {
+				t.Errorf("status comments = %q, want one with %q", status, tt.status)
+			}
+			if tt.status == "" && tt.check == nil && len(status) != 0 {
+				t.Errorf("status comments = %q, want none", status)
+			}
+			if tt.comment != "" && (len(others) != 1 || !strings.Contains(others[0], tt.comment)) {
+				t.Errorf("other comments = %q, want one with %q", others, tt.comment)
+			}
+			if tt.comment == "" && len(others) != 0 && tt.check == nil {
+				t.Errorf("other comments = %q, want none", others)
+			}
+			if got := f.labels[fakeIssue]; !slices.Equal(got, tt.labels) {
+				t.Errorf("labels = %q, want %q", got, tt.labels)
+			}
+			if len(f.pulls) != tt.pulls || (tt.pulls > 0 && (f.pulls[0].Draft != tt.draft || res.Draft != tt.draft)) {
+				t.Errorf("pull requests = %+v, result draft %v; want %d, draft %v", f.pulls, res.Draft, tt.pulls, tt.draft)
+			}
+			if tt.check != nil {
+				tt.check(t, f, res)
+			}
+		})
+	}
+}
+
+// TestRunStoppedLeavesGitHub: a job whose context ends (shutdown) leaves
+// the issue as it was in the run, for a later run to resume.
+func TestRunStoppedLeavesGitHub(t *testing.T) {
+	f := newFakeGitHub(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &Runner{Logger: quiet(), WorkDir: t.TempDir(), Solver: solverFunc(func(ctx context.Context, _ Task) (*pipeline.RepoOutcome, error) {
+		cancel()
+		return nil, ctx.Err()
+	})}
+	res, err := r.Run(ctx, f, labelled(), Hooks{})
+	if !errors.Is(err, context.Canceled) || res.Phase != report.Failed {
+		t.Fatalf("Run = %+v, %v; want failed with the context's error", res, err)
+	}
+	if b := f.bodies(fakeIssue); len(b) != 1 || !strings.Contains(b[0], "running") {
+		t.Errorf("comments = %q, want the running status alone", b)
+	}
+	if got := f.labels[fakeIssue]; !slices.Equal(got, []string{LabelInProgress}) {
+		t.Errorf("labels = %q, want in progress", got)
+	}
+}
+
+// TestRunInWorkspace: with a checkout (the Action's), the job reads the
+// configuration at its commit and fetches no archive.
+func TestRunInWorkspace(t *testing.T) {
+	f := newFakeGitHub(t)
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "calc"), 0o755)
+	os.WriteFile(filepath.Join(dir, "calc", "ops.py"), []byte(f.files["calc/ops.py"]), 0o644)
+	f.heads["main"] = "00000000000000000000000000000000000000cc" // the checkout's commit, as File checks
+	r := &Runner{Logger: quiet(), Workspace: dir, WorkspaceCommit: f.heads["main"], Solver: solves(outcome(attemptlog.Solved, fix))}
+	res, err := r.Run(context.Background(), f, labelled(), Hooks{})
+	if err != nil || res.Phase != report.Done {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	if slices.Contains(f.calls, "Archive") || f.commits[0].Parent != r.WorkspaceCommit {
+		t.Errorf("calls = %q, commit parent %s; want no archive and the checkout's commit", f.calls, f.commits[0].Parent)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Errorf("the workspace was removed: %v", err)
+	}
+}
+
+func TestAnnounce(t *testing.T) {
+	tests := []struct {
+		name    string
+		target  func(*Target)
+		prepare func(*fakeGitHub)
+		waiting string
+		want    []string // the issue's comments after
+	}{
+		{name: "a queued job says it waits for its turn", want: []string{"**Capsule: queued.** The job waits for its turn."}},
+		{name: "and what else it waits for", waiting: ModelWaiting, want: []string{"The job waits for the model endpoint"}},
+		{name: "another label says nothing", target: func(t *Target) { t.Label = "bug" }},
+		{name: "a sender below the minimum hears it from the run", target: func(t *Target) { t.Sender = "tri" }},
+		{
+			name: "a previous status comment is edited",
+			prepare: func(f *fakeGitHub) {
+				f.comments = []fakeComment{{Comment{ID: 5, Body: report.Marker + "\nold"}, fakeIssue}}
+			},
+			want: []string{"queued"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, target := setUp(t, tt.prepare, tt.target)
+			r := &Runner{Logger: quiet()}
+			if err := r.Announce(context.Background(), f, target, tt.waiting); err != nil {
+				t.Fatal(err)
+			}
+			got := f.bodies(fakeIssue)
+			if len(got) != len(tt.want) {
+				t.Fatalf("comments = %q, want %d", got, len(tt.want))
+			}
+			for i, w := range tt.want {
+				if !strings.HasPrefix(got[i], report.Marker) || !strings.Contains(got[i], w) {
+					t.Errorf("comment %d = %q, want a status with %q", i, got[i], w)
+				}
+			}
+		})
+	}
+}
+
+func TestConcerns(t *testing.T) {
+	tests := []struct {
+		name   string
+		label  string // the runner's
+		config string
+		target func(*Target)
+		want   bool
+	}{
+		{name: "the default label", want: true},
+		{name: "another label", target: func(t *Target) { t.Label = "bug" }},
+		{name: "the repository's label", config: "label: bug\n", target: func(t *Target) { t.Label = "bug" }, want: true},
+		{name: "the runner's label, whatever the repository says", label: "bug", config: "label: capsule\n", target: func(t *Target) { t.Label = "bug" }, want: true},
+		{name: "a retry", config: "label: bug\n", target: func(t *Target) { t.Trigger, t.Label = TriggerRetry, "" }, want: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, target := setUp(t, func(f *fakeGitHub) {
+				if tt.config != "" {
+					f.files[".github/capsule.yml"] = tt.config
+				}
+			}, tt.target)
+			r := &Runner{Label: tt.label, Logger: quiet()}
+			ok, why, err := r.Concerns(context.Background(), f, target)
+			if err != nil || ok != tt.want || ok == (why != "") {
+				t.Errorf("Concerns = %v, %q, %v; want %v", ok, why, err, tt.want)
+			}
+			if len(f.wrote()) != 0 {
+				t.Errorf("Concerns wrote: %q", f.wrote())
+			}
+		})
+	}
+}
+
+func TestNoteBusy(t *testing.T) {
+	f := newFakeGitHub(t)
+	ctx := context.Background()
+	if err := NoteBusy(ctx, f, labelled()); err != nil || len(f.wrote()) != 0 {
+		t.Fatalf("NoteBusy without a status comment: %v, writes %q", err, f.wrote())
+	}
+	f.comments = []fakeComment{
+		{Comment{ID: 4, Body: "a human's comment"}, fakeIssue},
+		{Comment{ID: 5, Body: report.StatusComment(report.Status{Phase: report.Running, Attempt: -1})}, fakeIssue},
+	}
+	for range 2 {
+		if err := NoteBusy(ctx, f, labelled()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := f.wrote(); !slices.Equal(got, []string{"EditComment"}) {
+		t.Errorf("writes = %q, want one edit", got)
+	}
+	if b := f.bodies(fakeIssue); b[0] != "a human's comment" || strings.Count(b[1], "arrived while") != 1 {
+		t.Errorf("comments = %q", b)
+	}
+}
+
+// TestFail: a job the server gave up on says it failed, in the status
+// comment it had, with the reason.
+func TestFail(t *testing.T) {
+	f := newFakeGitHub(t)
+	f.comments = []fakeComment{{Comment{ID: 5, Body: report.StatusComment(report.Status{Phase: report.Running, Attempt: 1, Of: 5})}, fakeIssue}}
+	f.labels[fakeIssue] = []string{LabelInProgress}
+	r := &Runner{Logger: quiet()}
+	id, err := r.Fail(context.Background(), f, labelled(), "Capsule stopped on an internal error: boom")
+	if err != nil || id != 5 {
+		t.Fatalf("Fail = %d, %v; want the status comment 5", id, err)
+	}
+	if b := f.bodies(fakeIssue); len(b) != 1 || !strings.Contains(b[0], "**Capsule: failed.**") || !strings.Contains(b[0], "internal error: boom") {
+		t.Errorf("comments = %q", b)
+	}
+	if got := f.labels[fakeIssue]; !slices.Equal(got, []string{LabelFailed}) {
+		t.Errorf("labels = %q", got)
+	}
+}

@@ -1,0 +1,89 @@
+package job
+
+import (
+	"context"
+	"io"
+)
+
+// GitHub is what a job does on GitHub, on the repository it works on:
+// the port the job is written against. Repository implements it over
+// go-github; the job's tests use an in-memory fake. An error wraps
+// ErrNotFound when the thing asked for does not exist (or the token
+// cannot see it).
+type GitHub interface {
+	// DefaultBranch names the repository's default branch.
+	DefaultBranch(ctx context.Context) (string, error)
+	// BranchHead returns the commit branch points at.
+	BranchHead(ctx context.Context, branch string) (string, error)
+	// File returns the content of the file at path in commit ref.
+	File(ctx context.Context, path, ref string) ([]byte, error)
+	// Permission returns user's role on the repository: none, read,
+	// triage, write, maintain or admin.
+	Permission(ctx context.Context, user string) (string, error)
+
+	// Issue reads an issue.
+	Issue(ctx context.Context, number int) (Issue, error)
+	// Comments lists an issue's comments, oldest first.
+	Comments(ctx context.Context, issue int) ([]Comment, error)
+	// CreateComment comments on an issue and returns the comment's id.
+	CreateComment(ctx context.Context, issue int, body string) (int64, error)
+	// EditComment replaces a comment's body.
+	EditComment(ctx context.Context, id int64, body string) error
+	// AddLabels adds labels to an issue.
+	AddLabels(ctx context.Context, issue int, labels ...string) error
+	// RemoveLabel removes a label from an issue.
+	RemoveLabel(ctx context.Context, issue int, label string) error
+
+	// Archive returns the gzipped tarball of commit ref, whose entries
+	// share one top directory; the caller closes it.
+	Archive(ctx context.Context, ref string) (io.ReadCloser, error)
+	// CreateCommit makes a commit over parent that changes files, and
+	// returns its SHA. No branch points at it yet.
+	CreateCommit(ctx context.Context, parent, message string, files []File) (string, error)
+	// CreateBranch makes a new branch point at sha.
+	CreateBranch(ctx context.Context, branch, sha string) error
+	// MoveBranch makes an existing branch point at sha, even when sha
+	// does not descend from its head.
+	MoveBranch(ctx context.Context, branch, sha string) error
+
+	// OpenPullRequest finds the open pull request from branch; false when
+	// there is none.
+	OpenPullRequest(ctx context.Context, branch string) (PullRequest, bool, error)
+	// CreatePullRequest opens a pull request.
+	CreatePullRequest(ctx context.Context, pr NewPullRequest) (PullRequest, error)
+	// EditPullRequest replaces a pull request's title and body.
+	EditPullRequest(ctx context.Context, number int, title, body string) (PullRequest, error)
+}
+
+// Issue is what the job reads of an issue.
+type Issue struct {
+	Title, Body string
+}
+
+// Comment is an issue comment.
+type Comment struct {
+	ID   int64
+	Body string
+}
+
+// File is one file a commit changes.
+type File struct {
+	Path    string
+	Content string
+	Mode    string // "100644", or "100755" for an executable
+	Delete  bool   // the commit deletes the file; Content is unused
+}
+
+// NewPullRequest is a pull request to open.
+type NewPullRequest struct {
+	Title, Body string
+	Head, Base  string // branch names
+	Draft       bool
+}
+
+// PullRequest is a pull request opened or updated.
+type PullRequest struct {
+	Number int
+	URL    string
+	Draft  bool
+}
