@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
+	"github.com/capsulehq/capsule/pipeline/chat"
 	"github.com/capsulehq/capsule/pipeline/feedback"
 	"github.com/capsulehq/capsule/pipeline/harness"
 	"github.com/capsulehq/capsule/pipeline/programmer"
@@ -62,14 +63,14 @@ func SolveFunction(ctx context.Context, model Model, box Sandbox, task FunctionT
 	prompt := programmer.FunctionTask{Problem: task.Prompt, Signature: sig}.Render()
 	conv := programmer.NewConversation(programmer.KindFunction, prompt, s.History)
 
-	err := iterate(log, conv, s, func(msgs []programmer.Message) (attemptlog.Attempt, error) {
+	err := iterate(log, conv, s, func(msgs []chat.Message) (attemptlog.Attempt, error) {
 		return attempt(ctx, model, box, task, s, msgs)
 	}, func(a attemptlog.Attempt) string { return nonEmpty(a.FeedbackKind, "pass") })
 	return log, err
 }
 
 // attempt makes one model call and runs the code it answered.
-func attempt(ctx context.Context, model Model, box Sandbox, task FunctionTask, s Settings, msgs []programmer.Message) (attemptlog.Attempt, error) {
+func attempt(ctx context.Context, model Model, box Sandbox, task FunctionTask, s Settings, msgs []chat.Message) (attemptlog.Attempt, error) {
 	a := attemptlog.Attempt{Messages: msgs}
 	reply, err := model.Complete(ctx, msgs)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
+	"github.com/capsulehq/capsule/pipeline/chat"
 	"github.com/capsulehq/capsule/pipeline/harness"
 	"github.com/capsulehq/capsule/pipeline/programmer"
 	"github.com/capsulehq/capsule/sandbox"
@@ -19,7 +20,7 @@ import (
 // Model is the programmer agent's connection to a language model;
 // *programmer.Client implements it.
 type Model interface {
-	Complete(ctx context.Context, msgs []programmer.Message) (programmer.Reply, error)
+	Complete(ctx context.Context, msgs []chat.Message) (programmer.Reply, error)
 }
 
 // Sandbox runs one command from the pristine workspace with files laid
@@ -106,7 +107,7 @@ type Event struct {
 }
 
 // attemptFunc makes one attempt with the messages of its call.
-type attemptFunc func(msgs []programmer.Message) (attemptlog.Attempt, error)
+type attemptFunc func(msgs []chat.Message) (attemptlog.Attempt, error)
 
 // iterate drives the loop shared by both task kinds: the generation call,
 // then fix calls carrying the last attempt's feedback and code, until an

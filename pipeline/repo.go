@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
+	"github.com/capsulehq/capsule/pipeline/chat"
 	"github.com/capsulehq/capsule/pipeline/edits"
 	"github.com/capsulehq/capsule/pipeline/feedback"
 	"github.com/capsulehq/capsule/pipeline/gate"
@@ -137,7 +138,7 @@ func SolveRepo(ctx context.Context, model Model, box RepoSandbox, task RepoTask,
 	prompt := programmer.RepoTask{Title: task.Title, Body: task.Body, Context: rc.Text, Signatures: rc.Symbols}.Render()
 	conv := programmer.NewConversation(programmer.KindRepo, prompt, s.History)
 	var kept []edits.FileEdit // the parts of a refused answer that could be placed
-	err = iterate(log, conv, s, func(msgs []programmer.Message) (attemptlog.Attempt, error) {
+	err = iterate(log, conv, s, func(msgs []chat.Message) (attemptlog.Attempt, error) {
 		a, accepted, err := repoAttempt(ctx, model, box, task, s, pf, &kept, msgs)
 		if err == nil {
 			err = pf.revise(ctx, box, task, s, log, &a)
@@ -180,7 +181,7 @@ func setup(ctx context.Context, box RepoSandbox, task RepoTask, s Settings, log 
 
 // repoAttempt makes one model call, checks the files it answered and runs
 // the tests with them.
-func repoAttempt(ctx context.Context, model Model, box RepoSandbox, task RepoTask, s Settings, pf *proof, kept *[]edits.FileEdit, msgs []programmer.Message) (attemptlog.Attempt, []edits.Edit, error) {
+func repoAttempt(ctx context.Context, model Model, box RepoSandbox, task RepoTask, s Settings, pf *proof, kept *[]edits.FileEdit, msgs []chat.Message) (attemptlog.Attempt, []edits.Edit, error) {
 	a := attemptlog.Attempt{Messages: msgs}
 	reply, err := model.Complete(ctx, msgs)
 	if err != nil {

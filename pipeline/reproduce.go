@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
+	"github.com/capsulehq/capsule/pipeline/chat"
 	"github.com/capsulehq/capsule/pipeline/edits"
 	"github.com/capsulehq/capsule/pipeline/gate"
 	"github.com/capsulehq/capsule/pipeline/programmer"
@@ -136,7 +137,7 @@ func (p *proof) tryReproduction(ctx context.Context, box RepoSandbox, task RepoT
 type design struct {
 	model     Model
 	task      programmer.DesignTask
-	msgs      []programmer.Message
+	msgs      []chat.Message
 	answer    string // the accepted answer
 	stuck     int    // consecutive attempts that failed only its tests
 	revisions int

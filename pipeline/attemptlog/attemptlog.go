@@ -8,8 +8,8 @@ package attemptlog
 import (
 	"time"
 
+	"github.com/capsulehq/capsule/pipeline/chat"
 	"github.com/capsulehq/capsule/pipeline/gate"
-	"github.com/capsulehq/capsule/pipeline/programmer"
 )
 
 // Mode is the programmer agent's mode for one attempt.
@@ -140,10 +140,10 @@ type Change struct {
 
 // Attempt is one model call and the run of its code.
 type Attempt struct {
-	Index    int                  `json:"index"`
-	Mode     Mode                 `json:"mode"`
-	Messages []programmer.Message `json:"messages"`
-	Answer   string               `json:"answer"`
+	Index    int            `json:"index"`
+	Mode     Mode           `json:"mode"`
+	Messages []chat.Message `json:"messages"`
+	Answer   string         `json:"answer"`
 	// Code is the code that ran, after example-call removal.
 	Code string `json:"code"`
 	// Removed lists the line ranges of the answer's code that were removed

@@ -9,10 +9,9 @@ import (
 	"time"
 
 	"github.com/capsulehq/capsule/internal/goldenfile"
+	"github.com/capsulehq/capsule/pipeline/chat"
 	"github.com/capsulehq/capsule/pipeline/gate"
 	"github.com/capsulehq/capsule/pipeline/testreport"
-
-	"github.com/capsulehq/capsule/pipeline/programmer"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -22,7 +21,7 @@ func functionLog() *Log {
 		TaskID: "HumanEval/0", Model: "qwen", Solved: true, AttemptIndex: 1, Duration: 1500 * time.Millisecond,
 		Attempts: []Attempt{
 			{
-				Index: 0, Mode: Generate, Messages: []programmer.Message{{Role: programmer.RoleUser, Content: "task"}},
+				Index: 0, Mode: Generate, Messages: []chat.Message{{Role: chat.User, Content: "task"}},
 				Answer: "answer", Code: "def add(a, b):\n    return a - b\n\n", Removed: [][2]int{{4, 4}, {6, 8}},
 				Run:      &Run{Command: []string{"python3", "capsule_harness.py"}, Image: "capsule-python:1", ExitCode: 1, Reason: "tests failed", Output: "Traceback ...\nAssertionError\n", Duration: 80 * time.Millisecond},
 				Feedback: "A test failed at tests.py, line 3:\n    assert add(2, 3) == 5", FeedbackKind: "assertion",

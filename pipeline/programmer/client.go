@@ -11,23 +11,9 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/capsulehq/capsule/pipeline/chat"
 )
-
-// Role is the author of a chat message.
-type Role string
-
-// The chat roles the programmer agent uses.
-const (
-	RoleSystem    Role = openai.ChatMessageRoleSystem
-	RoleUser      Role = openai.ChatMessageRoleUser
-	RoleAssistant Role = openai.ChatMessageRoleAssistant
-)
-
-// Message is one chat message.
-type Message struct {
-	Role    Role
-	Content string
-}
 
 // Reply is the model's answer to one call.
 type Reply struct {
@@ -102,7 +88,7 @@ func (c *Client) Config() Config { return c.cfg }
 // Complete sends msgs and returns the first choice of the answer. An
 // answer longer than Config.MaxAnswerBytes is not an error: the Reply says
 // so (OverLimit), so that the caller can tell the model.
-func (c *Client) Complete(ctx context.Context, msgs []Message) (Reply, error) {
+func (c *Client) Complete(ctx context.Context, msgs []chat.Message) (Reply, error) {
 	start := c.clock.Now()
 	resp, err := c.api.CreateChatCompletion(ctx, c.request(msgs))
 	if err != nil && isTooLarge(err) && ctx.Err() == nil {
@@ -148,7 +134,7 @@ func (c *Client) Ping(ctx context.Context) error {
 }
 
 // request builds the go-openai request for msgs.
-func (c *Client) request(msgs []Message) openai.ChatCompletionRequest {
+func (c *Client) request(msgs []chat.Message) openai.ChatCompletionRequest {
 	req := openai.ChatCompletionRequest{
 		Model:       c.cfg.Model,
 		Messages:    make([]openai.ChatCompletionMessage, len(msgs)),

@@ -16,6 +16,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/capsulehq/capsule/internal/fakeopenai"
+	"github.com/capsulehq/capsule/pipeline/chat"
 )
 
 // fakeClock advances only when slept on, and records each sleep.
@@ -73,9 +74,9 @@ func testClient(t *testing.T, baseURL string, mutate func(*Config)) (*Client, *f
 	return c, clk
 }
 
-var hello = []Message{
-	{Role: RoleSystem, Content: "You write code."},
-	{Role: RoleUser, Content: "Add two numbers."},
+var hello = []chat.Message{
+	{Role: chat.System, Content: "You write code."},
+	{Role: chat.User, Content: "Add two numbers."},
 }
 
 func TestCompleteSuccess(t *testing.T) {
@@ -97,9 +98,9 @@ func TestCompleteSuccess(t *testing.T) {
 	if len(reqs) != 1 {
 		t.Fatalf("server got %d requests, want 1", len(reqs))
 	}
-	var sent []Message
+	var sent []chat.Message
 	for _, m := range reqs[0].Messages {
-		sent = append(sent, Message{Role: Role(m.Role), Content: m.Content})
+		sent = append(sent, chat.Message{Role: chat.Role(m.Role), Content: m.Content})
 	}
 	if reqs[0].Model != "test-model" || !slices.Equal(sent, hello) {
 		t.Errorf("server got model %q with %+v, want test-model with %+v", reqs[0].Model, sent, hello)

@@ -1,6 +1,10 @@
 package programmer
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/capsulehq/capsule/pipeline/chat"
+)
 
 // DefaultHistory is how many earlier failed attempts a fix call retains by
 // default; PyCapsule's ablation found one better than two or three.
@@ -32,10 +36,10 @@ func NewConversation(kind TaskKind, task string, history int) *Conversation {
 }
 
 // GenerationMessages returns the messages of the generation call.
-func (c *Conversation) GenerationMessages() []Message {
-	return []Message{
-		{Role: RoleSystem, Content: SystemPrompt(c.kind, ModeGenerate)},
-		{Role: RoleUser, Content: c.task},
+func (c *Conversation) GenerationMessages() []chat.Message {
+	return []chat.Message{
+		{Role: chat.System, Content: SystemPrompt(c.kind, ModeGenerate)},
+		{Role: chat.User, Content: c.task},
 	}
 }
 
@@ -50,19 +54,19 @@ func (c *Conversation) GenerationMessages() []Message {
 // Showing the code as an assistant turn keeps user and assistant turns
 // alternating, which some servers' chat templates require, and each piece
 // of code appears once.
-func (c *Conversation) FixMessages(feedback, previousCode string) []Message {
+func (c *Conversation) FixMessages(feedback, previousCode string) []chat.Message {
 	c.failed = append(c.failed, attempt{code: previousCode, feedback: feedback})
 	if extra := len(c.failed) - (c.history + 1); extra > 0 {
 		c.failed = slices.Delete(c.failed, 0, extra)
 	}
-	msgs := []Message{
-		{Role: RoleSystem, Content: SystemPrompt(c.kind, ModeFix)},
-		{Role: RoleUser, Content: c.task},
+	msgs := []chat.Message{
+		{Role: chat.System, Content: SystemPrompt(c.kind, ModeFix)},
+		{Role: chat.User, Content: c.task},
 	}
 	for _, a := range c.failed {
 		msgs = append(msgs,
-			Message{Role: RoleAssistant, Content: c.answer(a.code)},
-			Message{Role: RoleUser, Content: render(feedbackTmpl, trimBlock(a.feedback))},
+			chat.Message{Role: chat.Assistant, Content: c.answer(a.code)},
+			chat.Message{Role: chat.User, Content: render(feedbackTmpl, trimBlock(a.feedback))},
 		)
 	}
 	return msgs

@@ -5,20 +5,22 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/capsulehq/capsule/pipeline/chat"
 )
 
 // marker names what a message is: the prompt's mode for a system message,
 // else the task or the code/feedback of an attempt (c1 = code1, f2 = feedback2).
 var marker = regexp.MustCompile(`TASK|code\d|feedback\d`)
 
-func summarize(msgs []Message) string {
+func summarize(msgs []chat.Message) string {
 	parts := make([]string, len(msgs))
 	for i, m := range msgs {
 		what := marker.FindString(m.Content)
 		switch {
-		case m.Role == RoleSystem && m.Content == SystemPrompt(KindFunction, ModeFix):
+		case m.Role == chat.System && m.Content == SystemPrompt(KindFunction, ModeFix):
 			what = "fix"
-		case m.Role == RoleSystem && m.Content == SystemPrompt(KindFunction, ModeGenerate):
+		case m.Role == chat.System && m.Content == SystemPrompt(KindFunction, ModeGenerate):
 			what = "generate"
 		case strings.HasPrefix(what, "code"):
 			what = "c" + what[4:]
@@ -95,15 +97,15 @@ func TestConversationAlternates(t *testing.T) {
 	for round := range 4 {
 		msgs := conv.FixMessages("feedback", "### File: a.py\n```python\nx = 1\n```")
 		for i, m := range msgs[1:] {
-			want := RoleUser
+			want := chat.User
 			if i%2 == 1 {
-				want = RoleAssistant
+				want = chat.Assistant
 			}
 			if m.Role != want {
 				t.Fatalf("round %d, message %d: role %s, want %s", round+1, i+1, m.Role, want)
 			}
 		}
-		if msgs[len(msgs)-1].Role != RoleUser {
+		if msgs[len(msgs)-1].Role != chat.User {
 			t.Fatalf("round %d: the last message is not the user's", round+1)
 		}
 	}

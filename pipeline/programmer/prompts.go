@@ -6,6 +6,8 @@ import (
 	"path"
 	"strings"
 	"text/template"
+
+	"github.com/capsulehq/capsule/pipeline/chat"
 )
 
 //go:embed prompts/*.txt
@@ -124,19 +126,19 @@ type DesignTask struct {
 
 // Messages are the test designer's first call: its own system prompt and
 // the task.
-func (t DesignTask) Messages() []Message {
+func (t DesignTask) Messages() []chat.Message {
 	t.Title = strings.TrimSpace(t.Title)
 	t.Body = trimBlock(t.Body)
 	t.Context = trimBlock(t.Context)
-	return []Message{{Role: RoleSystem, Content: testDesignPrompt}, {Role: RoleUser, Content: render(testTaskTmpl, t)}}
+	return []chat.Message{{Role: chat.System, Content: testDesignPrompt}, {Role: chat.User, Content: render(testTaskTmpl, t)}}
 }
 
 // Retry continues a test designer's conversation after its answer was not
 // accepted: why (problem), and the run's output filtered to the test's own
 // file (output, possibly empty).
-func (t DesignTask) Retry(msgs []Message, answer, problem, output string) []Message {
+func (t DesignTask) Retry(msgs []chat.Message, answer, problem, output string) []chat.Message {
 	retry := render(testRetryTmpl, struct{ Problem, Output, Path string }{strings.TrimSpace(problem), trimBlock(output), t.Path})
-	return append(append(msgs[:len(msgs):len(msgs)], Message{Role: RoleAssistant, Content: answer}), Message{Role: RoleUser, Content: retry})
+	return append(append(msgs[:len(msgs):len(msgs)], chat.Message{Role: chat.Assistant, Content: answer}), chat.Message{Role: chat.User, Content: retry})
 }
 
 // File is one file of a repo-level answer: its whole content, or the

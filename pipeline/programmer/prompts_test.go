@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/capsulehq/capsule/internal/goldenfile"
+	"github.com/capsulehq/capsule/pipeline/chat"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -18,7 +19,7 @@ func golden(t *testing.T, name, got string) {
 }
 
 // transcript renders messages for a golden file.
-func transcript(msgs []Message) string {
+func transcript(msgs []chat.Message) string {
 	var b strings.Builder
 	for _, m := range msgs {
 		b.WriteString("===== " + string(m.Role) + " =====\n" + m.Content + "\n")
