@@ -138,31 +138,49 @@ func (c *Client) request(msgs []chat.Message) openai.ChatCompletionRequest {
 	req := openai.ChatCompletionRequest{
 		Model:       c.cfg.Model,
 		Messages:    make([]openai.ChatCompletionMessage, len(msgs)),
-		MaxTokens:   c.cfg.MaxTokens,
 		Temperature: c.cfg.Temperature,
 		Seed:        c.cfg.Seed,
 	}
 	for i, m := range msgs {
 		req.Messages[i] = openai.ChatCompletionMessage{Role: string(m.Role), Content: m.Content}
 	}
-	return adapt(req)
+	v := openai.NewReasoningValidator()
+	return greedy(withTokenLimit(req, c.cfg.MaxTokens, v), v)
 }
 
-// adapt works around two quirks of go-openai. It omits a zero temperature,
-// so the server would sample at its default (1): send the smallest positive
-// one instead, which servers treat as greedy. And it refuses max_tokens for
-// reasoning models, which take max_completion_tokens (and no temperature).
-func adapt(req openai.ChatCompletionRequest) openai.ChatCompletionRequest {
-	v := openai.NewReasoningValidator()
-	if errors.Is(v.Validate(req), openai.ErrReasoningModelMaxTokensDeprecated) {
-		req.MaxTokens, req.MaxCompletionTokens = 0, req.MaxTokens
+// withTokenLimit caps the answer at n tokens (0: no cap). The API has two
+// names for the cap. go-openai deprecates max_tokens, and OpenAI's
+// reasoning models (o1, o3, o4, gpt-5 and the like) refuse it; but the
+// servers users run themselves read max_tokens only: Ollama's OpenAI
+// endpoint and llama-cpp-python accept max_completion_tokens and ignore
+// it, leaving the answer unbounded. Sending both is no way out: OpenAI
+// answers 400 "Setting 'max_tokens' and 'max_completion_tokens' at the
+// same time is not supported", and other hosted APIs do the same. So a
+// model that go-openai's validator says refuses max_tokens gets
+// max_completion_tokens, and every other model max_tokens.
+func withTokenLimit(req openai.ChatCompletionRequest, n int, v *openai.ReasoningValidator) openai.ChatCompletionRequest {
+	legacy := req
+	//lint:ignore SA1019 max_tokens is what Ollama and llama.cpp servers read; reasoning models get max_completion_tokens below.
+	legacy.MaxTokens = n
+	if errors.Is(v.Validate(legacy), openai.ErrReasoningModelMaxTokensDeprecated) {
+		req.MaxCompletionTokens = n
+		return req
 	}
-	if req.Temperature == 0 {
-		greedy := req
-		greedy.Temperature = math.SmallestNonzeroFloat32
-		if v.Validate(greedy) == nil {
-			req = greedy
-		}
+	return legacy
+}
+
+// greedy works around go-openai omitting a zero temperature, so that the
+// server would sample at its default (1): it sends the smallest positive
+// one instead, which servers treat as greedy, unless the model refuses
+// any temperature but its own (reasoning models).
+func greedy(req openai.ChatCompletionRequest, v *openai.ReasoningValidator) openai.ChatCompletionRequest {
+	if req.Temperature != 0 {
+		return req
 	}
-	return req
+	g := req
+	g.Temperature = math.SmallestNonzeroFloat32
+	if v.Validate(g) != nil {
+		return req
+	}
+	return g
 }

@@ -3,9 +3,10 @@ package programmer
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
-	"math"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -148,33 +149,32 @@ func TestCompleteConcurrentUsage(t *testing.T) {
 }
 
 func TestRequestParameters(t *testing.T) {
+	// greedyTemperature is math.SmallestNonzeroFloat32 as JSON writes a
+	// float32.
+	const greedyTemperature = 1e-45
 	seed := 42
 	tests := []struct {
 		name   string
 		mutate func(*Config)
-		check  func(t *testing.T, req openai.ChatCompletionRequest)
+		// want are the request's fields on the wire, besides the model
+		// and the messages.
+		want map[string]any
 	}{
 		{"temperature, seed and max tokens", func(c *Config) {
 			c.Temperature, c.Seed, c.MaxTokens = 0.2, &seed, 512
-		}, func(t *testing.T, req openai.ChatCompletionRequest) {
-			if req.Temperature != 0.2 || req.Seed == nil || *req.Seed != 42 || req.MaxTokens != 512 {
-				t.Errorf("got temperature %v, seed %v, max tokens %d; want 0.2, 42, 512", req.Temperature, req.Seed, req.MaxTokens)
-			}
-		}},
-		{"zero temperature is sent", nil, func(t *testing.T, req openai.ChatCompletionRequest) {
-			if req.Temperature != math.SmallestNonzeroFloat32 || req.Seed != nil || req.MaxTokens != 0 {
-				t.Errorf("got temperature %v, seed %v, max tokens %d; want the smallest float32, none, 0",
-					req.Temperature, req.Seed, req.MaxTokens)
-			}
-		}},
+		}, map[string]any{"temperature": 0.2, "seed": 42.0, "max_tokens": 512.0}},
+		{"zero temperature is sent", nil, map[string]any{"temperature": greedyTemperature}},
+		// Ollama and llama.cpp servers ignore max_completion_tokens, and
+		// OpenAI refuses a request with both.
+		{"max tokens for other servers", func(c *Config) {
+			c.Model, c.MaxTokens = "qwen2.5-coder:7b", 300
+		}, map[string]any{"temperature": greedyTemperature, "max_tokens": 300.0}},
 		{"reasoning model", func(c *Config) {
 			c.Model, c.MaxTokens = "o3-mini", 512
-		}, func(t *testing.T, req openai.ChatCompletionRequest) {
-			if req.MaxCompletionTokens != 512 || req.MaxTokens != 0 || req.Temperature != 0 {
-				t.Errorf("got max completion tokens %d, max tokens %d, temperature %v; want 512, 0, 0",
-					req.MaxCompletionTokens, req.MaxTokens, req.Temperature)
-			}
-		}},
+		}, map[string]any{"max_completion_tokens": 512.0}},
+		{"reasoning model without a cap", func(c *Config) {
+			c.Model = "gpt-5-mini"
+		}, map[string]any{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -183,9 +183,29 @@ func TestRequestParameters(t *testing.T) {
 			if _, err := c.Complete(context.Background(), hello); err != nil {
 				t.Fatal(err)
 			}
-			tt.check(t, srv.Requests()[0])
+			got := wire(t, srv.Requests()[0])
+			for _, k := range []string{"model", "messages", "stream"} {
+				delete(got, k)
+			}
+			if !maps.Equal(got, tt.want) {
+				t.Errorf("request fields = %v, want %v", got, tt.want)
+			}
 		})
 	}
+}
+
+// wire is req as JSON, decoded into a map: the fields a server reads.
+func wire(t *testing.T, req openai.ChatCompletionRequest) map[string]any {
+	t.Helper()
+	raw, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 func TestCompleteRetries(t *testing.T) {
