@@ -71,24 +71,13 @@ func SolveFunction(ctx context.Context, model Model, box Sandbox, task FunctionT
 
 // attempt makes one model call and runs the code it answered.
 func attempt(ctx context.Context, model Model, box Sandbox, task FunctionTask, s Settings, msgs []chat.Message) (attemptlog.Attempt, error) {
-	a := attemptlog.Attempt{Messages: msgs}
-	reply, err := model.Complete(ctx, msgs)
-	if err != nil {
-		return a, fmt.Errorf("model call: %w", err)
-	}
-	a.Answer = reply.Content
-	a.PromptTokens, a.CompletionTokens, a.ModelDuration = reply.PromptTokens, reply.CompletionTokens, reply.Duration
-
-	if reply.OverLimit > 0 {
-		a.Feedback, a.FeedbackKind = tooLarge(reply.OverLimit, "Answer again with only the code of the function."), kindTooLarge
-		return a, nil
+	a, reply, ok, err := functionAnswer.ask(ctx, model, msgs)
+	if err != nil || !ok {
+		return a, err
 	}
 	parsed, err := response.ParseFunction(reply.Content, task.EntryPoint)
 	if err != nil || parsed.Code == "" {
-		a.Feedback, a.FeedbackKind = response.FormatReminder, "format"
-		if reply.Truncated {
-			a.Feedback = "Your answer was cut off at the token limit before the code was complete. " + response.FormatReminder
-		}
+		functionAnswer.noCode(&a, reply.Truncated)
 		return a, nil
 	}
 	outcome, err := RunTests(ctx, box, parsed.Code, task.Tests, task.EntryPoint, task.cpuLimit(s))
@@ -101,12 +90,7 @@ func attempt(ctx context.Context, model Model, box Sandbox, task FunctionTask, s
 	if a.Run.Passed {
 		return a, nil
 	}
-	in := outcome.FeedbackInput(task.EntryPoint)
-	fb := feedback.Refine(in)
-	if s.Feedback == FeedbackRaw {
-		fb = feedback.Raw(in)
-	}
-	a.Feedback, a.FeedbackKind = fb.Message, fb.Kind
+	runFeedback(&a, s.Feedback, outcome.FeedbackInput(task.EntryPoint))
 	return a, nil
 }
 
@@ -179,13 +163,9 @@ func (o Outcome) FeedbackInput(entryPoint string) feedback.Input {
 	if o.Harness.CPULimited {
 		limit = o.Program.CPU()
 	}
-	stderr := o.Harness.Stderr
-	if o.Sandbox.OOMKilled {
-		stderr += fmt.Sprintf("\nMemoryError: the tests were killed for using more than %s of memory\n", sandbox.FormatBytes(o.Sandbox.Memory))
-	}
 	return feedback.Input{
 		Stdout:     o.Harness.Stdout,
-		Stderr:     stderr,
+		Stderr:     oomNote(o.Harness.Stderr, o.Sandbox),
 		ExitCode:   o.Sandbox.ExitCode,
 		TimedOut:   o.Harness.TimedOut,
 		CPULimited: o.Harness.CPULimited,
@@ -203,16 +183,6 @@ func joinOutput(stdout, stderr string) string {
 		return stdout
 	}
 	return strings.TrimRight(stdout, "\n") + "\n" + stderr
-}
-
-// kindTooLarge is the feedback kind of an answer longer than the model
-// client reads.
-const kindTooLarge = "too-large"
-
-// tooLarge is the feedback on an answer longer than limit bytes, which the
-// model client dropped unread; ask says what to send instead.
-func tooLarge(limit int64, ask string) string {
-	return fmt.Sprintf("Nothing was tested: your answer was longer than %s, the most that is read, so none of it was used. %s", sandbox.FormatBytes(limit), ask)
 }
 
 func nonEmpty(s, fallback string) string {

@@ -182,24 +182,13 @@ func setup(ctx context.Context, box RepoSandbox, task RepoTask, s Settings, log 
 // repoAttempt makes one model call, checks the files it answered and runs
 // the tests with them.
 func repoAttempt(ctx context.Context, model Model, box RepoSandbox, task RepoTask, s Settings, pf *proof, kept *[]edits.FileEdit, msgs []chat.Message) (attemptlog.Attempt, []edits.Edit, error) {
-	a := attemptlog.Attempt{Messages: msgs}
-	reply, err := model.Complete(ctx, msgs)
-	if err != nil {
-		return a, nil, fmt.Errorf("model call: %w", err)
-	}
-	a.Answer = reply.Content
-	a.PromptTokens, a.CompletionTokens, a.ModelDuration = reply.PromptTokens, reply.CompletionTokens, reply.Duration
-
-	if reply.OverLimit > 0 {
-		a.Feedback, a.FeedbackKind = tooLarge(reply.OverLimit, "Answer again with only the files the fix needs."), kindTooLarge
-		return a, nil, nil
+	a, reply, ok, err := repoAnswer.ask(ctx, model, msgs)
+	if err != nil || !ok {
+		return a, nil, err
 	}
 	parsed, _ := response.Parse(reply.Content)
 	if len(parsed.Files) == 0 {
-		a.Feedback, a.FeedbackKind = response.RepoFormatReminder, "format"
-		if reply.Truncated {
-			a.Feedback = "Your answer was cut off at the token limit before the files were complete. " + response.RepoFormatReminder
-		}
+		repoAnswer.noCode(&a, reply.Truncated)
 		return a, nil, nil
 	}
 	if limit := cmp.Or(task.MaxFiles, DefaultMaxFiles); len(parsed.Files) > limit {
@@ -251,23 +240,18 @@ func repoAttempt(ctx context.Context, model Model, box RepoSandbox, task RepoTas
 	if a.Run.Passed {
 		return a, accepted, nil
 	}
-	in := feedback.Input{
-		Stdout: string(res.Stdout), Stderr: oomNote(res),
+	runFeedback(&a, s.Feedback, feedback.Input{
+		Stdout: string(res.Stdout), Stderr: oomNote(string(res.Stderr), res),
 		ExitCode: res.ExitCode, TimedOut: res.TimedOut, Timeout: res.Timeout,
 		Style: styleOf(task.TestCommand), Workspace: agent.Workspace,
-	}
-	fb := feedback.Refine(in)
-	if s.Feedback == FeedbackRaw {
-		fb = feedback.Raw(in)
-	}
-	a.Feedback, a.FeedbackKind = fb.Message, fb.Kind
+	})
 	if v != nil {
 		// The gate's verdict leads, unless the run was cut short by a
 		// limit: that is what the programmer must fix first.
 		if res.TimedOut || res.OOMKilled {
-			a.Feedback = fb.Message + "\n\n" + v.Feedback()
+			a.Feedback += "\n\n" + v.Feedback()
 		} else {
-			a.Feedback = v.Feedback() + "\n" + fb.Message
+			a.Feedback = v.Feedback() + "\n" + a.Feedback
 		}
 	}
 	return a, accepted, nil
@@ -379,14 +363,6 @@ func runRecord(cmd []string, image string, res sandbox.Result) *attemptlog.Run {
 		r.Reason = strings.TrimSpace(r.Reason + fmt.Sprintf("; output capped (%d bytes written)", res.StdoutBytes+res.StderrBytes))
 	}
 	return r
-}
-
-// oomNote is stderr with a line saying the run was killed for memory.
-func oomNote(res sandbox.Result) string {
-	if !res.OOMKilled {
-		return string(res.Stderr)
-	}
-	return string(res.Stderr) + fmt.Sprintf("\nMemoryError: the tests were killed for using more than %s of memory\n", sandbox.FormatBytes(res.Memory))
 }
 
 // styleOf guesses which test runner a command starts.

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -171,32 +170,11 @@ func (s *Session) Run(ctx context.Context, r Run) (Result, error) {
 	if len(r.Cmd) == 0 {
 		return Result{}, errors.New("sandbox run: empty command")
 	}
-	overlay, err := FilesArchive(r.Files)
+	req, err := s.request(r)
 	if err != nil {
 		return Result{}, fmt.Errorf("sandbox run: %w", err)
 	}
-	if len(overlay) > maxFiles {
-		return Result{}, fmt.Errorf("sandbox run: the files to lay over the workspace take %s, more than the %s one run accepts", FormatBytes(int64(len(overlay))), FormatBytes(maxFiles))
-	}
-	timeout := s.spec.Limits.Timeout
-	if r.Timeout > 0 {
-		timeout = r.Timeout
-	}
-	req := agent.Request{
-		Argv:        r.Cmd,
-		Env:         r.Env,
-		Dir:         r.Dir,
-		Timeout:     timeout,
-		OutputLimit: s.spec.Limits.OutputLimit,
-		Files:       overlay,
-		Delete:      r.Delete,
-		Collect:     r.CollectTo != "",
-		Commit:      r.Commit,
-		Report:      r.TestReport,
-	}
-	if req.Collect {
-		req.CollectLimit = collectLimit(s.spec.Limits)
-	}
+	timeout := req.Timeout
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -230,11 +208,44 @@ func (s *Session) Run(ctx context.Context, r Run) (Result, error) {
 		}
 	}
 	if r.Commit && res.Passed() {
+		// The replay in a new container only has to bring the workspace
+		// back: nothing is collected, no report asked for.
 		setup := r
-		setup.CollectTo = ""
+		setup.CollectTo, setup.TestReport = "", false
 		s.setup = &setup
 	}
 	return res, nil
+}
+
+// request is the agent's request for r: its files as an archive, its
+// time limit (else the session's) and the session's output bounds.
+func (s *Session) request(r Run) (agent.Request, error) {
+	overlay, err := FilesArchive(r.Files)
+	if err != nil {
+		return agent.Request{}, err
+	}
+	if len(overlay) > maxFiles {
+		return agent.Request{}, fmt.Errorf("the files to lay over the workspace take %s, more than the %s one run accepts", FormatBytes(int64(len(overlay))), FormatBytes(maxFiles))
+	}
+	req := agent.Request{
+		Argv:        r.Cmd,
+		Env:         r.Env,
+		Dir:         r.Dir,
+		Timeout:     s.spec.Limits.Timeout,
+		OutputLimit: s.spec.Limits.OutputLimit,
+		Files:       overlay,
+		Delete:      r.Delete,
+		Collect:     r.CollectTo != "",
+		Commit:      r.Commit,
+		Report:      r.TestReport,
+	}
+	if r.Timeout > 0 {
+		req.Timeout = r.Timeout
+	}
+	if req.Collect {
+		req.CollectLimit = collectLimit(s.spec.Limits)
+	}
+	return req, nil
 }
 
 // CutNetwork disconnects the container from every network, for good: a
@@ -352,15 +363,11 @@ func (s *Session) restart(ctx context.Context) error {
 		return err
 	}
 	if s.setup != nil {
-		overlay, err := FilesArchive(s.setup.Files)
-		if err != nil {
-			return err
+		req, err := s.request(*s.setup)
+		var resp agent.Response
+		if err == nil {
+			resp, err = s.exchange(ctx, req, req.Timeout+hostGrace)
 		}
-		timeout := cmp.Or(s.setup.Timeout, s.spec.Limits.Timeout)
-		resp, err := s.exchange(ctx, agent.Request{
-			Argv: s.setup.Cmd, Env: s.setup.Env, Dir: s.setup.Dir, Timeout: timeout,
-			OutputLimit: s.spec.Limits.OutputLimit, Files: overlay, Delete: s.setup.Delete, Commit: true,
-		}, timeout+hostGrace)
 		if err == nil && resp.ExitCode != 0 {
 			err = fmt.Errorf("exit status %d", resp.ExitCode)
 		}
