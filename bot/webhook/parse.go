@@ -132,8 +132,6 @@ func request(event string, repo *github.Repository, issue *github.Issue, sender 
 		Owner:        owner,
 		Repo:         name,
 		Issue:        issue.GetNumber(),
-		Title:        issue.GetTitle(),
-		Body:         issue.GetBody(),
 		Sender:       sender.GetLogin(),
 	}, nil
 }

@@ -17,8 +17,6 @@ func wantRequest(t *testing.T, event string, trigger Trigger, payload []byte) Re
 		Owner:   str(t, m, "repository", "owner", "login"),
 		Repo:    str(t, m, "repository", "name"),
 		Issue:   int(num(t, m, "issue", "number")),
-		Title:   str(t, m, "issue", "title"),
-		Body:    str(t, m, "issue", "body"),
 		Sender:  str(t, m, "sender", "login"),
 	}
 	if _, ok := m["installation"]; ok {

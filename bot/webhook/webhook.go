@@ -11,9 +11,11 @@ package webhook
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
-// Trigger says what a delivery asks for.
+// Trigger says what a delivery asks for. It is the one name of a job's
+// trigger: the store keeps it and the job acts on it.
 type Trigger string
 
 const (
@@ -24,7 +26,9 @@ const (
 	TriggerRetry Trigger = "retry"
 )
 
-// Request is a delivery that may start work on an issue.
+// Request is a delivery that may start work on an issue: what the store
+// queues as a job and what the job works on. The issue's text is not
+// part of it: the job reads the issue when it runs, as it is then.
 type Request struct {
 	Delivery     string // X-GitHub-Delivery (for the Action: GITHUB_RUN_ID-based, caller sets it)
 	Event        string // "issues" or "issue_comment"
@@ -32,10 +36,12 @@ type Request struct {
 	Installation int64  // 0 when the payload has none
 	Owner, Repo  string // the repository's owner login and name
 	Issue        int    // the issue number
-	Title, Body  string // the issue's
 	Sender       string // login of the user who caused the delivery
 	Label        string // for TriggerLabel: the label added
 }
+
+// Name is owner/repo#issue.
+func (r Request) Name() string { return fmt.Sprintf("%s/%s#%d", r.Owner, r.Repo, r.Issue) }
 
 // Ignored explains why a delivery starts no work; the handler answers 202
 // with it.
