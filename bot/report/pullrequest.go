@@ -167,15 +167,3 @@ func image(log *attemptlog.Log) string {
 	}
 	return ""
 }
-
-// writeLog writes the attempt log under t, after a note on what t leaves
-// out.
-func writeLog(b *strings.Builder, log *attemptlog.Log, t trim, limit string) {
-	if note := t.note(log, limit); note != "" {
-		b.WriteString("> [!NOTE]\n" + quote(note) + "\n\n")
-	}
-	if !t.noLog {
-		b.WriteString(logMarkdown(log, t))
-		b.WriteString("\n")
-	}
-}

@@ -49,49 +49,64 @@ const minOutput = 1000
 // step is one kind of trimming, applied to k units: k attempts, k bytes
 // of output.
 type step struct {
-	max   func(n int) int // the most units there are, for a log of n attempts
+	units func(n int) int // how many units there are, for a log of n attempts
 	apply func(t *trim, k int)
 }
 
-func older(n int) int {
-	if n == 0 {
-		return 0
-	}
-	return n - 1
-}
-
-func newest(units int) func(n int) int {
-	return func(n int) int {
-		if n == 0 {
-			return 0
-		}
-		return units
+// older leaves set out of the k oldest attempts, of all but the newest.
+func older(set func(*attemptlog.AttemptTrim)) step {
+	return step{
+		units: func(n int) int { return max(n-1, 0) },
+		apply: func(t *trim, k int) {
+			for i := range k {
+				set(&t.opts.Attempts[i])
+			}
+		},
 	}
 }
 
-// oldest applies set to the first k attempts.
-func oldest(set func(*attemptlog.AttemptTrim)) func(t *trim, k int) {
-	return func(t *trim, k int) {
-		for i := 0; i < k; i++ {
-			set(&t.opts.Attempts[i])
-		}
+// newest leaves set out of the newest attempt.
+func newest(set func(*attemptlog.AttemptTrim)) step {
+	return step{
+		units: func(n int) int { return min(n, 1) },
+		apply: func(t *trim, k int) {
+			if k > 0 {
+				set(&t.opts.Attempts[len(t.opts.Attempts)-1])
+			}
+		},
 	}
 }
 
-// last applies set to the newest attempt when k is 1.
-func last(set func(*attemptlog.AttemptTrim)) func(t *trim, k int) {
-	return func(t *trim, k int) {
-		if k > 0 {
-			set(&t.opts.Attempts[len(t.opts.Attempts)-1])
-		}
+// newestOutput shortens the newest attempt's test output from `from`
+// bytes down to `to`; down to 0 leaves it out.
+func newestOutput(from, to int) step {
+	return step{
+		units: func(n int) int { return min(n, 1) * (from - to) },
+		apply: func(t *trim, k int) {
+			a := &t.opts.Attempts[len(t.opts.Attempts)-1]
+			a.MaxOutput = from - k
+			a.Output = a.MaxOutput == 0
+		},
 	}
 }
 
-// steps are the kinds of trimming fit tries, in order. A text with a size
-// limit holds the attempt log in full when it fits. When it does not, fit
-// leaves parts of the log out, one kind at a time and oldest attempts
-// first, taking the fewest attempts (or bytes) that make the text fit
-// before moving on to the next kind:
+// whole leaves set out once, whatever the number of attempts.
+func whole(set func(*trim)) step {
+	return step{
+		units: func(int) int { return 1 },
+		apply: func(t *trim, k int) {
+			if k > 0 {
+				set(t)
+			}
+		},
+	}
+}
+
+// policy is what a text with a size limit leaves out of the attempt log,
+// in order; the one place that decides it. The text holds the log in
+// full when it fits. When it does not, fit takes one kind of trimming at
+// a time, oldest attempts first, and the fewest attempts (or bytes) that
+// make the text fit before moving on to the next kind:
 //
 //  1. the test output of every attempt but the newest,
 //  2. then their patches or code,
@@ -108,29 +123,24 @@ func last(set func(*attemptlog.AttemptTrim)) func(t *trim, k int) {
 // The newest attempt thus keeps its details longest: it is the one the
 // pull request holds. Should the text still be too long, which takes a
 // limit of a few hundred characters, it is cut at the limit.
-var steps = []step{
-	{older, oldest(func(a *attemptlog.AttemptTrim) { a.Output = true })},
-	{older, oldest(func(a *attemptlog.AttemptTrim) { a.Code = true })},
-	{older, oldest(func(a *attemptlog.AttemptTrim) { a.Feedback = true })},
-	{older, oldest(func(a *attemptlog.AttemptTrim) { a.Details = true })},
-	{func(int) int { return 1 }, func(t *trim, k int) { t.opts.NoContextFiles = k > 0 }},
-	{newest(attemptlog.MarkdownOutputCap - minOutput), func(t *trim, k int) {
-		t.opts.Attempts[len(t.opts.Attempts)-1].MaxOutput = attemptlog.MarkdownOutputCap - k
-	}},
-	{newest(1), last(func(a *attemptlog.AttemptTrim) { a.Code = true })},
-	{older, oldest(func(a *attemptlog.AttemptTrim) { a.Row = true })},
-	{newest(minOutput), func(t *trim, k int) {
-		a := &t.opts.Attempts[len(t.opts.Attempts)-1]
-		a.MaxOutput = minOutput - k
-		a.Output = k == minOutput
-	}},
-	{newest(1), last(func(a *attemptlog.AttemptTrim) { a.Feedback = true })},
-	{newest(1), last(func(a *attemptlog.AttemptTrim) { a.Details = true })},
-	{func(int) int { return 1 }, func(t *trim, k int) { t.noLog = k > 0 }},
+var policy = []step{
+	older(func(a *attemptlog.AttemptTrim) { a.Output = true }),
+	older(func(a *attemptlog.AttemptTrim) { a.Code = true }),
+	older(func(a *attemptlog.AttemptTrim) { a.Feedback = true }),
+	older(func(a *attemptlog.AttemptTrim) { a.Details = true }),
+	whole(func(t *trim) { t.opts.NoContextFiles = true }),
+	newestOutput(attemptlog.MarkdownOutputCap, minOutput),
+	newest(func(a *attemptlog.AttemptTrim) { a.Code = true }),
+	older(func(a *attemptlog.AttemptTrim) { a.Row = true }),
+	newestOutput(minOutput, 0),
+	newest(func(a *attemptlog.AttemptTrim) { a.Feedback = true }),
+	newest(func(a *attemptlog.AttemptTrim) { a.Details = true }),
+	whole(func(t *trim) { t.noLog = true }),
 }
 
 // fit renders a text with as little of log left out as makes it fit in
-// limit units; draw renders the whole text under a trim.
+// limit units, following policy; draw renders the whole text under a
+// trim.
 func fit(log *attemptlog.Log, u unit, limit int, draw func(trim) string) string {
 	// Test output may hold bytes that are not UTF-8; GitHub would refuse
 	// them or count them differently.
@@ -140,83 +150,59 @@ func fit(log *attemptlog.Log, u unit, limit int, draw func(trim) string) string 
 	if u.count(out) <= limit {
 		return out
 	}
-	n := len(log.Attempts)
-	for _, s := range steps {
-		max := s.max(n)
-		if max == 0 {
+	for _, s := range policy {
+		units := s.units(len(log.Attempts))
+		if units == 0 {
 			continue
 		}
-		try := func(k int) (string, bool) {
+		try := func(k int) bool {
 			c := t.clone()
 			s.apply(&c, k)
-			out := render(c)
-			return out, u.count(out) <= limit
+			return u.count(render(c)) <= limit
 		}
-		if _, ok := try(max); !ok {
-			s.apply(&t, max)
+		if !try(units) {
+			s.apply(&t, units)
 			continue
 		}
 		// The fewest units that make the text fit.
-		k := sort.Search(max, func(k int) bool { _, ok := try(k); return ok })
-		s.apply(&t, k)
+		s.apply(&t, sort.Search(units, try))
 		return render(t)
 	}
 	return u.cut(render(t), limit)
 }
 
-// note says what t leaves out of log and why, or is empty when t leaves
-// nothing out; limit names the limit, e.g. "GitHub's 65,536-character
-// limit".
-func (t trim) note(log *attemptlog.Log, limit string) string {
+// writeLog writes the attempt log under t, after a note on what t leaves
+// out; limit names the limit, e.g. "GitHub's 65,536-character limit".
+func writeLog(b *strings.Builder, log *attemptlog.Log, t trim, limit string) {
 	const where = "; the full log is in the job's artifact or log."
 	if t.noLog {
-		return "The attempt log is left out to fit " + limit + where
+		b.WriteString("> [!NOTE]\n" + quote("The attempt log is left out to fit "+limit+where) + "\n\n")
+		return
 	}
-	var output, code, feedback, details, rows []int
-	for i, a := range log.Attempts {
-		at := t.opts.Attempts[i]
-		switch {
-		case at.Row:
-			rows = append(rows, a.Index)
-		case at.Details:
-			details = append(details, a.Index)
-		default:
-			if a.Run != nil && a.Run.Output != "" && (at.Output || at.MaxOutput > 0 && at.MaxOutput < attemptlog.MarkdownOutputCap && len(a.Run.Output) > at.MaxOutput) {
-				output = append(output, a.Index)
-			}
-			if at.Code && (a.Patch != "" || a.Code != "") {
-				code = append(code, a.Index)
-			}
-			if at.Feedback && a.Feedback != "" {
-				feedback = append(feedback, a.Index)
-			}
-		}
+	var md strings.Builder
+	opts := t.opts
+	opts.NoProof = true                            // the text shows it at its top
+	omitted, _ := log.WriteMarkdownWith(&md, opts) // a strings.Builder does not fail
+	if what := leftOut(omitted); what != "" {
+		b.WriteString("> [!NOTE]\n" + quote(what+" trimmed to fit "+limit+where) + "\n\n")
 	}
-	var parts []string
-	add := func(what string, idx []int) {
-		if len(idx) > 0 {
-			parts = append(parts, what+" of "+attemptlog.AttemptList(idx))
-		}
-	}
-	add("output", output)
-	add("code", code)
-	add("feedback", feedback)
-	add("details", details)
-	add("rows and details", rows)
-	if c := log.Context; t.opts.NoContextFiles && c != nil && len(c.Included)+len(c.Omitted) > 0 {
-		parts = append(parts, "the list of files in the context")
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return capitalize(join(parts)) + " trimmed to fit " + limit + where
+	b.WriteString(md.String() + "\n")
 }
 
-// logMarkdown renders log as attemptlog does, leaving out what t says.
-func logMarkdown(log *attemptlog.Log, t trim) string {
-	var b strings.Builder
-	opts := t.opts
-	opts.NoProof = true             // the body shows it at its top
-	log.WriteMarkdownWith(&b, opts) // a strings.Builder does not fail
-	return b.String()
+// leftOut says what a rendering of the attempt log left out, e.g.
+// "Output of attempts 0–2 and code of attempt 0", or is empty.
+func leftOut(o attemptlog.Omitted) string {
+	var parts []string
+	for _, p := range []struct {
+		what string
+		idx  []int
+	}{{"output", o.Output}, {"code", o.Code}, {"feedback", o.Feedback}, {"details", o.Details}, {"rows and details", o.Rows}} {
+		if len(p.idx) > 0 {
+			parts = append(parts, p.what+" of "+attemptlog.AttemptList(p.idx))
+		}
+	}
+	if o.ContextFiles {
+		parts = append(parts, "the list of files in the context")
+	}
+	return capitalize(join(parts))
 }

@@ -40,159 +40,275 @@ type AttemptTrim struct {
 	Row       bool // leave out its row in the table of attempts, and its details
 }
 
+// Omitted is what a rendering left out of a log: only parts the log has,
+// so that a text can say what is missing. Attempts are named by index.
+type Omitted struct {
+	// Output lists the attempts whose test output was left out, or
+	// shortened below MarkdownOutputCap.
+	Output []int
+	// Code, Feedback and Details list the attempts whose patch or code,
+	// feedback to the model, or folded details as a whole were left out.
+	Code, Feedback, Details []int
+	// Rows lists the attempts left out of the table of attempts, and so
+	// without details.
+	Rows []int
+	// ContextFiles reports that the list of files in the model's context
+	// was left out.
+	ContextFiles bool
+}
+
 // WriteMarkdown renders the log for people: a summary, a table of
 // attempts, and the details of each attempt folded away.
 func (l *Log) WriteMarkdown(w io.Writer) error {
-	return l.writeMarkdown(w, MarkdownOptions{}, false)
-}
-
-// WriteMarkdownWith renders the log as WriteMarkdown does, leaving out
-// what opts says. Unlike WriteMarkdown, which shortens outputs at byte
-// offsets, it never splits a UTF-8 sequence.
-func (l *Log) WriteMarkdownWith(w io.Writer, opts MarkdownOptions) error {
-	return l.writeMarkdown(w, opts, true)
-}
-
-func (l *Log) writeMarkdown(w io.Writer, opts MarkdownOptions, runeSafe bool) error {
-	var b strings.Builder
-	prompt, completion := l.Tokens()
-	switch {
-	case l.Outcome == Solved:
-		fmt.Fprintf(&b, "**Solved** at attempt %d (%s): the tests that show the issue pass now, and no test that passed before fails.", l.AttemptIndex, attemptName(l.AttemptIndex))
-	case l.Outcome == Unproven:
-		fmt.Fprintf(&b, "**Tests pass, but nothing shows that the issue is fixed**: no test reproduced it. Passed at attempt %d (%s), with no regressions.", l.AttemptIndex, attemptName(l.AttemptIndex))
-	case l.Solved:
-		fmt.Fprintf(&b, "**Tests pass** at attempt %d (%s).", l.AttemptIndex, attemptName(l.AttemptIndex))
-	default:
-		fmt.Fprintf(&b, "**Tests do not pass.** %s", nonEmpty(l.Stopped, "No attempt passed."))
-	}
-	fmt.Fprintf(&b, " %d model calls, %d prompt and %d completion tokens, %s in all.\n\n",
-		l.ModelCalls(), prompt, completion, l.Duration.Round(time.Millisecond))
-	if v := l.Proof(); v != nil && !opts.NoProof {
-		b.WriteString(v.ProofTable() + "\n")
-	}
-	if bl := l.Baseline; bl != nil {
-		writeBaseline(&b, bl)
-	}
-	if r := l.Reproduction; r != nil {
-		writeReproduction(&b, l, r)
-	}
-	if l.TestCommand != "" {
-		fmt.Fprintf(&b, "Tests: `%s` (%s).\n\n", l.TestCommand, nonEmpty(l.TestReason, "configured"))
-	}
-	if c := l.Context; c != nil {
-		fmt.Fprintf(&b, "Context: %d of %d tokens, %d files shown", c.Tokens, c.Budget, len(c.Included))
-		if len(c.Omitted) > 0 {
-			fmt.Fprintf(&b, ", %d left out", len(c.Omitted))
-		}
-		b.WriteString(".\n\n")
-		if len(c.Included)+len(c.Omitted) > 0 && opts.NoContextFiles {
-			b.WriteString("The list of files in the context is left out.\n\n")
-		} else if len(c.Included)+len(c.Omitted) > 0 {
-			b.WriteString("<details><summary>Files in the context</summary>\n\n")
-			for _, f := range c.Included {
-				fmt.Fprintf(&b, "- %s\n", f)
-			}
-			for _, f := range c.Omitted {
-				fmt.Fprintf(&b, "- left out: %s\n", f)
-			}
-			b.WriteString("\n</details>\n\n")
-		}
-	}
-	if l.Setup != nil {
-		fmt.Fprintf(&b, "Set-up: `%s` in `%s`: %s.\n\n", shellJoin(l.Setup.Command), l.Setup.Image, runVerdict(l.Setup))
-	}
-
-	b.WriteString("| attempt | mode | result | feedback | tokens (prompt/completion) | model | tests |\n")
-	b.WriteString("| --- | --- | --- | --- | --- | --- | --- |\n")
-	trim := func(i int) AttemptTrim {
-		if i < len(opts.Attempts) {
-			return opts.Attempts[i]
-		}
-		return AttemptTrim{}
-	}
-	var noRow, noDetails []int
-	for i, a := range l.Attempts {
-		if t := trim(i); t.Row {
-			noRow = append(noRow, a.Index)
-			continue
-		} else if t.Details {
-			noDetails = append(noDetails, a.Index)
-		}
-		result, testTime := "no code", "-"
-		if a.Run != nil {
-			result = "pass"
-			if !a.Run.Passed {
-				result = "fail: " + a.Run.Reason
-			}
-			testTime = a.Run.Duration.Round(time.Millisecond).String()
-		}
-		fmt.Fprintf(&b, "| %d | %s | %s | %s | %d/%d | %s | %s |\n",
-			a.Index, a.Mode, cell(result), cell(nonEmpty(a.FeedbackKind, "-")),
-			a.PromptTokens, a.CompletionTokens, a.ModelDuration.Round(time.Millisecond), testTime)
-	}
-	if len(noRow) > 0 {
-		fmt.Fprintf(&b, "\n%s left out of the table.\n", capitalize(AttemptList(noRow)))
-	}
-	if len(noDetails) > 0 {
-		fmt.Fprintf(&b, "\nDetails of %s left out.\n", AttemptList(noDetails))
-	}
-	for i, a := range l.Attempts {
-		t := trim(i)
-		if t.Row || t.Details {
-			continue
-		}
-		fmt.Fprintf(&b, "\n<details><summary>Attempt %d (%s)</summary>\n\n", a.Index, a.Mode)
-		if a.Run != nil {
-			fmt.Fprintf(&b, "Command `%s` in image `%s`: exit status %d.\n\n", shellJoin(a.Run.Command), a.Run.Image, a.Run.ExitCode)
-		}
-		if len(a.Changes) > 0 {
-			b.WriteString("Files changed:")
-			for _, c := range a.Changes {
-				fmt.Fprintf(&b, " `%s` (%s, +%d -%d)", c.Path, c.Status, c.Added, c.Removed)
-			}
-			b.WriteString(".\n\n")
-		}
-		for _, r := range a.Refused {
-			fmt.Fprintf(&b, "Refused: %s\n\n", r)
-		}
-		for _, c := range a.Cleaned {
-			fmt.Fprintf(&b, "Cleaned: %s.\n\n", c)
-		}
-		if len(a.Removed) > 0 {
-			fmt.Fprintf(&b, "Removed top-level example calls at lines %s.\n\n", ranges(a.Removed))
-		}
-		switch {
-		case a.Patch != "" && t.Code:
-			fmt.Fprintf(&b, "Patch left out (%s).\n\n", lineCount(a.Patch))
-		case a.Patch != "":
-			writeFenced(&b, "diff", a.Patch)
-		case a.Code != "" && t.Code:
-			fmt.Fprintf(&b, "Code left out (%s).\n\n", lineCount(a.Code))
-		case a.Code != "":
-			writeFenced(&b, "python", a.Code)
-		}
-		if a.Feedback != "" && t.Feedback {
-			fmt.Fprintf(&b, "Feedback to the model left out (%s).\n\n", lineCount(a.Feedback))
-		} else if a.Feedback != "" {
-			b.WriteString("Feedback to the model:\n\n")
-			writeFenced(&b, "text", a.Feedback)
-		}
-		if a.Run != nil && a.Run.Output != "" && t.Output {
-			fmt.Fprintf(&b, "Test output left out (%s).\n\n", lineCount(a.Run.Output))
-		} else if a.Run != nil && a.Run.Output != "" {
-			b.WriteString("Test output:\n\n")
-			writeFenced(&b, "text", shorten(a.Run.Output, t.MaxOutput, runeSafe))
-		}
-		b.WriteString("</details>\n")
-	}
-	_, err := io.WriteString(w, b.String())
+	_, err := l.WriteMarkdownWith(w, MarkdownOptions{})
 	return err
 }
 
-// writeBaseline says how the untouched tree's tests went and what the
-// gate compares with, or why only the exit status counts.
-func writeBaseline(b *strings.Builder, bl *Baseline) {
+// WriteMarkdownWith renders the log as WriteMarkdown does, leaving out
+// what opts says, and reports what it left out.
+func (l *Log) WriteMarkdownWith(w io.Writer, opts MarkdownOptions) (Omitted, error) {
+	m := markdown{opts: opts}
+	m.summary(l)
+	m.proof(l)
+	m.baseline(l.Baseline)
+	m.reproduction(l)
+	m.tests(l)
+	m.context(l.Context)
+	m.setup(l.Setup)
+	m.table(l.Attempts)
+	for i := range l.Attempts {
+		if t := m.trim(i); !t.Row && !t.Details {
+			m.details(&l.Attempts[i], t)
+		}
+	}
+	_, err := io.WriteString(w, m.String())
+	return m.omitted, err
+}
+
+// markdown is one rendering of a log: the text so far, what to leave
+// out, and what was left out. Only the sections a rendering may shorten
+// read opts.
+type markdown struct {
+	strings.Builder
+	opts    MarkdownOptions
+	omitted Omitted
+}
+
+// trim is what the rendering leaves out of attempt i.
+func (m *markdown) trim(i int) AttemptTrim {
+	if i < len(m.opts.Attempts) {
+		return m.opts.Attempts[i]
+	}
+	return AttemptTrim{}
+}
+
+// summary says how the loop ended and what it spent.
+func (m *markdown) summary(l *Log) {
+	prompt, completion := l.Tokens()
+	fmt.Fprintf(m, "%s %d model calls, %d prompt and %d completion tokens, %s in all.\n\n",
+		verdict(l), l.ModelCalls(), prompt, completion, l.Duration.Round(time.Millisecond))
+}
+
+// verdict is the summary's first sentence: proven, unproven, passing or
+// not.
+func verdict(l *Log) string {
+	k, name := l.AttemptIndex, attemptName(l.AttemptIndex)
+	switch {
+	case l.Outcome == Solved:
+		return fmt.Sprintf("**Solved** at attempt %d (%s): the tests that show the issue pass now, and no test that passed before fails.", k, name)
+	case l.Outcome == Unproven:
+		return fmt.Sprintf("**Tests pass, but nothing shows that the issue is fixed**: no test reproduced it. Passed at attempt %d (%s), with no regressions.", k, name)
+	case l.Solved:
+		return fmt.Sprintf("**Tests pass** at attempt %d (%s).", k, name)
+	}
+	return "**Tests do not pass.** " + nonEmpty(l.Stopped, "No attempt passed.")
+}
+
+// proof writes the gate's proof table, unless the text shows it itself.
+func (m *markdown) proof(l *Log) {
+	if v := l.Proof(); v != nil && !m.opts.NoProof {
+		m.WriteString(v.ProofTable() + "\n")
+	}
+}
+
+// tests names the test command and how it was chosen.
+func (m *markdown) tests(l *Log) {
+	if l.TestCommand != "" {
+		fmt.Fprintf(m, "Tests: `%s` (%s).\n\n", l.TestCommand, nonEmpty(l.TestReason, "configured"))
+	}
+}
+
+// context says how much of its budget the model's context used, and
+// lists its files folded away.
+func (m *markdown) context(c *Context) {
+	if c == nil {
+		return
+	}
+	fmt.Fprintf(m, "Context: %d of %d tokens, %d files shown", c.Tokens, c.Budget, len(c.Included))
+	if len(c.Omitted) > 0 {
+		fmt.Fprintf(m, ", %d left out", len(c.Omitted))
+	}
+	m.WriteString(".\n\n")
+	switch {
+	case len(c.Included)+len(c.Omitted) == 0:
+	case m.opts.NoContextFiles:
+		m.WriteString("The list of files in the context is left out.\n\n")
+		m.omitted.ContextFiles = true
+	default:
+		m.WriteString("<details><summary>Files in the context</summary>\n\n")
+		for _, f := range c.Included {
+			fmt.Fprintf(m, "- %s\n", f)
+		}
+		for _, f := range c.Omitted {
+			fmt.Fprintf(m, "- left out: %s\n", f)
+		}
+		m.WriteString("\n</details>\n\n")
+	}
+}
+
+// setup says how the set-up command went.
+func (m *markdown) setup(r *Run) {
+	if r != nil {
+		fmt.Fprintf(m, "Set-up: `%s` in `%s`: %s.\n\n", shellJoin(r.Command), r.Image, runVerdict(r))
+	}
+}
+
+// table writes one row per attempt, then says which attempts it left
+// out and whose details are left out.
+func (m *markdown) table(attempts []Attempt) {
+	m.WriteString("| attempt | mode | result | feedback | tokens (prompt/completion) | model | tests |\n")
+	m.WriteString("| --- | --- | --- | --- | --- | --- | --- |\n")
+	for i := range attempts {
+		a, t := &attempts[i], m.trim(i)
+		switch {
+		case t.Row:
+			m.omitted.Rows = append(m.omitted.Rows, a.Index)
+			continue
+		case t.Details:
+			m.omitted.Details = append(m.omitted.Details, a.Index)
+		}
+		m.row(a)
+	}
+	if rows := m.omitted.Rows; len(rows) > 0 {
+		fmt.Fprintf(m, "\n%s left out of the table.\n", capitalize(AttemptList(rows)))
+	}
+	if details := m.omitted.Details; len(details) > 0 {
+		fmt.Fprintf(m, "\nDetails of %s left out.\n", AttemptList(details))
+	}
+}
+
+// row writes the attempt's row in the table of attempts.
+func (m *markdown) row(a *Attempt) {
+	result, testTime := "no code", "-"
+	if a.Run != nil {
+		result = "pass"
+		if !a.Run.Passed {
+			result = "fail: " + a.Run.Reason
+		}
+		testTime = a.Run.Duration.Round(time.Millisecond).String()
+	}
+	fmt.Fprintf(m, "| %d | %s | %s | %s | %d/%d | %s | %s |\n",
+		a.Index, a.Mode, cell(result), cell(nonEmpty(a.FeedbackKind, "-")),
+		a.PromptTokens, a.CompletionTokens, a.ModelDuration.Round(time.Millisecond), testTime)
+}
+
+// details writes the attempt's folded details, leaving out what t says.
+func (m *markdown) details(a *Attempt, t AttemptTrim) {
+	fmt.Fprintf(m, "\n<details><summary>Attempt %d (%s)</summary>\n\n", a.Index, a.Mode)
+	m.facts(a)
+	m.code(a, t.Code)
+	m.feedback(a, t.Feedback)
+	m.output(a, t)
+	m.WriteString("</details>\n")
+}
+
+// facts writes the short parts of an attempt, which are never left out:
+// the test command, the files changed, the edits refused and the example
+// calls removed.
+func (m *markdown) facts(a *Attempt) {
+	if a.Run != nil {
+		fmt.Fprintf(m, "Command `%s` in image `%s`: exit status %d.\n\n", shellJoin(a.Run.Command), a.Run.Image, a.Run.ExitCode)
+	}
+	if len(a.Changes) > 0 {
+		m.WriteString("Files changed:")
+		for _, c := range a.Changes {
+			fmt.Fprintf(m, " `%s` (%s, +%d -%d)", c.Path, c.Status, c.Added, c.Removed)
+		}
+		m.WriteString(".\n\n")
+	}
+	for _, r := range a.Refused {
+		fmt.Fprintf(m, "Refused: %s\n\n", r)
+	}
+	for _, c := range a.Cleaned {
+		fmt.Fprintf(m, "Cleaned: %s.\n\n", c)
+	}
+	if len(a.Removed) > 0 {
+		fmt.Fprintf(m, "Removed top-level example calls at lines %s.\n\n", ranges(a.Removed))
+	}
+}
+
+// code writes the attempt's patch, or its code in function mode.
+func (m *markdown) code(a *Attempt, leaveOut bool) {
+	name, lang, text := "Patch", "diff", a.Patch
+	if text == "" {
+		name, lang, text = "Code", "python", a.Code
+	}
+	switch {
+	case text == "":
+	case leaveOut:
+		m.leftOut(&m.omitted.Code, a.Index, name, text)
+	default:
+		writeFenced(&m.Builder, lang, text)
+	}
+}
+
+// feedback writes what the model was told about the attempt.
+func (m *markdown) feedback(a *Attempt, leaveOut bool) {
+	switch {
+	case a.Feedback == "":
+	case leaveOut:
+		m.leftOut(&m.omitted.Feedback, a.Index, "Feedback to the model", a.Feedback)
+	default:
+		m.WriteString("Feedback to the model:\n\n")
+		writeFenced(&m.Builder, "text", a.Feedback)
+	}
+}
+
+// output writes the test output, shortened to t.MaxOutput bytes
+// (MarkdownOutputCap when not positive).
+func (m *markdown) output(a *Attempt, t AttemptTrim) {
+	if a.Run == nil || a.Run.Output == "" {
+		return
+	}
+	out, max := a.Run.Output, t.MaxOutput
+	if max <= 0 {
+		max = MarkdownOutputCap
+	}
+	if t.Output {
+		m.leftOut(&m.omitted.Output, a.Index, "Test output", out)
+		return
+	}
+	m.WriteString("Test output:\n\n")
+	writeFenced(&m.Builder, "text", shorten(out, max))
+	if max < MarkdownOutputCap && len(out) > max {
+		m.omitted.Output = append(m.omitted.Output, a.Index)
+	}
+}
+
+// leftOut writes the line that stands in for a part left out of attempt
+// index, and notes the attempt in list.
+func (m *markdown) leftOut(list *[]int, index int, name, text string) {
+	fmt.Fprintf(m, "%s left out (%s).\n\n", name, lineCount(text))
+	*list = append(*list, index)
+}
+
+// baseline says how the untouched tree's tests went and what the gate
+// compares with, or why only the exit status counts.
+func (m *markdown) baseline(bl *Baseline) {
+	if bl == nil {
+		return
+	}
+	b := &m.Builder
 	runs := make([]string, len(bl.Runs))
 	for i, r := range bl.Runs {
 		runs[i] = fmt.Sprintf("%s in %s", runVerdict(r), r.Duration.Round(time.Millisecond))
@@ -209,57 +325,61 @@ func writeBaseline(b *strings.Builder, bl *Baseline) {
 	b.WriteString("\n\n")
 }
 
-// writeReproduction says what the test designer did: the test it wrote
-// and each refused answer's reason, or why it was not asked.
-func writeReproduction(b *strings.Builder, l *Log, r *Reproduction) {
+// reproduction says what the test designer did: the test it wrote and
+// each refused answer's reason, or why it was not asked.
+func (m *markdown) reproduction(l *Log) {
+	r := l.Reproduction
+	if r == nil {
+		return
+	}
 	prompt, completion := l.DesignTokens()
 	switch {
 	case r.Skipped != "":
-		fmt.Fprintf(b, "Reproduction (%s): none written, because %s.\n\n", r.Mode, r.Skipped)
+		fmt.Fprintf(m, "Reproduction (%s): none written, because %s.\n\n", r.Mode, r.Skipped)
 		return
 	case r.Accepted:
-		fmt.Fprintf(b, "Reproduction (%s): the test designer's `%s`", r.Mode, r.File)
+		fmt.Fprintf(m, "Reproduction (%s): the test designer's `%s`", r.Mode, r.File)
 	default:
-		fmt.Fprintf(b, "Reproduction (%s): none: %s", r.Mode, r.Stopped)
+		fmt.Fprintf(m, "Reproduction (%s): none: %s", r.Mode, r.Stopped)
 	}
-	fmt.Fprintf(b, " (%d model calls, %d prompt and %d completion tokens).\n\n", len(r.Tries), prompt, completion)
-	for i, t := range r.Tries {
-		switch {
-		case t.Revision && t.Problem == "":
-			fmt.Fprintf(b, "- answer %d revised the test, after the programmer's attempts kept failing it alone\n", i+1)
-		case t.Revision:
-			fmt.Fprintf(b, "- answer %d, asked to revise the test, changed nothing: %s\n", i+1, cell(t.Problem))
-		case t.Problem != "":
-			fmt.Fprintf(b, "- answer %d refused: %s\n", i+1, cell(t.Problem))
-		}
-	}
+	fmt.Fprintf(m, " (%d model calls, %d prompt and %d completion tokens).\n\n", len(r.Tries), prompt, completion)
+	m.designTries(r.Tries)
 	if r.Accepted {
-		b.WriteString("\n<details><summary>The reproducing test</summary>\n\n")
-		writeFenced(b, "python", r.Content)
-		b.WriteString("</details>\n\n")
+		m.WriteString("\n<details><summary>The reproducing test</summary>\n\n")
+		writeFenced(&m.Builder, "python", r.Content)
+		m.WriteString("</details>\n\n")
 	} else if len(r.Tries) > 0 {
-		b.WriteString("\n")
+		m.WriteString("\n")
 	}
 }
 
-// shorten cuts the middle out of an output longer than max bytes (0 means
-// MarkdownOutputCap), keeping its head and tail; with runeSafe the cuts
-// fall between UTF-8 sequences.
-func shorten(out string, max int, runeSafe bool) string {
-	if max <= 0 {
-		max = MarkdownOutputCap
+// designTries lists the test designer's answers that revised the test or
+// were refused.
+func (m *markdown) designTries(tries []DesignTry) {
+	for i, t := range tries {
+		switch {
+		case t.Revision && t.Problem == "":
+			fmt.Fprintf(m, "- answer %d revised the test, after the programmer's attempts kept failing it alone\n", i+1)
+		case t.Revision:
+			fmt.Fprintf(m, "- answer %d, asked to revise the test, changed nothing: %s\n", i+1, cell(t.Problem))
+		case t.Problem != "":
+			fmt.Fprintf(m, "- answer %d refused: %s\n", i+1, cell(t.Problem))
+		}
 	}
+}
+
+// shorten cuts the middle out of an output longer than max bytes,
+// keeping its head and tail; the cuts fall between UTF-8 sequences.
+func shorten(out string, max int) string {
 	if len(out) <= max {
 		return out
 	}
 	head, tail := max/2, len(out)-max/2
-	if runeSafe {
-		for head > 0 && !utf8.RuneStart(out[head]) {
-			head--
-		}
-		for tail < len(out) && !utf8.RuneStart(out[tail]) {
-			tail++
-		}
+	for head > 0 && !utf8.RuneStart(out[head]) {
+		head--
+	}
+	for tail < len(out) && !utf8.RuneStart(out[tail]) {
+		tail++
 	}
 	return out[:head] + "\n[... output shortened ...]\n" + out[tail:]
 }
