@@ -308,21 +308,20 @@ func (m *markdown) baseline(bl *Baseline) {
 	if bl == nil {
 		return
 	}
-	b := &m.Builder
 	runs := make([]string, len(bl.Runs))
 	for i, r := range bl.Runs {
 		runs[i] = fmt.Sprintf("%s in %s", runVerdict(r), r.Duration.Round(time.Millisecond))
 	}
-	fmt.Fprintf(b, "Baseline: %s. Runs on the untouched tree: %s.\n\n", bl.Plan, strings.Join(runs, "; "))
+	fmt.Fprintf(m, "Baseline: %s. Runs on the untouched tree: %s.\n\n", bl.Plan, strings.Join(runs, "; "))
 	if bl.Fallback != "" {
-		fmt.Fprintf(b, "**Only the exit status counts:** %s.\n\n", bl.Fallback)
+		fmt.Fprintf(m, "**Only the exit status counts:** %s.\n\n", bl.Fallback)
 		return
 	}
-	fmt.Fprintf(b, "%d tests ran on the untouched tree; %d already failing, %d flaky.", bl.Tests, len(bl.Failing), len(bl.Flaky))
+	fmt.Fprintf(m, "%d tests ran on the untouched tree; %d already failing, %d flaky.", bl.Tests, len(bl.Failing), len(bl.Flaky))
 	if len(bl.Targets) > 0 {
-		fmt.Fprintf(b, " Target tests (%s): %s.", bl.TargetsFrom, "`"+strings.Join(bl.Targets, "`, `")+"`")
+		fmt.Fprintf(m, " Target tests (%s): %s.", bl.TargetsFrom, "`"+strings.Join(bl.Targets, "`, `")+"`")
 	}
-	b.WriteString("\n\n")
+	m.WriteString("\n\n")
 }
 
 // reproduction says what the test designer did: the test it wrote and
