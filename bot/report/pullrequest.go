@@ -115,15 +115,7 @@ func passVerdict(log *attemptlog.Log) string {
 	if log.TestCommand != "" {
 		tests += " (" + code(log.TestCommand) + ")"
 	}
-	return fmt.Sprintf("%s at attempt %d (%s), after %s.", tests, log.AttemptIndex, attemptName(log.AttemptIndex), plural(log.ModelCalls(), "model call"))
-}
-
-// attemptName names attempt k as the attempt log does.
-func attemptName(k int) string {
-	if k == 0 {
-		return "the first generation"
-	}
-	return fmt.Sprintf("fix %d", k)
+	return fmt.Sprintf("%s at attempt %d (%s), after %s.", tests, log.AttemptIndex, attemptlog.AttemptName(log.AttemptIndex), plural(log.ModelCalls(), "model call"))
 }
 
 func stopReason(log *attemptlog.Log) string {

@@ -112,7 +112,7 @@ func (m *markdown) summary(l *Log) {
 // verdict is the summary's first sentence: proven, unproven, passing or
 // not.
 func verdict(l *Log) string {
-	k, name := l.AttemptIndex, attemptName(l.AttemptIndex)
+	k, name := l.AttemptIndex, AttemptName(l.AttemptIndex)
 	switch {
 	case l.Outcome == Solved:
 		return fmt.Sprintf("**Solved** at attempt %d (%s): the tests that show the issue pass now, and no test that passed before fails.", k, name)
@@ -444,7 +444,8 @@ func runVerdict(r *Run) string {
 	return r.Reason
 }
 
-func attemptName(k int) string {
+// AttemptName names attempt k: "the first generation", or "fix k".
+func AttemptName(k int) string {
 	if k == 0 {
 		return "the first generation"
 	}
