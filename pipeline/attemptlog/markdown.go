@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/capsulehq/capsule/internal/markdown"
 )
 
 // MarkdownOutputCap caps the run output shown per attempt, in bytes; the
@@ -67,7 +69,7 @@ func (l *Log) WriteMarkdown(w io.Writer) error {
 // WriteMarkdownWith renders the log as WriteMarkdown does, leaving out
 // what opts says, and reports what it left out.
 func (l *Log) WriteMarkdownWith(w io.Writer, opts MarkdownOptions) (Omitted, error) {
-	m := markdown{opts: opts}
+	m := rendering{opts: opts}
 	m.summary(l)
 	m.proof(l)
 	m.baseline(l.Baseline)
@@ -85,17 +87,17 @@ func (l *Log) WriteMarkdownWith(w io.Writer, opts MarkdownOptions) (Omitted, err
 	return m.omitted, err
 }
 
-// markdown is one rendering of a log: the text so far, what to leave
+// rendering is one Markdown rendering of a log: the text so far, what to leave
 // out, and what was left out. Only the sections a rendering may shorten
 // read opts.
-type markdown struct {
+type rendering struct {
 	strings.Builder
 	opts    MarkdownOptions
 	omitted Omitted
 }
 
 // trim is what the rendering leaves out of attempt i.
-func (m *markdown) trim(i int) AttemptTrim {
+func (m *rendering) trim(i int) AttemptTrim {
 	if i < len(m.opts.Attempts) {
 		return m.opts.Attempts[i]
 	}
@@ -103,7 +105,7 @@ func (m *markdown) trim(i int) AttemptTrim {
 }
 
 // summary says how the loop ended and what it spent.
-func (m *markdown) summary(l *Log) {
+func (m *rendering) summary(l *Log) {
 	prompt, completion := l.Tokens()
 	fmt.Fprintf(m, "%s %d model calls, %d prompt and %d completion tokens, %s in all.\n\n",
 		verdict(l), l.ModelCalls(), prompt, completion, l.Duration.Round(time.Millisecond))
@@ -125,14 +127,14 @@ func verdict(l *Log) string {
 }
 
 // proof writes the gate's proof table, unless the text shows it itself.
-func (m *markdown) proof(l *Log) {
+func (m *rendering) proof(l *Log) {
 	if v := l.Proof(); v != nil && !m.opts.NoProof {
 		m.WriteString(v.ProofTable() + "\n")
 	}
 }
 
 // tests names the test command and how it was chosen.
-func (m *markdown) tests(l *Log) {
+func (m *rendering) tests(l *Log) {
 	if l.TestCommand != "" {
 		fmt.Fprintf(m, "Tests: `%s` (%s).\n\n", l.TestCommand, nonEmpty(l.TestReason, "configured"))
 	}
@@ -140,7 +142,7 @@ func (m *markdown) tests(l *Log) {
 
 // context says how much of its budget the model's context used, and
 // lists its files folded away.
-func (m *markdown) context(c *Context) {
+func (m *rendering) context(c *Context) {
 	if c == nil {
 		return
 	}
@@ -167,7 +169,7 @@ func (m *markdown) context(c *Context) {
 }
 
 // setup says how the set-up command went.
-func (m *markdown) setup(r *Run) {
+func (m *rendering) setup(r *Run) {
 	if r != nil {
 		fmt.Fprintf(m, "Set-up: `%s` in `%s`: %s.\n\n", shellJoin(r.Command), r.Image, runVerdict(r))
 	}
@@ -175,7 +177,7 @@ func (m *markdown) setup(r *Run) {
 
 // table writes one row per attempt, then says which attempts it left
 // out and whose details are left out.
-func (m *markdown) table(attempts []Attempt) {
+func (m *rendering) table(attempts []Attempt) {
 	m.WriteString("| attempt | mode | result | feedback | tokens (prompt/completion) | model | tests |\n")
 	m.WriteString("| --- | --- | --- | --- | --- | --- | --- |\n")
 	for i := range attempts {
@@ -198,7 +200,7 @@ func (m *markdown) table(attempts []Attempt) {
 }
 
 // row writes the attempt's row in the table of attempts.
-func (m *markdown) row(a *Attempt) {
+func (m *rendering) row(a *Attempt) {
 	result, testTime := "no code", "-"
 	if a.Run != nil {
 		result = "pass"
@@ -213,7 +215,7 @@ func (m *markdown) row(a *Attempt) {
 }
 
 // details writes the attempt's folded details, leaving out what t says.
-func (m *markdown) details(a *Attempt, t AttemptTrim) {
+func (m *rendering) details(a *Attempt, t AttemptTrim) {
 	fmt.Fprintf(m, "\n<details><summary>Attempt %d (%s)</summary>\n\n", a.Index, a.Mode)
 	m.facts(a)
 	m.code(a, t.Code)
@@ -225,7 +227,7 @@ func (m *markdown) details(a *Attempt, t AttemptTrim) {
 // facts writes the short parts of an attempt, which are never left out:
 // the test command, the files changed, the edits refused and the example
 // calls removed.
-func (m *markdown) facts(a *Attempt) {
+func (m *rendering) facts(a *Attempt) {
 	if a.Run != nil {
 		fmt.Fprintf(m, "Command `%s` in image `%s`: exit status %d.\n\n", shellJoin(a.Run.Command), a.Run.Image, a.Run.ExitCode)
 	}
@@ -248,7 +250,7 @@ func (m *markdown) facts(a *Attempt) {
 }
 
 // code writes the attempt's patch, or its code in function mode.
-func (m *markdown) code(a *Attempt, leaveOut bool) {
+func (m *rendering) code(a *Attempt, leaveOut bool) {
 	name, lang, text := "Patch", "diff", a.Patch
 	if text == "" {
 		name, lang, text = "Code", "python", a.Code
@@ -258,25 +260,25 @@ func (m *markdown) code(a *Attempt, leaveOut bool) {
 	case leaveOut:
 		m.leftOut(&m.omitted.Code, a.Index, name, text)
 	default:
-		writeFenced(&m.Builder, lang, text)
+		m.WriteString(markdown.Fence(lang, text) + "\n\n")
 	}
 }
 
 // feedback writes what the model was told about the attempt.
-func (m *markdown) feedback(a *Attempt, leaveOut bool) {
+func (m *rendering) feedback(a *Attempt, leaveOut bool) {
 	switch {
 	case a.Feedback == "":
 	case leaveOut:
 		m.leftOut(&m.omitted.Feedback, a.Index, "Feedback to the model", a.Feedback)
 	default:
 		m.WriteString("Feedback to the model:\n\n")
-		writeFenced(&m.Builder, "text", a.Feedback)
+		m.WriteString(markdown.Fence("text", a.Feedback) + "\n\n")
 	}
 }
 
 // output writes the test output, shortened to t.MaxOutput bytes
 // (MarkdownOutputCap when not positive).
-func (m *markdown) output(a *Attempt, t AttemptTrim) {
+func (m *rendering) output(a *Attempt, t AttemptTrim) {
 	if a.Run == nil || a.Run.Output == "" {
 		return
 	}
@@ -289,7 +291,7 @@ func (m *markdown) output(a *Attempt, t AttemptTrim) {
 		return
 	}
 	m.WriteString("Test output:\n\n")
-	writeFenced(&m.Builder, "text", shorten(out, max))
+	m.WriteString(markdown.Fence("text", shorten(out, max)) + "\n\n")
 	if max < MarkdownOutputCap && len(out) > max {
 		m.omitted.Output = append(m.omitted.Output, a.Index)
 	}
@@ -297,14 +299,14 @@ func (m *markdown) output(a *Attempt, t AttemptTrim) {
 
 // leftOut writes the line that stands in for a part left out of attempt
 // index, and notes the attempt in list.
-func (m *markdown) leftOut(list *[]int, index int, name, text string) {
+func (m *rendering) leftOut(list *[]int, index int, name, text string) {
 	fmt.Fprintf(m, "%s left out (%s).\n\n", name, lineCount(text))
 	*list = append(*list, index)
 }
 
 // baseline says how the untouched tree's tests went and what the gate
 // compares with, or why only the exit status counts.
-func (m *markdown) baseline(bl *Baseline) {
+func (m *rendering) baseline(bl *Baseline) {
 	if bl == nil {
 		return
 	}
@@ -326,7 +328,7 @@ func (m *markdown) baseline(bl *Baseline) {
 
 // reproduction says what the test designer did: the test it wrote and
 // each refused answer's reason, or why it was not asked.
-func (m *markdown) reproduction(l *Log) {
+func (m *rendering) reproduction(l *Log) {
 	r := l.Reproduction
 	if r == nil {
 		return
@@ -345,7 +347,7 @@ func (m *markdown) reproduction(l *Log) {
 	m.designTries(r.Tries)
 	if r.Accepted {
 		m.WriteString("\n<details><summary>The reproducing test</summary>\n\n")
-		writeFenced(&m.Builder, "python", r.Content)
+		m.WriteString(markdown.Fence("python", r.Content) + "\n\n")
 		m.WriteString("</details>\n\n")
 	} else if len(r.Tries) > 0 {
 		m.WriteString("\n")
@@ -354,7 +356,7 @@ func (m *markdown) reproduction(l *Log) {
 
 // designTries lists the test designer's answers that revised the test or
 // were refused.
-func (m *markdown) designTries(tries []DesignTry) {
+func (m *rendering) designTries(tries []DesignTry) {
 	for i, t := range tries {
 		switch {
 		case t.Revision && t.Problem == "":
@@ -450,15 +452,6 @@ func AttemptName(k int) string {
 		return "the first generation"
 	}
 	return fmt.Sprintf("fix %d", k)
-}
-
-// writeFenced writes text in a fence longer than any backtick run inside.
-func writeFenced(b *strings.Builder, lang, text string) {
-	fence := "```"
-	for strings.Contains(text, fence) {
-		fence += "`"
-	}
-	fmt.Fprintf(b, "%s%s\n%s\n%s\n\n", fence, lang, strings.TrimRight(text, "\n"), fence)
 }
 
 // cell makes text safe for one Markdown table cell.

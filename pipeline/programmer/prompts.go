@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/capsulehq/capsule/internal/markdown"
 	"github.com/capsulehq/capsule/pipeline/chat"
 )
 
@@ -171,30 +172,14 @@ func FormatFiles(files []File) string {
 			}
 			body = b.String()
 		}
-		sections[i] = "### File: " + f.Path + "\n" + fence(lang, body)
+		sections[i] = "### File: " + f.Path + "\n" + markdown.Fence(lang, body)
 	}
 	return strings.Join(sections, "\n\n")
 }
 
 // formatCode renders Python code in the function-level answer format.
 func formatCode(code string) string {
-	return "### Code\n" + fence("python", code)
-}
-
-// fence wraps code in a fenced block whose fence is longer than any run of
-// backticks inside it.
-func fence(lang, code string) string {
-	longest, run := 0, 0
-	for _, r := range code {
-		if r != '`' {
-			run = 0
-			continue
-		}
-		run++
-		longest = max(longest, run)
-	}
-	f := strings.Repeat("`", max(3, longest+1))
-	return f + lang + "\n" + strings.TrimRight(code, "\n") + "\n" + f
+	return "### Code\n" + markdown.Fence("python", code)
 }
 
 // trimBlock drops blank lines around s and trailing spaces, but keeps the
