@@ -17,12 +17,13 @@ import (
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/edits"
 	"github.com/capsulehq/capsule/pipeline/programmer"
+	"github.com/capsulehq/capsule/pipeline/reposolve"
 )
 
 // solverFunc is a Solver in a function.
-type solverFunc func(context.Context, Task) (*pipeline.RepoOutcome, error)
+type solverFunc func(context.Context, reposolve.Task) (*pipeline.RepoOutcome, error)
 
-func (f solverFunc) Solve(ctx context.Context, t Task) (*pipeline.RepoOutcome, error) {
+func (f solverFunc) Solve(ctx context.Context, t reposolve.Task) (*pipeline.RepoOutcome, error) {
 	return f(ctx, t)
 }
 
@@ -41,7 +42,7 @@ func outcome(o attemptlog.Outcome, es ...edits.Edit) *pipeline.RepoOutcome {
 // solves is a solver that checks its task (the issue's text, the fetched
 // tree), reports a failed and a passing attempt, and returns o.
 func solves(o *pipeline.RepoOutcome) solverFunc {
-	return func(_ context.Context, t Task) (*pipeline.RepoOutcome, error) {
+	return func(_ context.Context, t reposolve.Task) (*pipeline.RepoOutcome, error) {
 		if t.Title != "add subtracts" || t.Body != "add(1, 2) gives -1" || t.ID != "issue-12" {
 			return nil, fmt.Errorf("task = %+v, not the issue's", t)
 		}
@@ -56,7 +57,7 @@ func solves(o *pipeline.RepoOutcome) solverFunc {
 
 // fails is a solver that fails with err.
 func fails(err error) solverFunc {
-	return func(context.Context, Task) (*pipeline.RepoOutcome, error) { return nil, err }
+	return func(context.Context, reposolve.Task) (*pipeline.RepoOutcome, error) { return nil, err }
 }
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -274,8 +275,8 @@ func TestRunDecisions(t *testing.T) {
 		},
 		{
 			name:   "no test command is a configuration failure",
-			solver: fails(fmt.Errorf("%w: no test command found: set test_command", ErrConfig)),
-			phase:  report.Failed, errIs: ErrConfig, status: "no test command found", labels: []string{LabelFailed},
+			solver: fails(fmt.Errorf("%w: no test command found: set test_command", reposolve.ErrConfig)),
+			phase:  report.Failed, errIs: reposolve.ErrConfig, status: "no test command found", labels: []string{LabelFailed},
 		},
 		{
 			name:    "a repository the token cannot see fails at once",
@@ -319,7 +320,7 @@ func TestRunDecisions(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f, target := setUp(t, tt.prepare, tt.target)
 			r := &Runner{Version: "test", Logger: quiet(), WorkDir: t.TempDir()}
-			r.Solver = solverFunc(func(context.Context, Task) (*pipeline.RepoOutcome, error) {
+			r.Solver = solverFunc(func(context.Context, reposolve.Task) (*pipeline.RepoOutcome, error) {
 				t.Error("the solver ran")
 				return nil, errors.New("the solver must not run")
 			})
@@ -381,7 +382,7 @@ func TestRunDecisions(t *testing.T) {
 func TestRunStoppedLeavesGitHub(t *testing.T) {
 	f := newFakeGitHub(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &Runner{Logger: quiet(), WorkDir: t.TempDir(), Solver: solverFunc(func(ctx context.Context, _ Task) (*pipeline.RepoOutcome, error) {
+	r := &Runner{Logger: quiet(), WorkDir: t.TempDir(), Solver: solverFunc(func(ctx context.Context, _ reposolve.Task) (*pipeline.RepoOutcome, error) {
 		cancel()
 		return nil, ctx.Err()
 	})}

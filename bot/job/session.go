@@ -14,6 +14,7 @@ import (
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
+	"github.com/capsulehq/capsule/pipeline/reposolve"
 )
 
 // session is one run of a job.
@@ -161,7 +162,7 @@ func (s *session) work(ctx context.Context, branch string, cfg repoconfig.Config
 	}
 	s.treeDir = dir
 
-	outcome, err := s.runner.Solver.Solve(ctx, Task{
+	outcome, err := s.runner.Solver.Solve(ctx, reposolve.Task{
 		ID: fmt.Sprintf("issue-%d", s.t.Issue), Dir: dir, Config: cfg,
 		Title: issue.Title, Body: issue.Body,
 		Progress: func(e pipeline.Event) { s.progress(ctx, e) },

@@ -1,159 +1,16 @@
 package job
 
 import (
-	"cmp"
 	"context"
-	"errors"
-	"fmt"
-	"log/slog"
 
 	"github.com/capsulehq/capsule/pipeline"
-	"github.com/capsulehq/capsule/pipeline/repoconfig"
-	"github.com/capsulehq/capsule/sandbox"
-	"github.com/capsulehq/capsule/sandbox/image"
+	"github.com/capsulehq/capsule/pipeline/reposolve"
 )
 
-// Task is an issue to solve in a fetched tree.
-type Task struct {
-	ID          string
-	Dir         string // the tree; the solver never writes it
-	Config      repoconfig.Config
-	Title, Body string
-	Progress    func(pipeline.Event)
-	// Logger hears what the plan changed of the configuration; nil means
-	// slog.Default().
-	Logger *slog.Logger
-}
-
-// Solver runs repo mode on a task.
+// Solver runs repo mode on a task; *reposolve.Sandboxed is the one the
+// App and the Action use.
 type Solver interface {
 	// Solve returns the outcome (possibly partial) and an error when the
-	// model or the sandbox failed.
-	Solve(ctx context.Context, t Task) (*pipeline.RepoOutcome, error)
-}
-
-// Overrides are the operator's settings that win over the repository's
-// configuration, and are not capped; negative counts, zero sizes and empty
-// strings leave the configuration's.
-type Overrides struct {
-	TestCommand   string
-	Image         string
-	MaxAttempts   int
-	History       int
-	Feedback      pipeline.FeedbackMode
-	ContextBudget int
-	Memory        int64   // bytes of memory of the tests
-	CPUs          float64 // cores of the tests
-	Disk          int64   // bytes the tests may write
-	// Reproduce replaces the configuration's reproduce when set.
-	Reproduce string
-}
-
-// NoOverrides leaves every setting to the repository's configuration.
-func NoOverrides() Overrides { return Overrides{MaxAttempts: -1, History: -1} }
-
-// Sandboxed solves in the Docker sandbox with a model.
-type Sandboxed struct {
-	Engine    *sandbox.Engine
-	Model     pipeline.Model
-	ModelName string
-	// TestModel is the test designer's model, the operator's choice; nil
-	// means Model.
-	TestModel pipeline.Model
-	Overrides Overrides
-	Maxima    Maxima
-}
-
-// Plan is a task's settings resolved from the configuration, the
-// operator's maxima and the overrides: what the loop will run.
-type Plan struct {
-	Task     pipeline.RepoTask
-	Settings pipeline.Settings
-	Image    string
-	Limits   sandbox.Limits
-	// Capped notes each value of the configuration cut to the operator's
-	// maximum.
-	Capped []string
-}
-
-// NewPlan resolves a task's settings: the repository's configuration,
-// capped by the maxima (the zero Maxima means DefaultMaxima), then the
-// overrides.
-func NewPlan(t Task, o Overrides, m Maxima) (Plan, error) {
-	if m == (Maxima{}) {
-		m = DefaultMaxima()
-	}
-	if err := m.Validate(); err != nil {
-		return Plan{}, err
-	}
-	cfg, capped := m.Cap(t.Config)
-	task := pipeline.RepoTask{
-		ID: t.ID, Title: t.Title, Body: t.Body, Repo: t.Dir,
-		Setup: cfg.Setup, SetupNetwork: cfg.Network, TestTimeout: cfg.Timeout,
-		ContextBudget: o.ContextBudget,
-		Protected:     func(p string) (string, bool) { return repoconfig.Protected(p, cfg.Protected) },
-		MaxFiles:      m.AnswerFiles,
-
-		AllowTestInfrastructure: cfg.AllowTestInfrastructureChanges,
-		ReproduceTries:          cfg.ReproduceTries,
-	}
-	var err error
-	if task.Reproduce, err = pipeline.ParseReproduce(cmp.Or(o.Reproduce, cfg.Reproduce)); err != nil {
-		return Plan{}, err
-	}
-	task.TestCommand, task.TestReason = o.TestCommand, "from --test-cmd"
-	if task.TestCommand == "" {
-		if task.TestCommand, task.TestReason, err = cfg.TestCommand(t.Dir); err != nil {
-			return Plan{}, err
-		}
-	}
-	s := pipeline.DefaultSettings()
-	s.MaxAttempts, s.History = pick(o.MaxAttempts, cfg.MaxAttempts), pick(o.History, cfg.History)
-	if o.Feedback != "" {
-		s.Feedback = o.Feedback
-	}
-	s.Progress = t.Progress
-	limits := sandbox.DefaultLimits()
-	limits.Timeout = cfg.Timeout
-	limits.Network = cfg.Network && cfg.Setup != ""
-	limits.Memory = cmp.Or(o.Memory, cfg.Memory)
-	limits.CPUs = cmp.Or(o.CPUs, cfg.CPUs)
-	limits.Disk = cmp.Or(o.Disk, cfg.Disk)
-	img := cmp.Or(o.Image, cfg.Image, image.Default())
-	s.Image = img
-	return Plan{Task: task, Settings: s, Image: img, Limits: limits, Capped: capped}, nil
-}
-
-// Solve runs the loop in a new sandbox session.
-func (x *Sandboxed) Solve(ctx context.Context, t Task) (*pipeline.RepoOutcome, error) {
-	plan, err := NewPlan(t, x.Overrides, x.Maxima)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
-	}
-	log := cmp.Or(t.Logger, slog.Default())
-	for _, note := range plan.Capped {
-		log.Warn("repository setting capped", "note", note)
-	}
-	plan.Settings.Model = x.ModelName
-	if err := x.Engine.EnsureImage(ctx, plan.Image, plan.Image != image.Default()); err != nil {
-		return nil, err
-	}
-	box, err := x.Engine.NewSession(ctx, sandbox.Spec{Image: plan.Image, Workspace: t.Dir, Exclude: []string{".git"}, Limits: plan.Limits})
-	if err != nil {
-		return nil, err
-	}
-	defer box.Close()
-	plan.Task.TestModel = x.TestModel
-	return pipeline.SolveRepo(ctx, x.Model, box, plan.Task, plan.Settings)
-}
-
-// ErrConfig marks a task the repository's configuration makes impossible,
-// such as no test command found.
-var ErrConfig = errors.New("configuration")
-
-func pick(v, fallback int) int {
-	if v >= 0 {
-		return v
-	}
-	return fallback
+	// configuration, the model or the sandbox failed.
+	Solve(ctx context.Context, t reposolve.Task) (*pipeline.RepoOutcome, error)
 }

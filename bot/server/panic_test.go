@@ -15,13 +15,14 @@ import (
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/edits"
+	"github.com/capsulehq/capsule/pipeline/reposolve"
 )
 
 // panicsOnce is a solver whose first job panics and whose later jobs
 // solve the issue.
 type panicsOnce struct{ calls atomic.Int32 }
 
-func (p *panicsOnce) Solve(context.Context, job.Task) (*pipeline.RepoOutcome, error) {
+func (p *panicsOnce) Solve(context.Context, reposolve.Task) (*pipeline.RepoOutcome, error) {
 	if p.calls.Add(1) == 1 {
 		var stats []int
 		_ = stats[3] // index out of range

@@ -23,6 +23,7 @@ import (
 	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/internal/webhooktest"
 	"github.com/capsulehq/capsule/pipeline/programmer"
+	"github.com/capsulehq/capsule/pipeline/reposolve"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -106,7 +107,7 @@ func newWorld(t *testing.T, script fakeopenai.Script, o worldOptions) *world {
 	logger := quietLogger()
 	solver := o.solver
 	if solver == nil {
-		solver = &job.Sandboxed{Engine: sandboxtest.Engine(t), Model: client, ModelName: "test-model", Overrides: job.NoOverrides()}
+		solver = &reposolve.Sandboxed{Engine: sandboxtest.Engine(t), Model: client, ModelName: "test-model", Overrides: reposolve.NoOverrides()}
 	}
 	w.server, err = New(Config{
 		Store: w.store, Clients: apps, Secret: secret, Workers: 1, Logger: logger, Grace: o.grace,

@@ -22,6 +22,7 @@ import (
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/programmer"
+	"github.com/capsulehq/capsule/pipeline/reposolve"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/image"
 )
@@ -183,9 +184,6 @@ func action(ctx context.Context, env *environment, wf workflow) (int, error) {
 	if err := limits.fromEnv(); err != nil {
 		return 0, err
 	}
-	if err := limits.check(); err != nil {
-		return 0, err
-	}
 	cfg := programmer.ConfigFromEnv()
 	cfg.Model, cfg.BaseURL, cfg.APIKey = cmp.Or(in.model, cfg.Model), cmp.Or(in.baseURL, cfg.BaseURL), cmp.Or(in.apiKey, cfg.APIKey)
 	cfg.MaxAnswerBytes = limits.answerBytes
@@ -215,9 +213,9 @@ func action(ctx context.Context, env *environment, wf workflow) (int, error) {
 	}
 	fmt.Fprintln(env.stdout, "capsule: "+strings.TrimSpace(built.Describe(image.Default())))
 
-	overrides := job.NoOverrides()
+	overrides := reposolve.NoOverrides()
 	overrides.MaxAttempts = in.maxAttempts
-	runner.Solver = &job.Sandboxed{Engine: eng, Model: model, ModelName: model.Config().Model, TestModel: testModel, Overrides: overrides, Maxima: limits.max}
+	runner.Solver = &reposolve.Sandboxed{Engine: eng, Model: model, ModelName: model.Config().Model, TestModel: testModel, Overrides: overrides, Maxima: limits.max}
 	fmt.Fprintf(env.stdout, "capsule: %s, asked by %s (%s)\n", target.Name(), req.Sender, req.Trigger)
 	res, runErr := runner.Run(ctx, gh, target, job.Hooks{
 		Attempt: func(e pipeline.Event) { printAttempt(wf, e) },

@@ -22,12 +22,11 @@ import (
 func runBench(ctx context.Context, env *environment, args []string) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	var (
-		mf       modelFlags
-		cfg      bench.Config
-		format   = fs.String("format", "auto", "dataset format: "+formatList())
-		tasks    = fs.String("tasks", "", "comma-separated task IDs to run")
-		feedback = fs.String("feedback", string(pipeline.FeedbackRefined), "feedback to the model: refined or raw (the ablation)")
-		list     = fs.Bool("list", false, "print the datasets shipped with Capsule and exit")
+		mf     modelFlags
+		cfg    bench.Config
+		format = fs.String("format", "auto", "dataset format: "+formatList())
+		tasks  = fs.String("tasks", "", "comma-separated task IDs to run")
+		list   = fs.Bool("list", false, "print the datasets shipped with Capsule and exit")
 	)
 	mf.register(fs)
 	cfg.Loop = pipeline.DefaultSettings()
@@ -37,6 +36,7 @@ func runBench(ctx context.Context, env *environment, args []string) int {
 	fs.StringVar(&cfg.Out, "out", "", "output directory; a rerun with the same directory resumes (required)")
 	fs.IntVar(&cfg.Loop.MaxAttempts, "max-attempts", pipeline.DefaultMaxAttempts, "fix attempts after the first generation")
 	fs.IntVar(&cfg.Loop.History, "history", cfg.Loop.History, "earlier (code, feedback) pairs kept in fix calls")
+	fs.Var((*feedbackFlag)(&cfg.Loop.Feedback), "feedback", "feedback to the model, a `MODE`: refined or raw (the ablation)")
 	fs.DurationVar(&cfg.Loop.TestCPU, "test-cpu", pipeline.DefaultTestCPU, "CPU-time limit of one test run, the least any problem gets (whole seconds)")
 	fs.DurationVar(&cfg.Loop.TestCPU, "test-timeout", pipeline.DefaultTestCPU, "former name of --test-cpu")
 	fs.Float64Var(&cfg.CPUFactor, "cpu-factor", bench.DefaultCPUFactor, "a problem's CPU-time limit is this times its reference solution's CPU time when that is more than --test-cpu (0: do not measure the references)")
@@ -66,9 +66,6 @@ func runBench(ctx context.Context, env *environment, args []string) int {
 	var err error
 	if cfg.Format, err = dataset.ParseFormat(*format); err != nil {
 		return fail(env, fmt.Errorf("%w: --format: %w", errUsage, err))
-	}
-	if cfg.Loop.Feedback, err = pipeline.ParseFeedbackMode(*feedback); err != nil {
-		return fail(env, fmt.Errorf("%w: --feedback: %w", errUsage, err))
 	}
 	if cfg.CPUFactor < 0 {
 		return fail(env, fmt.Errorf("%w: --cpu-factor must not be negative", errUsage))

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/repocontext"
+	"github.com/capsulehq/capsule/pipeline/reposolve"
 )
 
 // contextReportHeading separates the context from the report after it.
@@ -39,8 +39,8 @@ func runContext(_ context.Context, env *environment, args []string) int {
 	}
 	// The plan is solve's, so the context is too; no test runs here, so
 	// none needs to be found.
-	plan, err := job.NewPlan(local,
-		job.Overrides{TestCommand: "true", ContextBudget: *budget}, job.Maxima{})
+	plan, err := reposolve.NewPlan(local,
+		reposolve.Overrides{TestCommand: "true", ContextBudget: *budget}, reposolve.Maxima{})
 	if err != nil {
 		return fail(env, fmt.Errorf("%w: %w", errUsage, err))
 	}

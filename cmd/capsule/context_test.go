@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/internal/goldenfile"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
+	"github.com/capsulehq/capsule/pipeline/reposolve"
 )
 
 // largeRepo is repocontext's fixture with a module too large to show
@@ -35,7 +35,7 @@ func TestContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := job.NewPlan(job.Task{Dir: largeRepo, Config: cfg, Title: title, Body: body}, job.Overrides{TestCommand: "pytest", ContextBudget: 2200}, job.Maxima{})
+	plan, err := reposolve.NewPlan(reposolve.Task{Dir: largeRepo, Config: cfg, Title: title, Body: body}, reposolve.Overrides{TestCommand: "pytest", ContextBudget: 2200}, reposolve.Maxima{})
 	if err != nil {
 		t.Fatal(err)
 	}

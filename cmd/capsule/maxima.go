@@ -6,15 +6,15 @@ import (
 	"io"
 	"os"
 
-	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/pipeline/programmer"
+	"github.com/capsulehq/capsule/pipeline/reposolve"
 	"github.com/capsulehq/capsule/sandbox"
 )
 
 // operatorLimits are the operator's maxima over what a repository's
 // .github/capsule.yml may ask for, and the bounds on the model's answers.
 type operatorLimits struct {
-	max         job.Maxima
+	max         reposolve.Maxima
 	answerBytes int64
 }
 
@@ -34,7 +34,7 @@ var operatorLimitEnv = []struct{ flag, env string }{
 // register adds the limits' flags to fs, with the defaults, and then
 // takes each from its environment variable when that is set.
 func (l *operatorLimits) register(fs *flag.FlagSet) error {
-	d := job.DefaultMaxima()
+	d := reposolve.DefaultMaxima()
 	l.max, l.answerBytes = d, programmer.DefaultMaxAnswerBytes
 	fs.IntVar(&l.max.Attempts, "max-attempts", d.Attempts, "most fix attempts a repository's max_attempts may ask for ($CAPSULE_MAX_ATTEMPTS)")
 	fs.DurationVar(&l.max.Timeout, "max-timeout", d.Timeout, "longest test run a repository's timeout may ask for ($CAPSULE_MAX_TIMEOUT)")
@@ -56,11 +56,14 @@ func (l *operatorLimits) register(fs *flag.FlagSet) error {
 }
 
 // fromEnv reads the limits from the environment alone, for the commands
-// whose flags do not carry them (solve, action).
+// whose flags do not carry them (solve, action), and checks them.
 func (l *operatorLimits) fromEnv() error {
 	fs := flag.NewFlagSet("limits", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	return l.register(fs)
+	if err := l.register(fs); err != nil {
+		return err
+	}
+	return l.check()
 }
 
 // check reports limits that make no sense.

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/pipeline/programmer"
+	"github.com/capsulehq/capsule/pipeline/reposolve"
 )
 
 func TestOperatorLimits(t *testing.T) {
@@ -28,7 +28,7 @@ func TestOperatorLimits(t *testing.T) {
 				"CAPSULE_MAX_MEMORY": "2g", "CAPSULE_MAX_CPUS": "0.5", "CAPSULE_MAX_DISK": "3g", "CAPSULE_MAX_ANSWER_BYTES": "512k", "CAPSULE_MAX_ANSWER_FILES": "7",
 			},
 			want: func(l *operatorLimits) {
-				l.max = job.Maxima{Attempts: 3, Timeout: 10 * time.Minute, History: 2, Memory: 2 << 30, CPUs: 0.5, Disk: 3 << 30, AnswerFiles: 7, ReproduceTries: 5}
+				l.max = reposolve.Maxima{Attempts: 3, Timeout: 10 * time.Minute, History: 2, Memory: 2 << 30, CPUs: 0.5, Disk: 3 << 30, AnswerFiles: 7, ReproduceTries: 5}
 				l.answerBytes = 512 << 10
 			},
 		},
@@ -71,7 +71,7 @@ func TestOperatorLimits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := operatorLimits{max: job.DefaultMaxima(), answerBytes: programmer.DefaultMaxAnswerBytes}
+			want := operatorLimits{max: reposolve.DefaultMaxima(), answerBytes: programmer.DefaultMaxAnswerBytes}
 			tt.want(&want)
 			if got != want {
 				t.Errorf("limits = %+v, want %+v", got, want)

@@ -18,6 +18,7 @@ import (
 	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/bot/webhook"
 	"github.com/capsulehq/capsule/internal/version"
+	"github.com/capsulehq/capsule/pipeline/reposolve"
 	"github.com/capsulehq/capsule/sandbox/image"
 )
 
@@ -195,7 +196,7 @@ func newServer(ctx context.Context, env *environment, log *slog.Logger, mf *mode
 		return nil, nil, err
 	}
 	cleanup := func() { eng.Close(); st.Close() }
-	overrides := job.NoOverrides()
+	overrides := reposolve.NoOverrides()
 	overrides.Image = ss.image
 	srv, err := server.New(server.Config{
 		Store: st, Clients: apps, Secret: []byte(ss.secret), MaxBodyBytes: ss.maxBody, MaxInFlightBytes: ss.maxInFlight,
@@ -203,7 +204,7 @@ func newServer(ctx context.Context, env *environment, log *slog.Logger, mf *mode
 		Ready: func(ctx context.Context) error { return eng.Ping(ctx) },
 		Model: probe, ModelWait: ss.modelWait, StoreGrace: ss.storeGrace,
 		Runner: &job.Runner{
-			Solver: &job.Sandboxed{Engine: eng, Model: client, ModelName: client.Config().Model, TestModel: testModel,
+			Solver: &reposolve.Sandboxed{Engine: eng, Model: client, ModelName: client.Config().Model, TestModel: testModel,
 				Overrides: overrides, Maxima: ss.limits.max},
 			MinPermission: ss.minPermission, Version: version.Version, Logger: log,
 		},

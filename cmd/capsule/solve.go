@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,11 +12,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/edits"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
+	"github.com/capsulehq/capsule/pipeline/reposolve"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/image"
 )
@@ -31,27 +32,42 @@ const (
 	attemptsMDFile   = "attempts.md"
 )
 
+// solveFlags are the settings of capsule solve.
+type solveFlags struct {
+	model            modelFlags
+	repo, issue, out string
+	apply            bool
+	testModel        *string
+	overrides        reposolve.Overrides
+}
+
+// register adds solve's flags to fs.
+func (f *solveFlags) register(fs *flag.FlagSet) {
+	f.model.register(fs)
+	f.overrides = reposolve.NoOverrides()
+	f.overrides.Feedback = pipeline.FeedbackRefined
+	o := &f.overrides
+	fs.StringVar(&f.repo, "repo", "", "the repository's directory (required)")
+	fs.StringVar(&f.issue, "issue", "", "Markdown file with the issue, or - for standard input: a first `# ` heading is the title (required)")
+	fs.StringVar(&f.out, "out", "", "directory for patch.diff, attempts.json and attempts.md")
+	fs.BoolVar(&f.apply, "apply", false, "write the final files into the repository when the tests pass")
+	fs.StringVar(&o.TestCommand, "test-cmd", "", "test command (overrides .github/capsule.yml and detection)")
+	fs.StringVar(&o.Image, "image", "", "sandbox image (overrides .github/capsule.yml; default "+image.Default()+")")
+	fs.IntVar(&o.MaxAttempts, "max-attempts", -1, "fix attempts after the first generation (default: the repository's config, else 5)")
+	fs.IntVar(&o.History, "history", -1, "earlier (code, feedback) pairs kept in fix calls (default: the repository's config, else 1)")
+	fs.Var((*feedbackFlag)(&o.Feedback), "feedback", "feedback to the model, a `MODE`: refined or raw")
+	fs.IntVar(&o.ContextBudget, "context-budget", 0, "token budget of the repository context (default 24000)")
+	fs.StringVar(&o.Reproduce, "reproduce", "", "auto, required or off: whether the test designer first writes a test that shows the issue (overrides .github/capsule.yml; default auto)")
+	f.testModel = registerTestModel(fs)
+	fs.Var((*byteSize)(&o.Memory), "memory", "memory of the tests, a `SIZE` such as 2g (overrides .github/capsule.yml; default "+sandbox.FormatBytes(sandbox.DefaultMemory)+")")
+	fs.Float64Var(&o.CPUs, "cpus", 0, "CPU cores of the tests (overrides .github/capsule.yml; default 1)")
+	fs.Var((*byteSize)(&o.Disk), "disk", "bytes the tests may write, a `SIZE` such as 2g (overrides .github/capsule.yml; default "+sandbox.FormatBytes(sandbox.DefaultDisk)+")")
+}
+
 func runSolve(ctx context.Context, env *environment, args []string) int {
 	fs := flag.NewFlagSet("solve", flag.ContinueOnError)
-	var mf modelFlags
-	mf.register(fs)
-	repo := fs.String("repo", "", "the repository's directory (required)")
-	issuePath := fs.String("issue", "", "Markdown file with the issue, or - for standard input: a first `# ` heading is the title (required)")
-	out := fs.String("out", "", "directory for patch.diff, attempts.json and attempts.md")
-	apply := fs.Bool("apply", false, "write the final files into the repository when the tests pass")
-	testCmd := fs.String("test-cmd", "", "test command (overrides .github/capsule.yml and detection)")
-	img := fs.String("image", "", "sandbox image (overrides .github/capsule.yml; default "+image.Default()+")")
-	maxAttempts := fs.Int("max-attempts", -1, "fix attempts after the first generation (default: the repository's config, else 5)")
-	history := fs.Int("history", -1, "earlier (code, feedback) pairs kept in fix calls (default: the repository's config, else 1)")
-	feedbackMode := fs.String("feedback", string(pipeline.FeedbackRefined), "feedback to the model: refined or raw")
-	budget := fs.Int("context-budget", 0, "token budget of the repository context (default 24000)")
-	reproduce := fs.String("reproduce", "", "auto, required or off: whether the test designer first writes a test that shows the issue (overrides .github/capsule.yml; default auto)")
-	testModel := registerTestModel(fs)
-	var memory byteSize
-	fs.Var(&memory, "memory", "memory of the tests, a `SIZE` such as 2g (overrides .github/capsule.yml; default "+sandbox.FormatBytes(sandbox.DefaultMemory)+")")
-	cpus := fs.Float64("cpus", 0, "CPU cores of the tests (overrides .github/capsule.yml; default 1)")
-	var disk byteSize
-	fs.Var(&disk, "disk", "bytes the tests may write, a `SIZE` such as 2g (overrides .github/capsule.yml; default "+sandbox.FormatBytes(sandbox.DefaultDisk)+")")
+	var f solveFlags
+	f.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(env.stderr, "Usage: capsule solve --repo DIR --issue FILE|- [--out DIR] [--apply] [flags]\n\nRuns the self-debugging loop on an issue against the repository's own\ntests in the sandbox. Exits 0 when solved (a test showed the issue and\npasses now, with no regressions), 4 when the tests pass but no test showed\nthe issue (unproven), 1 when no attempt passed, 2 on a usage or\nconfiguration error, 3 when the engine or the model cannot be reached.\n\nFlags:")
 		fs.PrintDefaults()
@@ -59,96 +75,110 @@ func runSolve(ctx context.Context, env *environment, args []string) int {
 	if code := parseFlags(fs, env, args); code >= 0 {
 		return code
 	}
-	var limits operatorLimits
-	if err := limits.fromEnv(); err != nil {
-		return fail(env, err)
-	}
-	if err := limits.check(); err != nil {
-		return fail(env, err)
-	}
-	if *repo == "" || *issuePath == "" || fs.NArg() > 0 {
+	if f.repo == "" || f.issue == "" || fs.NArg() > 0 {
 		fmt.Fprintln(env.stderr, "capsule solve: need --repo DIR and --issue FILE (or -), and no other arguments")
 		return exitUsage
 	}
-	local, err := localTask(*repo, *issuePath)
+	outcome, err := f.solve(ctx, env)
 	if err != nil {
 		return fail(env, err)
 	}
-	feedback, err := pipeline.ParseFeedbackMode(*feedbackMode)
+	code := solveVerdict(env, outcome.Log)
+	if code == exitFailure {
+		return code
+	}
+	if err := f.deliver(env, outcome); err != nil {
+		return fail(env, err)
+	}
+	return code
+}
+
+// solve plans the issue (the operator's maxima from the environment, the
+// flags' overrides), runs the plan in the sandbox with the model, and
+// writes the --out files of what it made, even when the run failed.
+func (f *solveFlags) solve(ctx context.Context, env *environment) (*pipeline.RepoOutcome, error) {
+	var limits operatorLimits
+	if err := limits.fromEnv(); err != nil {
+		return nil, err
+	}
+	local, err := localTask(f.repo, f.issue)
 	if err != nil {
-		return fail(env, fmt.Errorf("%w: --feedback: %w", errUsage, err))
+		return nil, err
 	}
-	plan, err := job.NewPlan(local, job.Overrides{
-		TestCommand: *testCmd, Image: *img, MaxAttempts: *maxAttempts, History: *history,
-		Feedback: feedback, ContextBudget: *budget, Memory: int64(memory), CPUs: *cpus, Disk: int64(disk),
-		Reproduce: *reproduce,
-	}, limits.max)
+	local.Progress = func(e pipeline.Event) {
+		fmt.Fprintf(env.stderr, "attempt %d of %d: %s\n", e.Attempt, e.Of, e.Summary)
+	}
+	plan, err := reposolve.NewPlan(local, f.overrides, limits.max)
 	if err != nil {
-		return fail(env, fmt.Errorf("%w: %w", errUsage, err))
+		return nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
-	if err := plan.Limits.Validate(); err != nil {
-		return fail(env, fmt.Errorf("%w: %w", errUsage, err))
-	}
-	task, settings := plan.Task, plan.Settings
 	for _, note := range plan.Capped {
 		fmt.Fprintf(env.stderr, "capsule solve: %s\n", note)
 	}
-
-	mf.cfg.MaxAnswerBytes = limits.answerBytes
-	client, err := mf.client(ctx)
+	f.model.cfg.MaxAnswerBytes = limits.answerBytes
+	client, err := f.model.client(ctx)
 	if err != nil {
-		return fail(env, err)
+		return nil, err
 	}
-	if task.TestModel, err = testDesigner(client, *testModel); err != nil {
-		return fail(env, err)
+	testModel, err := testDesigner(client, *f.testModel)
+	if err != nil {
+		return nil, err
 	}
 	eng, err := openEngine(ctx, env, plan.Image)
 	if err != nil {
-		return fail(env, err)
+		return nil, err
 	}
 	defer eng.Close()
-	box, err := eng.NewSession(ctx, sandbox.Spec{Image: plan.Image, Workspace: *repo, Exclude: []string{".git"}, Limits: plan.Limits})
-	if err != nil {
-		return fail(env, err)
+	x := reposolve.Sandboxed{Engine: eng, Model: client, ModelName: client.Config().Model, TestModel: testModel}
+	fmt.Fprintf(env.stderr, "capsule solve: %q with %s; tests: %s (%s)\n", local.Title, x.ModelName, plan.Task.TestCommand, plan.Task.TestReason)
+	outcome, err := x.Run(ctx, plan)
+	if outcome != nil && f.out != "" {
+		err = cmp.Or(err, writeSolveOutput(f.out, outcome))
 	}
-	defer box.Close()
+	return outcome, err
+}
 
-	settings.Model = client.Config().Model
-	settings.Progress = func(e pipeline.Event) {
-		fmt.Fprintf(env.stderr, "attempt %d of %d: %s\n", e.Attempt, e.Of, e.Summary)
-	}
-	fmt.Fprintf(env.stderr, "capsule solve: %q with %s; tests: %s (%s)\n", local.Title, settings.Model, task.TestCommand, task.TestReason)
-	outcome, err := pipeline.SolveRepo(ctx, client, box, task, settings)
-	if outcome != nil && *out != "" {
-		if werr := writeSolveOutput(*out, outcome); werr != nil && err == nil {
-			err = werr
-		}
-	}
-	if err != nil {
-		return fail(env, err)
-	}
-	log := outcome.Log
-	if !log.Solved {
+// solveVerdict says how the run ended and returns solve's exit code.
+func solveVerdict(env *environment, log *attemptlog.Log) int {
+	switch {
+	case !log.Solved:
 		fmt.Fprintf(env.stderr, "capsule solve: not solved: %s\n", log.Stopped)
 		return exitFailure
-	}
-	code := exitOK
-	if log.Outcome == attemptlog.Solved {
+	case log.Outcome == attemptlog.Solved:
 		fmt.Fprintf(env.stderr, "capsule solve: solved at attempt %d (%d model calls): the tests that show the issue pass, no regressions\n", log.AttemptIndex, log.ModelCalls())
-	} else {
-		code = exitUnproven
-		fmt.Fprintf(env.stderr, "capsule solve: unproven: the tests pass at attempt %d (%d model calls) with no regressions, but no test showed the issue\n", log.AttemptIndex, log.ModelCalls())
+		return exitOK
 	}
-	if *apply {
-		if err := edits.Apply(*repo, outcome.Edits); err != nil {
-			return fail(env, fmt.Errorf("apply the change: %w", err))
+	fmt.Fprintf(env.stderr, "capsule solve: unproven: the tests pass at attempt %d (%d model calls) with no regressions, but no test showed the issue\n", log.AttemptIndex, log.ModelCalls())
+	return exitUnproven
+}
+
+// deliver hands over a change whose tests pass: written into the
+// repository with --apply, and the patch on standard output without --out.
+func (f *solveFlags) deliver(env *environment, o *pipeline.RepoOutcome) error {
+	if f.apply {
+		if err := edits.Apply(f.repo, o.Edits); err != nil {
+			return fmt.Errorf("apply the change: %w", err)
 		}
-		fmt.Fprintf(env.stderr, "capsule solve: change applied to %s\n", *repo)
+		fmt.Fprintf(env.stderr, "capsule solve: change applied to %s\n", f.repo)
 	}
-	if *out == "" {
-		fmt.Fprint(env.stdout, outcome.Patch)
+	if f.out == "" {
+		fmt.Fprint(env.stdout, o.Patch)
 	}
-	return code
+	return nil
+}
+
+// feedbackFlag is a --feedback flag: refined or raw.
+type feedbackFlag pipeline.FeedbackMode
+
+func (m *feedbackFlag) String() string { return string(*m) }
+
+func (m *feedbackFlag) Set(s string) error {
+	v, err := pipeline.ParseFeedbackMode(s)
+	if err != nil {
+		return err
+	}
+	*m = feedbackFlag(v)
+	return nil
 }
 
 // writeSolveOutput writes the patch and the attempt log.
@@ -179,19 +209,19 @@ func writeSolveOutput(dir string, o *pipeline.RepoOutcome) error {
 // localTask reads the issue file (or standard input for "-") and the
 // repository's .github/capsule.yml for a job on a local repository; every
 // error is a usage error.
-func localTask(repo, issuePath string) (job.Task, error) {
+func localTask(repo, issuePath string) (reposolve.Task, error) {
 	if info, err := os.Stat(repo); err != nil || !info.IsDir() {
-		return job.Task{}, fmt.Errorf("%w: repository %s is not a directory", errUsage, repo)
+		return reposolve.Task{}, fmt.Errorf("%w: repository %s is not a directory", errUsage, repo)
 	}
 	title, body, err := readIssue(issuePath, os.Stdin)
 	if err != nil {
-		return job.Task{}, fmt.Errorf("%w: %w", errUsage, err)
+		return reposolve.Task{}, fmt.Errorf("%w: %w", errUsage, err)
 	}
 	cfg, err := repoconfig.Load(repo)
 	if err != nil {
-		return job.Task{}, fmt.Errorf("%w: %w", errUsage, err)
+		return reposolve.Task{}, fmt.Errorf("%w: %w", errUsage, err)
 	}
-	return job.Task{ID: "issue", Dir: repo, Config: cfg, Title: title, Body: body}, nil
+	return reposolve.Task{ID: "issue", Dir: repo, Config: cfg, Title: title, Body: body}, nil
 }
 
 // readIssue reads an issue in Markdown: the first `# ` heading is the

@@ -1,4 +1,4 @@
-package job
+package reposolve
 
 import (
 	"cmp"
@@ -63,7 +63,7 @@ func (m Maxima) Validate() error {
 		return fmt.Errorf("the maximum memory %s is below Docker's minimum of 6 MiB", sandbox.FormatBytes(m.Memory))
 	case !(m.CPUs > 0):
 		return fmt.Errorf("the maximum of cpus must be positive, got %g", m.CPUs)
-	case m.Disk < 1<<20:
+	case m.Disk < sandbox.MinDisk:
 		return fmt.Errorf("the maximum disk %s is below the sandbox's minimum of 1 MiB", sandbox.FormatBytes(m.Disk))
 	case m.AnswerFiles < 1:
 		return errors.New("the maximum of files per answer must be at least 1")

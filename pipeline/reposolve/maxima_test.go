@@ -1,9 +1,8 @@
-package job
+package reposolve
 
 import (
 	"cmp"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
@@ -106,47 +105,6 @@ func TestMaximaCap(t *testing.T) {
 				t.Errorf("notes =\n%q\nwant\n%q", notes, tt.notes)
 			}
 		})
-	}
-}
-
-func TestNewPlanCaps(t *testing.T) {
-	dir := t.TempDir()
-	cfg := repoconfig.Default()
-	cfg.Source, cfg.Test = repoconfig.Path, "pytest"
-	cfg.MaxAttempts, cfg.Timeout, cfg.Memory, cfg.CPUs, cfg.Disk = 1_000_000, 10000*time.Hour, 64<<30, 64, 64<<30
-	cfg.AllowTestInfrastructureChanges = true
-	task := Task{ID: "issue-1", Dir: dir, Config: cfg}
-
-	plan, err := NewPlan(task, NoOverrides(), testMaxima)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if plan.Settings.MaxAttempts != 10 || plan.Task.TestTimeout != time.Hour || plan.Limits.Timeout != time.Hour ||
-		plan.Limits.Memory != 2<<30 || plan.Limits.CPUs != 2 || plan.Limits.Disk != 2<<30 || plan.Task.MaxFiles != 20 || !plan.Task.AllowTestInfrastructure {
-		t.Errorf("plan = %+v, %+v, %+v; want the capped values", plan.Settings, plan.Task, plan.Limits)
-	}
-	if len(plan.Capped) != 5 || !strings.HasPrefix(plan.Capped[0], "max_attempts 1000000 in .github/capsule.yml capped to 10") {
-		t.Errorf("Capped = %q", plan.Capped)
-	}
-	if err := plan.Limits.Validate(); err != nil {
-		t.Errorf("the capped limits are not valid: %v", err)
-	}
-
-	// The operator's own overrides win and are not capped.
-	o := NoOverrides()
-	o.MaxAttempts, o.Memory, o.CPUs, o.Disk = 20, 3<<30, 3, 3<<30
-	plan, err = NewPlan(task, o, testMaxima)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if plan.Settings.MaxAttempts != 20 || plan.Limits.Memory != 3<<30 || plan.Limits.CPUs != 3 || plan.Limits.Disk != 3<<30 {
-		t.Errorf("plan with overrides = %+v, %+v; want the overrides", plan.Settings, plan.Limits)
-	}
-
-	// The zero Maxima are the defaults.
-	plan, err = NewPlan(task, NoOverrides(), Maxima{})
-	if err != nil || plan.Settings.MaxAttempts != DefaultMaxima().Attempts {
-		t.Errorf("NewPlan with zero Maxima = %+v, %v; want the default maximum of attempts", plan.Settings, err)
 	}
 }
 
