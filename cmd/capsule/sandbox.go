@@ -128,19 +128,24 @@ func runSandboxImage(ctx context.Context, env *environment, args []string) int {
 	rebuild := fs.Bool("rebuild", false, "build even when the image is present")
 	offline := fs.Bool("offline", false, "skip the registry and build with debootstrap")
 	quiet := fs.Bool("quiet", false, "print only the outcome")
+	name := fs.String("name", image.Python.Key, "the image to build: "+image.Keys())
 	fs.Usage = func() {
-		fmt.Fprintf(env.stderr, "Usage: capsule sandbox image [--rebuild] [--offline]\n\nBuilds the default sandbox image %s: from a Dockerfile where a\nregistry is reachable, else offline with debootstrap from the host's Debian\nmirror. Does nothing when the image is present.\n\nFlags:\n", image.Default())
+		fmt.Fprintf(env.stderr, "Usage: capsule sandbox image [--name NAME] [--rebuild] [--offline]\n\nBuilds a sandbox image, by default %s (--name bigcodebench: %s):\nfrom a Dockerfile where a registry is reachable, else offline with debootstrap\nfrom the host's Debian mirror. Does nothing when the image is present.\n\nFlags:\n", image.Default(), image.BigCodeBench.Ref())
 		fs.PrintDefaults()
 	}
 	if code := parseFlags(fs, env, args); code >= 0 {
 		return code
+	}
+	recipe, ok := image.Lookup(*name)
+	if !ok {
+		return fail(env, fmt.Errorf("%w: --name: no image %q (valid: %s)", errUsage, *name, image.Keys()))
 	}
 	eng, err := sandbox.Connect(ctx, sandbox.Options{Logger: env.log})
 	if err != nil {
 		return fail(env, err)
 	}
 	defer eng.Close()
-	opts := image.Options{Rebuild: *rebuild, Offline: *offline, Progress: env.stderr}
+	opts := image.Options{Recipe: recipe, Rebuild: *rebuild, Offline: *offline, Progress: env.stderr}
 	if *quiet {
 		opts.Progress = nil
 	}
@@ -149,7 +154,7 @@ func runSandboxImage(ctx context.Context, env *environment, args []string) int {
 	if err != nil {
 		return fail(env, fmt.Errorf("build sandbox image: %w", err))
 	}
-	line := method.Describe(image.Default())
+	line := method.Describe(recipe.Ref())
 	if method != image.Present {
 		line += fmt.Sprintf(" in %s", time.Since(start).Round(time.Second))
 	}

@@ -10,6 +10,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/build"
@@ -23,23 +26,28 @@ const baseImage = "debian:bookworm-slim"
 
 // Options control Build.
 type Options struct {
-	Ref      string    // image reference to build; empty means Default()
+	// Recipe is the image to build; the zero Recipe means Python.
+	Recipe   Recipe
+	Ref      string    // image reference to build; empty means Recipe.Ref()
 	Rebuild  bool      // build even when the image is present
 	Progress io.Writer // receives build output; nil discards it
 	// Offline skips the registry and builds with debootstrap at once.
 	Offline bool
 }
 
-// Build makes sure the default sandbox image exists and says how.
+// Build makes sure the recipe's image exists and says how.
 func Build(ctx context.Context, cli *client.Client, opts Options) (Method, error) {
+	if opts.Recipe.Name == "" {
+		opts.Recipe = Python
+	}
 	if opts.Ref == "" {
-		opts.Ref = Default()
+		opts.Ref = opts.Recipe.Ref()
 	}
 	if opts.Progress == nil {
 		opts.Progress = io.Discard
 	}
 	if !opts.Rebuild {
-		ok, err := current(ctx, cli, opts.Ref)
+		ok, err := current(ctx, cli, opts.Ref, opts.Recipe.Hash())
 		if err != nil || ok {
 			return Present, err
 		}
@@ -60,8 +68,9 @@ func Build(ctx context.Context, cli *client.Client, opts Options) (Method, error
 	return FromDebootstrap, nil
 }
 
-// current reports whether ref exists and was built from this recipe.
-func current(ctx context.Context, cli *client.Client, ref string) (bool, error) {
+// current reports whether ref exists and was built from the recipe with
+// the given hash.
+func current(ctx context.Context, cli *client.Client, ref, hash string) (bool, error) {
 	info, err := cli.ImageInspect(ctx, ref)
 	if cerrdefs.IsNotFound(err) {
 		return false, nil
@@ -69,7 +78,7 @@ func current(ctx context.Context, cli *client.Client, ref string) (bool, error) 
 	if err != nil {
 		return false, fmt.Errorf("inspect %s: %w", ref, err)
 	}
-	return info.Config != nil && info.Config.Labels[LabelRecipe] == RecipeHash(), nil
+	return info.Config != nil && info.Config.Labels[LabelRecipe] == hash, nil
 }
 
 var errNoRegistry = errors.New("registry unreachable")
@@ -87,21 +96,13 @@ func buildFromDockerfile(ctx context.Context, cli *client.Client, opts Options) 
 			return fmt.Errorf("%w: %w", errNoRegistry, err)
 		}
 	}
-	var buildContext bytes.Buffer
-	tw := tar.NewWriter(&buildContext)
-	df := []byte(Dockerfile())
-	if err := tw.WriteHeader(&tar.Header{Name: "Dockerfile", Mode: 0o644, Size: int64(len(df))}); err != nil {
-		return err
+	buildContext, err := contextTar(opts.Recipe)
+	if err != nil {
+		return fmt.Errorf("build %s: %w", opts.Ref, err)
 	}
-	if _, err := tw.Write(df); err != nil {
-		return err
-	}
-	if err := tw.Close(); err != nil {
-		return err
-	}
-	resp, err := cli.ImageBuild(ctx, &buildContext, build.ImageBuildOptions{
+	resp, err := cli.ImageBuild(ctx, buildContext, build.ImageBuildOptions{
 		Tags:        []string{opts.Ref},
-		Labels:      map[string]string{LabelRecipe: RecipeHash()},
+		Labels:      map[string]string{LabelRecipe: opts.Recipe.Hash()},
 		Remove:      true,
 		ForceRemove: true,
 	})
@@ -115,8 +116,31 @@ func buildFromDockerfile(ctx context.Context, cli *client.Client, opts Options) 
 	return nil
 }
 
-// buildWithDebootstrap installs a minimal Debian with Packages into a
-// temporary folder, using the host's own mirror, and imports it.
+// contextTar is the build context of the recipe's Dockerfile: the
+// Dockerfile and the recipe's files.
+func contextTar(r Recipe) (*bytes.Buffer, error) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	files := map[string]string{"Dockerfile": r.Dockerfile()}
+	for p, content := range r.Files {
+		files[p[1:]] = content
+	}
+	for name, content := range files {
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(content))}); err != nil {
+			return nil, err
+		}
+		if _, err := tw.Write([]byte(content)); err != nil {
+			return nil, err
+		}
+	}
+	return &buf, tw.Close()
+}
+
+// buildWithDebootstrap installs a minimal Debian with the default image's
+// packages into a temporary folder, using the host's own mirror, adds the
+// recipe's other packages with apt-get in a chroot (apt resolves a large
+// closure better than debootstrap does), its files and set-up, and imports
+// the result.
 func buildWithDebootstrap(ctx context.Context, cli *client.Client, opts Options) error {
 	if os.Geteuid() != 0 {
 		return errors.New("the offline image build runs debootstrap, which needs root: run `capsule sandbox image` as root")
@@ -135,10 +159,13 @@ func buildWithDebootstrap(ctx context.Context, cli *client.Client, opts Options)
 	defer os.RemoveAll(dir)
 
 	fmt.Fprintf(opts.Progress, "debootstrap %s from %s\n", src.Suite, src.URI)
-	cmd := exec.CommandContext(ctx, "debootstrap", "--variant=minbase", "--include="+joinComma(Packages), src.Suite, dir, src.URI)
+	cmd := exec.CommandContext(ctx, "debootstrap", "--variant=minbase", "--include="+joinComma(Python.Packages), src.Suite, dir, src.URI)
 	cmd.Stdout, cmd.Stderr = opts.Progress, opts.Progress
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("debootstrap %s: %w", src.Suite, err)
+	}
+	if err := finishRootfs(ctx, dir, opts); err != nil {
+		return err
 	}
 	for _, junk := range []string{"var/cache/apt/archives", "var/lib/apt/lists", "usr/share/doc", "usr/share/man"} {
 		clearDir(dir + "/" + junk)
@@ -155,14 +182,15 @@ func buildWithDebootstrap(ctx context.Context, cli *client.Client, opts Options)
 		return fmt.Errorf("tar the root filesystem: %w", err)
 	}
 	cmdJSON, _ := json.Marshal([]string{"python3"})
-	rc, err := cli.ImageImport(ctx, image.ImportSource{Source: tarOut, SourceName: "-"}, opts.Ref, image.ImportOptions{
-		Changes: []string{
-			"ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-			"ENV LANG=C.UTF-8",
-			"LABEL " + LabelRecipe + "=" + RecipeHash(),
-			"CMD " + string(cmdJSON),
-		},
-	})
+	changes := []string{
+		"ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+		"ENV LANG=C.UTF-8",
+	}
+	for _, kv := range opts.Recipe.Env {
+		changes = append(changes, "ENV "+kv)
+	}
+	changes = append(changes, "LABEL "+LabelRecipe+"="+opts.Recipe.Hash(), "CMD "+string(cmdJSON))
+	rc, err := cli.ImageImport(ctx, image.ImportSource{Source: tarOut, SourceName: "-"}, opts.Ref, image.ImportOptions{Changes: changes})
 	if err != nil {
 		_ = tarCmd.Process.Kill()
 		_ = tarCmd.Wait()
@@ -177,6 +205,60 @@ func buildWithDebootstrap(ctx context.Context, cli *client.Client, opts Options)
 		return fmt.Errorf("import %s: %w", opts.Ref, copyErr)
 	}
 	return nil
+}
+
+// finishRootfs installs the recipe's packages beyond the default image's,
+// writes its files and runs its set-up, all in a chroot of dir.
+func finishRootfs(ctx context.Context, dir string, opts Options) error {
+	r := opts.Recipe
+	var extra []string
+	for _, p := range r.Packages {
+		if !slices.Contains(Python.Packages, p) {
+			extra = append(extra, p)
+		}
+	}
+	var steps []string
+	if len(extra) > 0 {
+		steps = append(steps, "apt-get update", "apt-get install -y --no-install-recommends "+strings.Join(extra, " "))
+	}
+	steps = append(steps, r.Setup...)
+	for _, p := range r.paths() {
+		path := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, []byte(r.Files[p]), 0o644); err != nil {
+			return err
+		}
+	}
+	if len(steps) == 0 {
+		return nil
+	}
+	// apt-get needs the host's name servers, and some maintainer scripts
+	// a /proc.
+	resolv, err := os.ReadFile("/etc/resolv.conf")
+	if err != nil {
+		return fmt.Errorf("read the host's resolv.conf: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "etc/resolv.conf"), resolv, 0o644); err != nil {
+		return err
+	}
+	proc := filepath.Join(dir, "proc")
+	if out, err := exec.CommandContext(ctx, "mount", "-t", "proc", "proc", proc).CombinedOutput(); err != nil {
+		return fmt.Errorf("mount /proc in the chroot: %w: %s", err, out)
+	}
+	defer exec.Command("umount", "-l", proc).Run() //nolint:errcheck // best effort; the folder is removed next
+	env := append([]string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8", "HOME=/root",
+		"DEBIAN_FRONTEND=noninteractive"}, r.Env...)
+	for _, step := range steps {
+		fmt.Fprintf(opts.Progress, "chroot: %s\n", step)
+		cmd := exec.CommandContext(ctx, "chroot", dir, "/bin/sh", "-c", step)
+		cmd.Env, cmd.Stdout, cmd.Stderr = env, opts.Progress, opts.Progress
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("%s: %w", step, err)
+		}
+	}
+	return os.WriteFile(filepath.Join(dir, "etc/resolv.conf"), nil, 0o644)
 }
 
 func clearDir(dir string) {

@@ -1,7 +1,9 @@
-// Package image builds Capsule's default sandbox image, capsule-python:
-// Debian with python3 and pytest. Where a registry is reachable it builds
-// from a Dockerfile; where none is, it builds offline from the host's own
-// Debian mirror with debootstrap and imports the result.
+// Package image builds Capsule's sandbox images: capsule-python (Debian
+// with python3 and pytest), the default, and capsule-bigcodebench (the
+// default plus the Debian packages of BigCodeBench's libraries). Where a
+// registry is reachable it builds from a Dockerfile; where none is, it
+// builds offline from the host's own Debian mirror with debootstrap and
+// imports the result.
 package image
 
 import (
@@ -9,7 +11,9 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
+	"text/template"
 
 	"github.com/capsulehq/capsule/internal/version"
 )
@@ -22,25 +26,103 @@ const Name = "capsule-python"
 // changed recipe triggers a rebuild.
 const LabelRecipe = "dev.capsule.recipe"
 
+// Recipe is one image Capsule builds: Debian's minimal system, the
+// packages, files and environment variables, then set-up commands.
+type Recipe struct {
+	// Key is what `capsule sandbox image --name` takes.
+	Key string
+	// Name is the image's repository name; Ref tags it with Capsule's
+	// version.
+	Name string
+	// Packages are the Debian packages installed, without recommends.
+	Packages []string
+	// Env holds KEY=VALUE pairs set in the image.
+	Env []string
+	// Files maps absolute paths in the image to their content.
+	Files map[string]string
+	// Setup are shell commands run as root once the packages and files are
+	// in place; a failing one fails the build.
+	Setup []string
+}
+
+// Python is the default image: python3 and pytest.
+var Python = Recipe{
+	Key:      "python",
+	Name:     Name,
+	Packages: []string{"python3", "python3-pytest", "python3-pip", "ca-certificates"},
+}
+
 // Packages are the Debian packages of the default image.
-var Packages = []string{"python3", "python3-pytest", "python3-pip", "ca-certificates"}
+var Packages = Python.Packages
+
+// Recipes returns every image Capsule builds, the default first.
+func Recipes() []Recipe { return []Recipe{Python, BigCodeBench} }
+
+// Lookup returns the recipe whose Key or Name is name.
+func Lookup(name string) (Recipe, bool) {
+	for _, r := range Recipes() {
+		if name == r.Key || name == r.Name {
+			return r, true
+		}
+	}
+	return Recipe{}, false
+}
+
+// Keys returns the recipes' keys, comma-separated.
+func Keys() string {
+	var keys []string
+	for _, r := range Recipes() {
+		keys = append(keys, r.Key)
+	}
+	return strings.Join(keys, ", ")
+}
+
+// Ref is the recipe's image reference: Name tagged with Capsule's version.
+func (r Recipe) Ref() string { return r.Name + ":" + version.Version }
 
 // Default is the reference of the default sandbox image: Name tagged with
 // Capsule's version.
-func Default() string { return Name + ":" + version.Version }
+func Default() string { return Python.Ref() }
 
 //go:embed Dockerfile.tmpl
-var dockerfileTemplate string
+var dockerfileSource string
 
-// Dockerfile is the recipe for a build where the registry is reachable.
-func Dockerfile() string {
-	return strings.ReplaceAll(dockerfileTemplate, "{{PACKAGES}}", strings.Join(Packages, " "))
+var dockerfileTemplate = template.Must(template.New("Dockerfile").
+	Funcs(template.FuncMap{"join": strings.Join}).Parse(dockerfileSource))
+
+// Dockerfile is the recipe for a build where the registry is reachable;
+// the build context holds Files under their paths without the leading
+// slash.
+func (r Recipe) Dockerfile() string {
+	var b strings.Builder
+	data := struct {
+		Recipe
+		Paths []string
+	}{r, r.paths()}
+	if err := dockerfileTemplate.Execute(&b, data); err != nil {
+		panic(fmt.Sprintf("image: Dockerfile template: %v", err)) // the template is embedded and tested
+	}
+	return b.String()
 }
 
-// RecipeHash identifies the recipe; both build methods label the image
-// with it.
-func RecipeHash() string {
-	sum := sha256.Sum256([]byte(Dockerfile()))
+// paths returns the paths of Files, sorted.
+func (r Recipe) paths() []string {
+	var ps []string
+	for p := range r.Files {
+		ps = append(ps, p)
+	}
+	slices.Sort(ps)
+	return ps
+}
+
+// Hash identifies the recipe; both build methods label the image with it.
+func (r Recipe) Hash() string {
+	h := sha256.New()
+	h.Write([]byte(r.Dockerfile()))
+	for _, p := range r.paths() {
+		fmt.Fprintf(h, "\x00%s\x00%s", p, r.Files[p])
+	}
+	sum := h.Sum(nil)
 	return hex.EncodeToString(sum[:8])
 }
 

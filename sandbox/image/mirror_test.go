@@ -80,15 +80,28 @@ func setPaths(t *testing.T, root string) {
 	t.Cleanup(func() { aptSourcesList, aptSourcesDir, osRelease = oldList, oldDir, oldRelease })
 }
 
+// TestDockerfileGolden keeps each recipe's Dockerfile as reviewed; the
+// default one must not change, or every installed image is rebuilt.
 func TestDockerfileGolden(t *testing.T) {
-	want, err := os.ReadFile("testdata/Dockerfile.golden")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := Dockerfile(); got != string(want) {
-		t.Errorf("Dockerfile() changed; got:\n%s", got)
-	}
-	if len(RecipeHash()) != 16 {
-		t.Errorf("RecipeHash() = %q", RecipeHash())
+	for _, r := range Recipes() {
+		t.Run(r.Key, func(t *testing.T) {
+			path := "testdata/Dockerfile.golden"
+			if r.Key != Python.Key {
+				path = "testdata/Dockerfile." + r.Key + ".golden"
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := r.Dockerfile(); got != string(want) {
+				t.Errorf("%s changed; got:\n%s", path, got)
+			}
+			if len(r.Hash()) != 16 {
+				t.Errorf("Hash() = %q", r.Hash())
+			}
+			if got, ok := Lookup(r.Key); !ok || got.Name != r.Name {
+				t.Errorf("Lookup(%q) = %v, %v", r.Key, got.Name, ok)
+			}
+		})
 	}
 }
