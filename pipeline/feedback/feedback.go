@@ -136,6 +136,12 @@ func refine(in Input) draft {
 		if d, ok := unittestDraft(in); ok {
 			return d
 		}
+	case Function:
+		// Tests written as a unittest.TestCase (BigCodeBench) print
+		// unittest's report.
+		if d, ok := firstUnittestDraft(in); ok {
+			return d
+		}
 	}
 	return tracebackDraft(in)
 }

@@ -78,6 +78,7 @@ var fixtures = []fixture{
 	{name: "pytest_collection_error", style: Pytest, argv: pytestArgv},
 	{name: "pytest_conftest_error", style: Pytest, argv: pytestArgv},
 	{name: "unittest_calc", style: Unittest, argv: unittestArgv},
+	{name: "bigcodebench_unittest", entry: "task_func"},
 	{name: "generic_script", style: Generic, argv: []string{harness.Python, "main.py"}},
 	{name: "no_output", style: Generic, argv: []string{harness.Python, "quiet.py"}},
 }

@@ -173,16 +173,7 @@ func pytestFailure(title string, lines []string) *failure {
 // reportDraft lists the first failure of each kind, de-duplicated, as many
 // kinds as fit in maxLen.
 func reportDraft(kind, summary string, fails []*failure, maxLen int) draft {
-	var kinds []*failure
-	byKey := map[string]*failure{}
-	for _, f := range fails {
-		if first, ok := byKey[f.key()]; ok {
-			first.same = append(first.same, f.title)
-			continue
-		}
-		byKey[f.key()] = f
-		kinds = append(kinds, f)
-	}
+	kinds := distinct(fails)
 	d := draft{kind: kind}
 	if len(kinds) == 1 {
 		d.add(summary + ". The failure:")
@@ -201,6 +192,22 @@ func reportDraft(kind, summary string, fails []*failure, maxLen int) draft {
 	}
 	d.add("\nFix the code so that all the tests pass; do not change the tests.")
 	return d
+}
+
+// distinct returns the first failure of each kind, in order; each lists
+// the titles of the later ones of its kind in same.
+func distinct(fails []*failure) []*failure {
+	var kinds []*failure
+	byKey := map[string]*failure{}
+	for _, f := range fails {
+		if first, ok := byKey[f.key()]; ok {
+			first.same = append(first.same, f.title)
+			continue
+		}
+		byKey[f.key()] = f
+		kinds = append(kinds, f)
+	}
+	return kinds
 }
 
 // plural returns one or many by the count n.

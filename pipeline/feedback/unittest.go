@@ -1,6 +1,7 @@
 package feedback
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,9 +16,46 @@ var (
 	unittestResultRe = regexp.MustCompile(`^(?:FAILED|OK)(?: \(.*\))?$`)
 )
 
+// maxDescription is how many lines of a test's description may stand
+// between its title and its traceback in unittest's report.
+const maxDescription = 3
+
 // unittestDraft describes the failures unittest reports, or reports false
 // when it finds none.
 func unittestDraft(in Input) (draft, bool) {
+	fails, summary := unittestReport(in)
+	if len(fails) == 0 {
+		return draft{}, false
+	}
+	return reportDraft(KindUnittest, summary, fails, in.MaxLen), true
+}
+
+// firstUnittestDraft describes a unittest report the way PyCapsule does
+// for BigCodeBench: the report is split into its tracebacks, duplicates
+// (the same error type at the same place) are dropped, and only the first
+// is sent, framed with its number and error type. It reports false when
+// the output holds no unittest report.
+func firstUnittestDraft(in Input) (draft, bool) {
+	fails, summary := unittestReport(in)
+	if len(fails) == 0 {
+		return draft{}, false
+	}
+	kinds := distinct(fails)
+	f := kinds[0]
+	d := draft{kind: KindUnittest}
+	d.add(fmt.Sprintf("%s. %d failing %s, %d distinct; the first:", summary,
+		len(fails), plural(len(fails), "test", "tests"), len(kinds)))
+	d.add(fmt.Sprintf("\nError 1 of %d: %s in %s (at %s%s)", len(kinds), f.typ, f.title, f.where, sameText(f.same)))
+	d.addCuttable(f.trace)
+	d.addCuttable(f.errors)
+	d.add("\nFix the code so that all the tests pass; do not change the tests.")
+	return d, true
+}
+
+// unittestReport reads the failures of unittest's report and a summary
+// line such as "unittest: Ran 5 tests, FAILED (failures=2)"; it finds no
+// failures when the output holds no report.
+func unittestReport(in Input) ([]*failure, string) {
 	lines := splitLines(in.output())
 	var (
 		fails        []*failure
@@ -36,17 +74,19 @@ func unittestDraft(in Input) (draft, bool) {
 			}
 		}
 	}
-	if len(fails) == 0 {
-		return draft{}, false
-	}
 	summary := "unittest: " + strings.Join(nonEmpty(ran, verdict), ", ")
-	return reportDraft(KindUnittest, strings.TrimSuffix(summary, ": "), fails, in.MaxLen), true
+	return fails, strings.TrimSuffix(summary, ": ")
 }
 
-// unittestFailure reads the traceback under the title of a report.
+// unittestFailure reads the traceback under the title of a report. The
+// test's description (the first line of its docstring), which unittest
+// prints under the title, is skipped.
 func unittestFailure(title string, lines []string) (*failure, bool) {
-	if len(lines) > 0 && separatorRe.MatchString(short(lines[0])) {
-		lines = lines[1:]
+	for i := 0; i < len(lines) && i <= maxDescription; i++ {
+		if separatorRe.MatchString(short(lines[i])) {
+			lines = lines[i+1:]
+			break
+		}
 	}
 	if len(lines) == 0 || !strings.Contains(lines[0], tbHeader) {
 		return nil, false
