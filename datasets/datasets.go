@@ -5,8 +5,7 @@
 // The datasets that `capsule bench --dataset NAME` runs by name are embedded
 // in the binary, so an installed binary needs no data folder. The folders
 // hold more variants than the binary embeds (EvalPlus's Mini and NoExtreme
-// files, another MBPP-ET copy, BigCodeBench); the tests read those from the
-// repository.
+// files, another MBPP-ET copy); the tests read those from the repository.
 package datasets
 
 import (
@@ -26,6 +25,7 @@ import (
 //go:embed mbpp/sanitized-mbpp.json.gz mbpp/mbpp.jsonl.gz mbpp/SOURCE.txt mbpp/LICENSE.*
 //go:embed mbpp_et/MBPP_ET.sanitized427.chatdev.jsonl.gz mbpp_et/SOURCE.txt mbpp_et/LICENSE.*
 //go:embed evalplus/HumanEvalPlus.jsonl.gz evalplus/MbppPlus-OriginFmt.jsonl.gz evalplus/SOURCE.txt evalplus/LICENSE.*
+//go:embed bigcodebench/BigCodeBench.jsonl.gz bigcodebench/SOURCE.txt bigcodebench/LICENSE.*
 var files embed.FS
 
 // Dataset is one dataset shipped in the binary.
@@ -70,6 +70,8 @@ var all = []Dataset{
 		"MBPP-ET (CodeScore), sanitized tasks", "Apache-2.0", "SeanCho1996/ChatDev@a83d24c", "mbpp-full"},
 	{"mbpp-plus", "evalplus/MbppPlus-OriginFmt.jsonl.gz", 378, 0,
 		"MBPP+ v0.2.0 (EvalPlus)", "Apache-2.0", "evalplus/mbppplus_release@dadf43d", ""},
+	{"bigcodebench", "bigcodebench/BigCodeBench.jsonl.gz", 1140, 0,
+		"BigCodeBench v0.1 (needs --image capsule-bigcodebench)", "Apache-2.0", "bigcode-project/bigcodebench-annotation@a3b8985", ""},
 }
 
 // All returns the shipped datasets.

@@ -55,7 +55,7 @@ func TestLookup(t *testing.T) {
 			t.Errorf("Names() = %q lacks %q", Names(), d.Name)
 		}
 	}
-	for _, name := range []string{"", "HumanEval", "humaneval/HumanEval.jsonl.gz", "bigcodebench"} {
+	for _, name := range []string{"", "HumanEval", "humaneval/HumanEval.jsonl.gz", "BigCodeBench"} {
 		if d, ok := Lookup(name); ok {
 			t.Errorf("Lookup(%q) = %+v, want none", name, d)
 		}

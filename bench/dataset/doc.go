@@ -1,11 +1,12 @@
 // Package dataset loads the function-level benchmarks that Capsule reruns from
-// the PyCapsule paper: HumanEval, HumanEval-ET, MBPP, MBPP-ET and EvalPlus
-// (HumanEval+ and MBPP+).
+// the PyCapsule paper: HumanEval, HumanEval-ET, MBPP, MBPP-ET, EvalPlus
+// (HumanEval+ and MBPP+) and BigCodeBench.
 //
 // Every file layout becomes the same [Problem]: the text shown to the model,
 // the tests the self-debugging loop debugs against ([Problem.DebugTests]) and
 // the tests that score pass@1 ([Problem.EvalTests]). All tests are plain
-// Python for python3 and its standard library:
+// Python for python3 and its standard library, except BigCodeBench's, which
+// need its libraries (see [Problem.CheckEnvironment]):
 //
 //	layout                          debug tests                  eval tests
 //	HumanEval                       test: check(candidate)       same
@@ -17,6 +18,7 @@
 //	MBPP+ OriginFmt                 test_list asserts            test, numpy made optional
 //	MBPP+ (base/plus inputs)        assertion asserts            unsupported (ErrEvalUnsupported)
 //	HumanEval+ OriginFmt            unsupported                  test, numpy made optional
+//	BigCodeBench                    first test method, unittest  all of TestCases, unittest
 //
 // For HumanEval+ Capsule generates the test: it calls the entry point on each
 // input and compares the result with the canonical solution's as EvalPlus

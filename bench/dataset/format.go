@@ -16,11 +16,13 @@ const (
 	MBPP        Format = "mbpp"
 	MBPPET      Format = "mbpp-et"
 	EvalPlus    Format = "evalplus"
+	// BigCodeBench is bigcode-project's BigCodeBench (unittest tests).
+	BigCodeBench Format = "bigcodebench"
 )
 
 // Formats lists every valid Format, Auto first.
 func Formats() []Format {
-	return []Format{Auto, HumanEval, HumanEvalET, MBPP, MBPPET, EvalPlus}
+	return []Format{Auto, HumanEval, HumanEvalET, MBPP, MBPPET, EvalPlus, BigCodeBench}
 }
 
 // ParseFormat parses a format name case-insensitively; the empty string is Auto.

@@ -25,6 +25,18 @@ type Problem struct {
 	// Broken is a non-empty reason when the upstream eval tests are unsound:
 	// the reference solution fails them.
 	Broken string
+	// Prompts holds the prompt of each split of a dataset that has several
+	// (BigCodeBench: "instruct", the default that Prompt holds, and
+	// "complete"); nil for the others. See Set.Split.
+	Prompts map[string]string
+	// Libraries are the modules the reference solution imports, as the
+	// dataset lists them (BigCodeBench's libs); nil when it lists none.
+	Libraries []string
+	// CheckEnvironment means the tests depend on what the sandbox image
+	// holds (libraries, data, network): a benchmark runs the reference
+	// solution first, and a problem whose reference fails there is an
+	// environment failure, not the model's.
+	CheckEnvironment bool
 }
 
 // Tests is a Python test program that is appended to the candidate code.

@@ -26,6 +26,7 @@ type variant struct {
 // variants lists every layout, most specific first; auto-detection takes the
 // first that matches.
 var variants = []*variant{
+	&bigCodeBenchVariant,
 	&humanEvalPlusVariant,
 	&mbppPlusVariant,
 	&mbppPlusOriginVariant,
