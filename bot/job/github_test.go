@@ -101,8 +101,8 @@ func tarNames(t *testing.T, r io.Reader) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if h.Typeflag == tar.TypeReg {
-			names = append(names, stripTop(h.Name))
+		if _, name, ok := strings.Cut(h.Name, "/"); ok && h.Typeflag == tar.TypeReg {
+			names = append(names, name)
 		}
 	}
 }

@@ -10,10 +10,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
-	"strings"
 	"syscall"
+
+	"github.com/capsulehq/capsule/internal/tarx"
 )
 
 // committed records that Layer holds the starting state.
@@ -63,7 +63,7 @@ func restore(overlay []byte, remove []string) error {
 		return fmt.Errorf("restore the workspace: %w", err)
 	}
 	if len(overlay) > 0 {
-		if err := extract(bytes.NewReader(overlay), ws, user.uid, user.gid); err != nil {
+		if err := overlayFiles(ws, overlay); err != nil {
 			return fmt.Errorf("apply files: %w", err)
 		}
 	}
@@ -212,71 +212,15 @@ func chownFile(f *os.File, uid, gid int) error {
 	return f.Chown(uid, gid)
 }
 
-// mkdirAll creates name and its missing parents in dst, owned by uid and
-// gid.
-func mkdirAll(dst *os.Root, name string, uid, gid int) error {
-	dir := "."
-	for part := range strings.SplitSeq(filepath.ToSlash(name), "/") {
-		dir = path.Join(dir, part)
-		err := dst.Mkdir(dir, 0o755)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err == nil {
-			err = lchown(dst, dir, uid, gid)
-		}
-		if err != nil {
-			return err
-		}
+// overlayFiles lays the overlay archive over the workspace, owned by the
+// sandbox user. The host sends clean names only, so an entry tarx refuses
+// (one that would be written through a symbolic link) fails the run.
+func overlayFiles(ws *os.Root, overlay []byte) error {
+	refused, err := tarx.Extract(bytes.NewReader(overlay), ws, tarx.Options{UID: user.uid, GID: user.gid})
+	for _, r := range refused {
+		err = errors.Join(err, fmt.Errorf("%s is refused: %s", r.Name, r.Reason))
 	}
-	return nil
-}
-
-// extract unpacks a tar archive into dst, owned by uid and gid, refusing
-// entries that would land outside it.
-func extract(r io.Reader, dst *os.Root, uid, gid int) error {
-	tr := tar.NewReader(r)
-	for {
-		hdr, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		name := filepath.Clean(hdr.Name)
-		if !filepath.IsLocal(name) {
-			return fmt.Errorf("entry %q leaves the workspace", hdr.Name)
-		}
-		if dir := filepath.Dir(name); dir != "." {
-			if err := mkdirAll(dst, dir, uid, gid); err != nil {
-				return err
-			}
-		}
-		switch hdr.Typeflag {
-		case tar.TypeDir:
-			if err := mkdirAll(dst, name, uid, gid); err != nil {
-				return err
-			}
-		case tar.TypeReg:
-			if err := dst.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
-			if err := writeFile(dst, name, tr, fs.FileMode(hdr.Mode).Perm()|0o600, uid, gid); err != nil {
-				return err
-			}
-		case tar.TypeSymlink:
-			if err := dst.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
-			if err := dst.Symlink(hdr.Linkname, name); err != nil {
-				return err
-			}
-			if err := lchown(dst, name, uid, gid); err != nil {
-				return err
-			}
-		}
-	}
+	return err
 }
 
 // errCollectLimit is the error of a workspace too large to send.
