@@ -25,6 +25,9 @@ type Config struct {
 	// path of a dataset file.
 	Dataset string
 	Format  dataset.Format
+	// Split names the prompts of a dataset that has several (BigCodeBench:
+	// instruct or complete); empty means the dataset's default.
+	Split   string
 	Limit   int      // the first N problems in file order; 0 means all
 	Tasks   []string // only these task IDs
 	Workers int
@@ -79,6 +82,9 @@ func Run(ctx context.Context, cfg Config, model pipeline.Model, runner Runner) (
 	set, err = set.Filter(cfg.Limit, cfg.Tasks)
 	if err != nil {
 		return Outcome{}, err
+	}
+	if set, err = set.Split(cfg.Split); err != nil {
+		return Outcome{}, fmt.Errorf("%s: %w", cfg.Dataset, err)
 	}
 	if len(set.Problems) == 0 {
 		return Outcome{}, fmt.Errorf("%s: no problems to run", cfg.Dataset)
@@ -179,9 +185,21 @@ feed:
 // the evaluation tests.
 func solveOne(ctx context.Context, cfg Config, model pipeline.Model, box pipeline.Sandbox, p dataset.Problem, out *output) (report.Result, error) {
 	start := time.Now()
-	limit, refCPU, err := cpuLimit(ctx, cfg, box, p)
+	ref, err := checkReference(ctx, cfg, box, p)
 	if err != nil {
 		return report.Result{}, err
+	}
+	limit, refCPU := ref.limit, ref.cpu
+	if ref.failure != "" {
+		// The sandbox cannot run this problem: the model is not asked, and
+		// the problem counts as unsolved.
+		return report.Result{
+			TaskID:          p.TaskID,
+			AttemptIndex:    -1,
+			Environment:     ref.failure,
+			CPULimitSeconds: limit.Seconds(),
+			Seconds:         time.Since(start).Seconds(),
+		}, nil
 	}
 	task := pipeline.FunctionTask{
 		ID:         p.TaskID,
@@ -234,26 +252,46 @@ const DefaultCPUFactor = 4
 // time.
 const calibrationCPU = 2 * time.Minute
 
-// cpuLimit returns the CPU-time limit of a problem's test runs, as EvalPlus
-// sizes its time limits: cfg.CPUFactor times the CPU time the reference
-// solution uses on the evaluation tests, at least cfg.Loop.TestCPU, rounded
-// up to whole seconds. It also returns the reference's time, zero when it
-// was not measured.
-func cpuLimit(ctx context.Context, cfg Config, box pipeline.Sandbox, p dataset.Problem) (limit, ref time.Duration, err error) {
-	floor := cfg.Loop.TestCPU
-	if cfg.CPUFactor <= 0 || p.Reference == "" || p.EvalTests.Source == "" {
-		return floor, 0, nil
+// reference is what running a problem's reference solution on its
+// evaluation tests found.
+type reference struct {
+	// limit is the CPU-time limit of the problem's test runs.
+	limit time.Duration
+	// cpu is the reference's CPU time; zero when it was not measured.
+	cpu time.Duration
+	// failure, for a problem that checks its environment, says why its
+	// reference fails in this sandbox; empty when it passes.
+	failure string
+}
+
+// checkReference runs the reference solution on the evaluation tests when
+// the CPU-time limit is sized from it or the problem checks its
+// environment. The limit is sized as EvalPlus sizes its time limits:
+// cfg.CPUFactor times the reference's CPU time, at least cfg.Loop.TestCPU,
+// rounded up to whole seconds.
+func checkReference(ctx context.Context, cfg Config, box pipeline.Sandbox, p dataset.Problem) (reference, error) {
+	floor := reference{limit: cfg.Loop.TestCPU}
+	if (cfg.CPUFactor <= 0 && !p.CheckEnvironment) || p.Reference == "" || p.EvalTests.Source == "" {
+		return floor, nil
 	}
 	o, err := pipeline.RunTests(ctx, box, p.Reference, p.EvalTests.Source, p.EntryPoint, calibrationCPU)
 	if err != nil {
-		return 0, 0, fmt.Errorf("measure the reference solution's CPU time: %w", err)
+		return reference{}, fmt.Errorf("run the reference solution: %w", err)
 	}
-	ref = o.Harness.CPU
+	if p.CheckEnvironment && !o.Passed() {
+		floor.failure = EnvironmentFailure(o)
+		return floor, nil
+	}
+	if cfg.CPUFactor <= 0 {
+		return floor, nil
+	}
+	ref := reference{cpu: o.Harness.CPU}
 	if o.Harness.CPULimited {
-		ref = calibrationCPU
+		ref.cpu = calibrationCPU
 	}
-	limit = max(floor, time.Duration(cfg.CPUFactor*float64(ref)))
-	return harness.Program{CPULimit: limit}.CPU(), ref, nil
+	limit := max(floor.limit, time.Duration(cfg.CPUFactor*float64(ref.cpu)))
+	ref.limit = harness.Program{CPULimit: limit}.CPU()
+	return ref, nil
 }
 
 // evaluate runs the evaluation tests, unless they are the debug tests the

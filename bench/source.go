@@ -6,7 +6,28 @@ import (
 
 	"github.com/capsulehq/capsule/bench/dataset"
 	"github.com/capsulehq/capsule/datasets"
+	"github.com/capsulehq/capsule/sandbox"
+	"github.com/capsulehq/capsule/sandbox/image"
 )
+
+// BigCodeBenchMemory is the memory of a BigCodeBench problem's sandbox:
+// its tasks load pandas, scikit-learn, matplotlib and the like together.
+const BigCodeBenchMemory = 2 << 30
+
+// SandboxFor returns the sandbox a dataset's problems run in unless told
+// otherwise: the default image and limits, except for BigCodeBench, which
+// needs the capsule-bigcodebench image with its libraries and
+// BigCodeBenchMemory. The limits are the hardened defaults otherwise (no
+// network, sandbox.DefaultPids processes and threads); the CPU time of
+// each test run is bounded per problem from its reference solution.
+func SandboxFor(dataset string) sandbox.Spec {
+	spec := sandbox.Spec{Image: image.Default(), Limits: sandbox.DefaultLimits()}
+	if dataset == "bigcodebench" {
+		spec.Image = image.BigCodeBench.Ref()
+		spec.Limits.Memory = BigCodeBenchMemory
+	}
+	return spec
+}
 
 // CheckDataset reports an error unless name is a shipped dataset (see
 // package datasets) or an existing file; the error lists the shipped names.

@@ -25,6 +25,10 @@ var summaries = []struct {
 	{"sample", Summarize("HumanEval-ET", "qwen2.5-coder-7b-instruct", sample(), 3, 754*time.Second)},
 	{"none_solved", Summarize("MBPP", "tiny <test> & \"model\"", repeat(4, unsolved), 5, 3*time.Second)},
 	{"empty", Summarize("MBPP-ET", "m", nil, 0, 0)},
+	{"environment", Summarize("BigCodeBench", "m", append(sample(),
+		Result{TaskID: "BigCodeBench/9", AttemptIndex: -1, Environment: "missing module: pandas"},
+		Result{TaskID: "BigCodeBench/1005", AttemptIndex: -1, Environment: "network access: gaierror"},
+		Result{TaskID: "BigCodeBench/201", AttemptIndex: -1, Environment: "missing module: faker"}), 5, 90*time.Second)},
 }
 
 func TestWriteTable(t *testing.T) {

@@ -18,6 +18,10 @@ type Result struct {
 	FinalCode        string  `json:"final_code"`
 	// Feedback holds the feedback message of each failed attempt, in order.
 	Feedback []string `json:"feedback"`
+	// Environment, when set, says why the problem's reference solution
+	// fails in the sandbox (a library or data the image lacks, network
+	// access): the model was not asked and the problem counts as unsolved.
+	Environment string `json:"environment,omitempty"`
 	// Error is set when the run itself failed (model or sandbox error).
 	Error string `json:"error,omitempty"`
 	// CPULimitSeconds is the CPU-time limit each test run of the problem

@@ -42,6 +42,16 @@ type Summary struct {
 	WallSeconds      float64 `json:"wall_seconds"`
 	// Limits are the time limits the test runs had; nil when unknown.
 	Limits *Limits `json:"limits,omitempty"`
+	// Environment lists, in file order, the problems whose reference
+	// solution fails in the sandbox, with the reason; they count in Total
+	// and as unsolved.
+	Environment []EnvironmentFailure `json:"environment_failures,omitempty"`
+}
+
+// EnvironmentFailure is a problem the sandbox cannot run, and why.
+type EnvironmentFailure struct {
+	TaskID string `json:"task_id"`
+	Reason string `json:"reason"`
 }
 
 // Limits records how the test runs of a benchmark were bounded: in CPU
@@ -103,6 +113,9 @@ func Summarize(dataset, model string, results []Result, maxAttempts int, wall ti
 		}
 		if r.Error != "" {
 			s.Errors++
+		}
+		if r.Environment != "" {
+			s.Environment = append(s.Environment, EnvironmentFailure{TaskID: r.TaskID, Reason: r.Environment})
 		}
 		if !r.Solved {
 			continue

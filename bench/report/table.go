@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 )
@@ -25,6 +26,8 @@ func WriteTable(w io.Writer, s Summary) error {
 		fmt.Fprintf(&b, "%-20s%s\n", kv[0], kv[1])
 	}
 
+	writeEnvironment(&b, s)
+
 	rows := [][]string{{"attempt", "solved", "relative success", "unsolved before", "normalized influence"}}
 	for k, solved := range s.AttemptHistogram {
 		rows = append(rows, []string{attemptName(k), fmt.Sprint(solved), percent(at(s.RelativeSuccessRatio, k)),
@@ -41,6 +44,29 @@ func WriteTable(w io.Writer, s Summary) error {
 		return fmt.Errorf("write table: %w", err)
 	}
 	return nil
+}
+
+// writeEnvironment lists the problems the sandbox could not run, grouped
+// by the kind of reason (the text before its colon), most frequent first.
+func writeEnvironment(b *strings.Builder, s Summary) {
+	if len(s.Environment) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "%-20s%d of %d (%s), counted as unsolved: their reference solution fails in the sandbox\n",
+		"environment", len(s.Environment), s.Total, percent(ratio(len(s.Environment), s.Total)))
+	byKind := map[string][]string{}
+	var kinds []string
+	for _, f := range s.Environment {
+		kind, _, _ := strings.Cut(f.Reason, ":")
+		if byKind[kind] == nil {
+			kinds = append(kinds, kind)
+		}
+		byKind[kind] = append(byKind[kind], f.TaskID)
+	}
+	slices.SortStableFunc(kinds, func(x, y string) int { return len(byKind[y]) - len(byKind[x]) })
+	for _, kind := range kinds {
+		fmt.Fprintf(b, "%-20s%s (%d): %s\n", "", kind, len(byKind[kind]), strings.Join(byKind[kind], ", "))
+	}
 }
 
 // attemptName labels attempt index k: 0 is the first generation, k > 0 the
