@@ -5,7 +5,7 @@ GO      ?= go
 VERSION ?= 0.1.0-dev
 LDFLAGS := -s -w -X github.com/capsulehq/capsule/internal/version.Version=$(VERSION)
 
-.PHONY: build test serve image bench verify-datasets vet clean docker-image
+.PHONY: build test serve image bench verify-datasets bigcodebench vet clean docker-image
 
 ## build: a static binary in bin/capsule (it is also the sandbox agent)
 build:
@@ -35,6 +35,18 @@ bench: build
 ## (minutes per dataset; CAPSULE_DATASETS=humaneval,mbpp picks some)
 verify-datasets: build
 	CI=true CAPSULE_AGENT=$(CURDIR)/bin/capsule $(GO) test -run '^$$' -bench ShippedReferences -benchtime 1x -timeout 4h ./bench/
+
+## bigcodebench: build the BigCodeBench image (about 10 minutes and 5 GB;
+## offline from the host's Debian mirror where no registry answers), then
+## run every reference solution in it with two workers against a bare
+## local loop, and compare with the shipped reference-status file
+## (BIGCODEBENCH_IMAGE=capsule-python:$(VERSION) runs the standard-library
+## tasks in the default image; BIGCODEBENCH_EVERY=N every N-th task)
+BIGCODEBENCH_IMAGE ?= capsule-bigcodebench:$(VERSION)
+bigcodebench: build
+	bin/capsule sandbox image --name bigcodebench
+	CI=true CAPSULE_AGENT=$(CURDIR)/bin/capsule CAPSULE_BIGCODEBENCH_IMAGE=$(BIGCODEBENCH_IMAGE) CAPSULE_BIGCODEBENCH_EVERY=$(BIGCODEBENCH_EVERY) \
+		$(GO) test -run '^$$' -bench BigCodeBenchReferences -benchtime 1x -timeout 6h ./bench/
 
 vet:
 	$(GO) vet ./...

@@ -247,10 +247,10 @@ func solveOne(ctx context.Context, cfg Config, model pipeline.Model, box pipelin
 // sizes a problem's CPU-time limit (EvalPlus uses 4 on wall-clock time).
 const DefaultCPUFactor = 4
 
-// calibrationCPU bounds the CPU time of a reference solution's run that
-// measures it; a reference slower than that is given calibrationCPU as its
+// CalibrationCPU bounds the CPU time of a reference solution's run that
+// measures it; a reference slower than that is given CalibrationCPU as its
 // time.
-const calibrationCPU = 2 * time.Minute
+const CalibrationCPU = 2 * time.Minute
 
 // reference is what running a problem's reference solution on its
 // evaluation tests found.
@@ -274,7 +274,7 @@ func checkReference(ctx context.Context, cfg Config, box pipeline.Sandbox, p dat
 	if (cfg.CPUFactor <= 0 && !p.CheckEnvironment) || p.Reference == "" || p.EvalTests.Source == "" {
 		return floor, nil
 	}
-	o, err := pipeline.RunTests(ctx, box, p.Reference, p.EvalTests.Source, p.EntryPoint, calibrationCPU)
+	o, err := pipeline.RunTests(ctx, box, p.Reference, p.EvalTests.Source, p.EntryPoint, CalibrationCPU)
 	if err != nil {
 		return reference{}, fmt.Errorf("run the reference solution: %w", err)
 	}
@@ -287,7 +287,7 @@ func checkReference(ctx context.Context, cfg Config, box pipeline.Sandbox, p dat
 	}
 	ref := reference{cpu: o.Harness.CPU}
 	if o.Harness.CPULimited {
-		ref.cpu = calibrationCPU
+		ref.cpu = CalibrationCPU
 	}
 	limit := max(floor.limit, time.Duration(cfg.CPUFactor*float64(ref.cpu)))
 	ref.limit = harness.Program{CPULimit: limit}.CPU()
