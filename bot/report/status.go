@@ -4,24 +4,13 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
-)
-
-// Phase is the state of a job as the status comment shows it.
-type Phase string
-
-// The phases of a job.
-const (
-	Queued  Phase = "queued"
-	Running Phase = "running"
-	Done    Phase = "done"
-	Failed  Phase = "failed"
-	Skipped Phase = "skipped"
 )
 
 // Status is the state of a job as shown in the status comment.
 type Status struct {
-	Phase Phase
+	State store.State
 	// Attempt and Of, while Running, are the index of the latest attempt
 	// (0 for the generation, k for the k-th fix) and the last index there
 	// may be; Attempt < 0 means no attempt has ended yet.
@@ -81,7 +70,7 @@ func statusBody(s Status, t trim) string {
 	if s.Busy {
 		b.WriteString(busyNote + "\n\n")
 	}
-	if s.Reason != "" && (s.Phase == Failed || s.Phase == Skipped) {
+	if s.Reason != "" && (s.State == store.Failed || s.State == store.Skipped) {
 		reason := strings.TrimSpace(clip(s.Reason, maxReason))
 		if strings.Contains(reason, "\n") {
 			b.WriteString("Reason:\n\n")
@@ -90,19 +79,19 @@ func statusBody(s Status, t trim) string {
 		}
 		paragraph(&b, reason)
 	}
-	if s.LastResult != "" && s.Phase != Queued && s.Phase != Skipped {
+	if s.LastResult != "" && s.State != store.Queued && s.State != store.Skipped {
 		paragraph(&b, "Last result: "+clip(s.LastResult, maxLastResult)+".")
 	}
 	if line := pullRequestLine(s); line != "" {
 		b.WriteString(line + "\n\n")
 	}
-	if s.Phase == Failed {
+	if s.State == store.Failed {
 		b.WriteString("To run again, comment `/capsule retry`.\n\n")
 	}
 	if s.RunURL != "" {
 		fmt.Fprintf(&b, "[Workflow run](%s)\n\n", clip(s.RunURL, maxURL))
 	}
-	if s.Log != nil && (s.Phase == Done || s.Phase == Failed) {
+	if s.Log != nil && (s.State == store.Done || s.State == store.Failed) {
 		if t.noLog {
 			writeLog(&b, s.Log, t, characterLimit(MaxBody))
 		} else {
@@ -116,18 +105,18 @@ func statusBody(s Status, t trim) string {
 
 // headline states the phase in one bold line, and the outcome when known.
 func headline(s Status) string {
-	switch s.Phase {
-	case Queued:
+	switch s.State {
+	case store.Queued:
 		if s.Waiting != "" {
 			return "**Capsule: queued.** The job waits for " + clip(s.Waiting, maxLastResult) + "."
 		}
 		return "**Capsule: queued.** The job waits for its turn."
-	case Running:
+	case store.Running:
 		if s.Attempt < 0 {
 			return "**Capsule: running.** Starting: no attempt has ended yet."
 		}
 		return fmt.Sprintf("**Capsule: running.** At attempt %d of %d.", s.Attempt, s.Of)
-	case Done:
+	case store.Done:
 		switch {
 		case s.Log != nil && s.Log.Outcome == attemptlog.Unproven:
 			return "**Capsule: done, unproven.** The tests pass with no regressions, but no test showed the issue: nothing shows that it is fixed."
@@ -139,15 +128,15 @@ func headline(s Status) string {
 			return "**Capsule: done, not passing.** The tests do not pass."
 		}
 		return "**Capsule: done.**"
-	case Failed:
+	case store.Failed:
 		if s.Log != nil && !s.Log.Solved && len(s.Log.Attempts) > 0 {
 			return "**Capsule: failed.** The tests do not pass."
 		}
 		return "**Capsule: failed.**"
-	case Skipped:
+	case store.Skipped:
 		return "**Capsule: skipped.**"
 	}
-	return "**Capsule: " + text(string(s.Phase)) + ".**"
+	return "**Capsule: " + text(string(s.State)) + ".**"
 }
 
 // pullRequestLine links the pull request, warning about a draft whose
@@ -156,7 +145,7 @@ func pullRequestLine(s Status) string {
 	url := clip(s.PullRequestURL, maxURL)
 	switch {
 	case url == "":
-		if s.Phase == Done {
+		if s.State == store.Done {
 			return "No pull request was opened."
 		}
 		return ""

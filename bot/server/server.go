@@ -102,9 +102,6 @@ type Server struct {
 	webhook http.Handler
 	wake    chan struct{}
 
-	mu   sync.Mutex
-	busy map[string]bool // issues that got a trigger while their job was active
-
 	running   atomic.Int32 // jobs being run
 	recovered atomic.Bool  // Run has put back the previous run's jobs
 	health    *health
@@ -139,7 +136,7 @@ func New(cfg Config) (*Server, error) {
 		host, _ := os.Hostname()
 		cfg.WorkerID = fmt.Sprintf("%s/%d/%d", host, os.Getpid(), time.Now().UnixNano())
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, wake: make(chan struct{}, 1), busy: map[string]bool{}, health: newHealth(), outbox: newOutbox()}
+	s := &Server{cfg: cfg, log: cfg.Logger, wake: make(chan struct{}, 1), health: newHealth(), outbox: newOutbox()}
 	s.metrics = metrics.New(s.jobCounts, cfg.Logger)
 	h, err := webhook.NewHandler(webhook.Options{
 		Secret: cfg.Secret, MaxBodyBytes: cfg.MaxBodyBytes, MaxInFlightBytes: cfg.MaxInFlightBytes, Sink: s,
@@ -237,10 +234,7 @@ func (s *Server) Accept(ctx context.Context, r webhook.Request) error {
 	if _, err := s.health.store(); err != nil {
 		return fmt.Errorf("the store cannot serve: %w", err)
 	}
-	j, outcome, err := s.cfg.Store.Enqueue(ctx, store.Job{
-		Delivery: r.Delivery, Event: r.Event, Trigger: string(r.Trigger), Installation: r.Installation,
-		Owner: r.Owner, Repo: r.Repo, Issue: r.Issue, Sender: r.Sender, Label: r.Label,
-	})
+	j, outcome, err := s.cfg.Store.Enqueue(ctx, r)
 	if err != nil {
 		return fmt.Errorf("store the job: %w", err)
 	}
@@ -259,17 +253,15 @@ func (s *Server) Accept(ctx context.Context, r webhook.Request) error {
 		log.Info("delivery seen before; nothing queued")
 	case store.Busy:
 		log.Info("issue already has an active job", "state", j.State)
-		s.markBusy(j)
+		s.noteBusy(j)
 	}
 	return nil
 }
 
-// markBusy notes a trigger for an issue whose job is active: the running
-// job's status comment will say so, and the comment says it now.
-func (s *Server) markBusy(j store.Job) {
-	s.mu.Lock()
-	s.busy[issueKey(j)] = true
-	s.mu.Unlock()
+// noteBusy says in a running job's status comment, now, that another
+// trigger arrived for its issue; the store has marked the job Busy, so its
+// later status comments say it too.
+func (s *Server) noteBusy(j store.Job) {
 	if j.State != store.Running {
 		return
 	}
@@ -278,28 +270,12 @@ func (s *Server) markBusy(j store.Job) {
 		defer cancel()
 		gh, err := s.repository(j)
 		if err == nil {
-			err = job.NoteBusy(ctx, gh, targetOf(j))
+			err = job.NoteBusy(ctx, gh, j.Request)
 		}
 		if err != nil {
 			s.log.Warn("note the second trigger in the status comment", "job", j.ID, "err", err)
 		}
 	})
-}
-
-func (s *Server) isBusy(j store.Job) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.busy[issueKey(j)]
-}
-
-func (s *Server) clearBusy(j store.Job) {
-	s.mu.Lock()
-	delete(s.busy, issueKey(j))
-	s.mu.Unlock()
-}
-
-func issueKey(j store.Job) string {
-	return strings.ToLower(fmt.Sprintf("%s/%s#%d", j.Owner, j.Repo, j.Issue))
 }
 
 // announce writes a waiting job's status comment, saying what it waits
@@ -316,7 +292,7 @@ func (s *Server) announce(ctx context.Context, j store.Job, waiting string) {
 	}
 	gh, err := s.repository(j)
 	if err == nil {
-		err = s.cfg.Runner.Announce(ctx, gh, targetOf(j), waiting)
+		err = s.cfg.Runner.Announce(ctx, gh, j.Request, waiting)
 	}
 	if err != nil {
 		s.log.Warn("announce the queued job", "job", j.ID, "err", err)
@@ -354,8 +330,4 @@ func (s *Server) repository(j store.Job) (*job.Repository, error) {
 		return nil, err
 	}
 	return job.NewRepository(gh, j.Owner, j.Repo), nil
-}
-
-func targetOf(j store.Job) job.Target {
-	return job.Target{Owner: j.Owner, Repo: j.Repo, Issue: j.Issue, Sender: j.Sender, Trigger: job.Trigger(j.Trigger), Label: j.Label, Delivery: j.Delivery}
 }

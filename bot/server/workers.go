@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/capsulehq/capsule/bot/job"
-	"github.com/capsulehq/capsule/bot/report"
 	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/pipeline"
 )
@@ -161,19 +160,14 @@ func (s *Server) runJob(shutdown context.Context, j store.Job) {
 		s.waitForModel(background, j, err, log)
 		return
 	}
-	s.clearBusy(j)
-	state, reason := store.Done, res.Reason
+	state, reason := res.State, res.Reason
 	switch {
 	case err != nil:
 		state = store.Failed
 		if reason == "" {
 			reason = err.Error()
 		}
-	case res.Phase == report.Failed:
-		state = store.Failed
-	case res.Phase == report.Skipped:
-		state = store.Skipped
-	case res.PullRequestURL != "":
+	case state == store.Done && res.PullRequestURL != "":
 		reason = "pull request " + res.PullRequestURL
 	}
 	if res.StatusComment != 0 || res.PullRequest != 0 {
@@ -209,20 +203,20 @@ func (s *Server) waitForModel(ctx context.Context, j store.Job, err error, log *
 func (s *Server) execute(ctx context.Context, j store.Job) (res job.Result, err error) {
 	if j.Installation == 0 {
 		err := errors.New("the delivery names no installation, so there is no token to act with")
-		return job.Result{Phase: report.Failed, Reason: err.Error()}, err
+		return job.Result{State: store.Failed, Reason: err.Error()}, err
 	}
 	gh, err := s.repository(j)
 	if err != nil {
-		return job.Result{Phase: report.Failed, Reason: err.Error()}, err
+		return job.Result{State: store.Failed, Reason: err.Error()}, err
 	}
 	defer func() {
 		if p := recover(); p != nil {
 			res, err = s.panicked(gh, j, p)
 		}
 	}()
-	return s.cfg.Runner.Run(ctx, gh, targetOf(j), job.Hooks{
+	return s.cfg.Runner.Run(ctx, gh, j.Request, job.Hooks{
 		Attempt: func(e pipeline.Event) { s.metrics.Attempt(e) },
-		Busy:    func() bool { return s.isBusy(j) },
+		Busy:    func() bool { return s.busy(ctx, j) },
 		WaitForModel: func(error) bool {
 			return time.Since(j.CreatedAt) < s.cfg.ModelWait
 		},
@@ -240,11 +234,25 @@ func (s *Server) panicked(gh job.GitHub, j store.Job, p any) (job.Result, error)
 	reason := fmt.Sprintf("Capsule stopped on an internal error: %v", p)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	comment, ferr := s.cfg.Runner.Fail(ctx, gh, targetOf(j), reason)
+	comment, ferr := s.cfg.Runner.Fail(ctx, gh, j.Request, reason)
 	if ferr != nil {
 		s.log.Warn("say in the status comment that the job failed", "job", j.ID, "err", ferr)
 	}
-	return job.Result{Phase: report.Failed, Reason: reason, StatusComment: comment}, err
+	return job.Result{State: store.Failed, Reason: reason, StatusComment: comment}, err
+}
+
+// busy reports whether the store has marked the job Busy: another
+// delivery for its issue arrived while it was active.
+func (s *Server) busy(ctx context.Context, j store.Job) bool {
+	if j.Busy {
+		return true
+	}
+	now, err := s.cfg.Store.Get(ctx, j.ID)
+	if err != nil {
+		s.log.Warn("read whether the job is busy", "job", j.ID, "err", err)
+		return false
+	}
+	return now.Busy
 }
 
 // guard renews the job's lease while it runs and stops it when the lease

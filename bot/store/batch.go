@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"github.com/capsulehq/capsule/bot/webhook"
 )
 
 // maxBatch bounds how many Enqueue calls share a transaction.
@@ -12,7 +14,7 @@ const maxBatch = 256
 // enqueueCall is an Enqueue waiting for the committer.
 type enqueueCall struct {
 	ctx  context.Context
-	job  Job
+	req  webhook.Request
 	done chan enqueueResult // buffered, so the committer never blocks on it
 }
 
@@ -69,7 +71,7 @@ func (s *Store) commitBatch(batch []*enqueueCall) {
 				results[i].err = err
 				continue
 			}
-			r, err := s.enqueueSavepoint(ctx, tx, c.job)
+			r, err := s.enqueueSavepoint(ctx, tx, c.req)
 			if err != nil {
 				return err
 			}
@@ -89,15 +91,15 @@ func (s *Store) commitBatch(batch []*enqueueCall) {
 // enqueueSavepoint does one Enqueue in tx, in a savepoint. The result
 // carries the call's own failure; the error is for a failure that leaves
 // tx unusable.
-func (s *Store) enqueueSavepoint(ctx context.Context, tx *sql.Tx, j Job) (enqueueResult, error) {
+func (s *Store) enqueueSavepoint(ctx context.Context, tx *sql.Tx, req webhook.Request) (enqueueResult, error) {
 	if _, err := tx.ExecContext(ctx, "SAVEPOINT enqueue"); err != nil {
 		return enqueueResult{}, fmt.Errorf("savepoint: %w", err)
 	}
 	var r enqueueResult
-	r.job, r.outcome, r.err = s.enqueue(ctx, tx, j)
+	r.job, r.outcome, r.err = s.enqueue(ctx, tx, req)
 	if r.err != nil {
 		if _, err := tx.ExecContext(ctx, "ROLLBACK TO enqueue"); err != nil {
-			return enqueueResult{}, fmt.Errorf("rolling back delivery %s after %v: %w", j.Delivery, r.err, err)
+			return enqueueResult{}, fmt.Errorf("rolling back delivery %s after %v: %w", req.Delivery, r.err, err)
 		}
 	}
 	if _, err := tx.ExecContext(ctx, "RELEASE enqueue"); err != nil {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/capsulehq/capsule/bot/webhook"
 )
 
 // TestCommitBatch runs one batch by hand, with calls that interact, to
@@ -26,21 +28,21 @@ func TestCommitBatch(t *testing.T) {
 
 	calls := []struct {
 		ctx     context.Context
-		job     Job
+		req     webhook.Request
 		outcome Outcome
 		err     string // the call's error, if it should fail
 	}{
-		{context.Background(), newJob("a", 1), Created, ""},
-		{canceled, newJob("b", 2), 0, "context canceled"},
-		{context.Background(), newJob("poison", 3), 0, "poisoned"},
-		{context.Background(), newJob("a", 1), Duplicate, ""},
-		{context.Background(), newJob("c", 1), Busy, ""},
-		{context.Background(), newJob("d", 3), Created, ""},
-		{context.Background(), newJob("e", 2), Created, ""},
+		{context.Background(), newRequest("a", 1), Created, ""},
+		{canceled, newRequest("b", 2), 0, "context canceled"},
+		{context.Background(), newRequest("poison", 3), 0, "poisoned"},
+		{context.Background(), newRequest("a", 1), Duplicate, ""},
+		{context.Background(), newRequest("c", 1), Busy, ""},
+		{context.Background(), newRequest("d", 3), Created, ""},
+		{context.Background(), newRequest("e", 2), Created, ""},
 	}
 	batch := make([]*enqueueCall, len(calls))
 	for i, c := range calls {
-		batch[i] = &enqueueCall{ctx: c.ctx, job: c.job, done: make(chan enqueueResult, 1)}
+		batch[i] = &enqueueCall{ctx: c.ctx, req: c.req, done: make(chan enqueueResult, 1)}
 	}
 	s.commitBatch(batch)
 
@@ -49,12 +51,12 @@ func TestCommitBatch(t *testing.T) {
 		switch {
 		case c.err != "":
 			if r.err == nil || !strings.Contains(r.err.Error(), c.err) {
-				t.Errorf("call %d (%s): error %v, want %q", i, c.job.Delivery, r.err, c.err)
+				t.Errorf("call %d (%s): error %v, want %q", i, c.req.Delivery, r.err, c.err)
 			}
 		case r.err != nil:
-			t.Errorf("call %d (%s): %v", i, c.job.Delivery, r.err)
+			t.Errorf("call %d (%s): %v", i, c.req.Delivery, r.err)
 		case r.outcome != c.outcome:
-			t.Errorf("call %d (%s): %v, want %v", i, c.job.Delivery, r.outcome, c.outcome)
+			t.Errorf("call %d (%s): %v, want %v", i, c.req.Delivery, r.outcome, c.outcome)
 		}
 	}
 	for _, d := range []string{"b", "poison"} {
@@ -79,7 +81,7 @@ func TestEnqueueConcurrentIssues(t *testing.T) {
 	for i := range deliveries {
 		wg.Go(func() {
 			issue := i%issues + 1
-			j, o, err := s.Enqueue(context.Background(), newJob(delivery(i), issue))
+			j, o, err := s.Enqueue(context.Background(), newRequest(delivery(i), issue))
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -115,7 +117,7 @@ func TestCloseDuringEnqueue(t *testing.T) {
 		wg.Go(func() {
 			for i := 0; ; i++ {
 				d := fmt.Sprintf("g%d-%d", g, i)
-				_, _, err := s.Enqueue(context.Background(), newJob(d, g*100_000+i+1))
+				_, _, err := s.Enqueue(context.Background(), newRequest(d, g*100_000+i+1))
 				if err != nil {
 					if !errors.Is(err, ErrClosed) {
 						t.Errorf("Enqueue(%s): %v, want ErrClosed", d, err)

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/capsulehq/capsule/bot/webhook"
 )
 
 // enqueuers are the ways to enqueue that the benchmarks compare: the
@@ -17,13 +19,13 @@ import (
 // and fsync per call, for reference.
 var enqueuers = []struct {
 	name    string
-	enqueue func(s *Store, ctx context.Context, j Job) error
+	enqueue func(s *Store, ctx context.Context, j webhook.Request) error
 }{
-	{"group", func(s *Store, ctx context.Context, j Job) error {
+	{"group", func(s *Store, ctx context.Context, j webhook.Request) error {
 		_, _, err := s.Enqueue(ctx, j)
 		return err
 	}},
-	{"single", func(s *Store, ctx context.Context, j Job) error {
+	{"single", func(s *Store, ctx context.Context, j webhook.Request) error {
 		return s.write(ctx, func(tx *sql.Tx) error {
 			_, _, err := s.enqueue(ctx, tx, j)
 			return err
@@ -41,7 +43,7 @@ func BenchmarkEnqueue(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				i++
-				if err := e.enqueue(s, ctx, newJob(delivery(i), i)); err != nil {
+				if err := e.enqueue(s, ctx, newRequest(delivery(i), i)); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -63,7 +65,7 @@ func BenchmarkEnqueueParallel(b *testing.B) {
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					i := int(n.Add(1))
-					if err := e.enqueue(s, ctx, newJob(delivery(i), i)); err != nil {
+					if err := e.enqueue(s, ctx, newRequest(delivery(i), i)); err != nil {
 						b.Error(err)
 						return
 					}
@@ -99,7 +101,7 @@ func BenchmarkEnqueueAt200PerSecond(b *testing.B) {
 				time.Sleep(time.Until(start.Add(offset)))
 				wg.Go(func() {
 					t := time.Now()
-					if err := e.enqueue(s, ctx, newJob(fmt.Sprintf("rate-%d", i), i+1)); err != nil {
+					if err := e.enqueue(s, ctx, newRequest(fmt.Sprintf("rate-%d", i), i+1)); err != nil {
 						b.Error(err)
 					}
 					latencies[i] = time.Since(t)

@@ -33,7 +33,7 @@ func TestHelperProcess(t *testing.T) {
 	// A bound, in case the parent never gets round to killing us.
 	for i := range 100_000 {
 		d := fmt.Sprintf("crash-%06d", i)
-		if _, _, err := s.Enqueue(context.Background(), newJob(d, i+1)); err != nil {
+		if _, _, err := s.Enqueue(context.Background(), newRequest(d, i+1)); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}

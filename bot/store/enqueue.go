@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"github.com/capsulehq/capsule/bot/webhook"
 )
 
 // activeQuery finds the active job of issue (?, ?, ?). The state term
@@ -14,16 +16,16 @@ import (
 const activeQuery = `SELECT ` + jobColumns + ` FROM jobs
 	WHERE owner = ? AND repo = ? AND issue = ? AND state IN ('queued', 'running')`
 
-// Enqueue queues j, atomically with the checks that keep the queue sane:
+// Enqueue queues r as a job, atomically with the checks that keep the queue sane:
 //
 //   - a delivery ID seen before changes nothing (Duplicate), so GitHub's
 //     redeliveries are harmless;
 //   - an issue has at most one active (queued or running) job: a delivery
-//     for an issue that has one is recorded against it and answered Busy.
-//     Owner and repo compare case-insensitively, as on GitHub.
+//     for an issue that has one is recorded against it and answered Busy,
+//     and the active job is marked Busy. Owner and repo compare
+//     case-insensitively, as on GitHub.
 //
-// Only j's identifying fields are used (Delivery through Label); the store
-// sets the rest. Once Enqueue has returned without error the outcome is on
+// Once Enqueue has returned without error the outcome is on
 // disk, and the delivery may be acknowledged.
 //
 // Concurrent calls are committed together, in one transaction and one
@@ -32,11 +34,11 @@ const activeQuery = `SELECT ` + jobColumns + ` FROM jobs
 // is not carried out; if it ends while the call's batch commits, Enqueue
 // returns ctx's error without knowing whether the job was stored, and a
 // redelivery will tell.
-func (s *Store) Enqueue(ctx context.Context, j Job) (Job, Outcome, error) {
-	if err := validate(j); err != nil {
+func (s *Store) Enqueue(ctx context.Context, r webhook.Request) (Job, Outcome, error) {
+	if err := validate(r); err != nil {
 		return Job{}, 0, fmt.Errorf("store: enqueue: %w", err)
 	}
-	c := &enqueueCall{ctx: ctx, job: j, done: make(chan enqueueResult, 1)}
+	c := &enqueueCall{ctx: ctx, req: r, done: make(chan enqueueResult, 1)}
 	var err error
 	select {
 	case s.calls <- c:
@@ -54,11 +56,11 @@ func (s *Store) Enqueue(ctx context.Context, j Job) (Job, Outcome, error) {
 	case <-s.closing:
 		err = ErrClosed
 	}
-	return Job{}, 0, fmt.Errorf("store: enqueue delivery %s: %w", j.Delivery, err)
+	return Job{}, 0, fmt.Errorf("store: enqueue delivery %s: %w", r.Delivery, err)
 }
 
-// validate rejects a job the queue could not deduplicate or route.
-func validate(j Job) error {
+// validate rejects a request the queue could not deduplicate or route.
+func validate(j webhook.Request) error {
 	switch {
 	case j.Delivery == "":
 		return fmt.Errorf("job without a delivery ID: %w", ErrInvalid)
@@ -71,9 +73,9 @@ func validate(j Job) error {
 }
 
 // enqueue does Enqueue's work inside tx.
-func (s *Store) enqueue(ctx context.Context, tx *sql.Tx, j Job) (Job, Outcome, error) {
+func (s *Store) enqueue(ctx context.Context, tx *sql.Tx, r webhook.Request) (Job, Outcome, error) {
 	var id int64
-	err := tx.QueryRowContext(ctx, `SELECT job_id FROM deliveries WHERE delivery = ?`, j.Delivery).Scan(&id)
+	err := tx.QueryRowContext(ctx, `SELECT job_id FROM deliveries WHERE delivery = ?`, r.Delivery).Scan(&id)
 	switch {
 	case err == nil:
 		got, err := getJob(ctx, tx, id)
@@ -82,32 +84,23 @@ func (s *Store) enqueue(ctx context.Context, tx *sql.Tx, j Job) (Job, Outcome, e
 		return Job{}, 0, err
 	}
 
-	active, err := scanJob(tx.QueryRowContext(ctx, activeQuery, j.Owner, j.Repo, j.Issue))
+	active, err := scanJob(tx.QueryRowContext(ctx, activeQuery, r.Owner, r.Repo, r.Issue))
 	switch {
 	case err == nil:
-		if err := recordDelivery(ctx, tx, j.Delivery, active.ID); err != nil {
+		if err := recordDelivery(ctx, tx, r.Delivery, active.ID); err != nil {
 			return Job{}, 0, err
 		}
+		if _, err := tx.ExecContext(ctx, `UPDATE jobs SET busy = 1 WHERE id = ?`, active.ID); err != nil {
+			return Job{}, 0, err
+		}
+		active.Busy = true
 		return active, Busy, nil
 	case !errors.Is(err, sql.ErrNoRows):
 		return Job{}, 0, err
 	}
 
 	now := s.clock()
-	j = Job{
-		Delivery:     j.Delivery,
-		Event:        j.Event,
-		Trigger:      j.Trigger,
-		Installation: j.Installation,
-		Owner:        j.Owner,
-		Repo:         j.Repo,
-		Issue:        j.Issue,
-		Sender:       j.Sender,
-		Label:        j.Label,
-		State:        Queued,
-		CreatedAt:    now,
-		UpdatedAt:    now,
-	}
+	j := Job{Request: r, State: Queued, CreatedAt: now, UpdatedAt: now}
 	err = tx.QueryRowContext(ctx, `INSERT INTO jobs
 		(delivery, event, trigger, installation, owner, repo, issue, sender, label, state, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/capsulehq/capsule/bot/webhook"
 )
 
 func TestLifecycle(t *testing.T) {
@@ -24,7 +26,7 @@ func TestLifecycle(t *testing.T) {
 			ctx := context.Background()
 			wantCounts(t, s, nil)
 
-			queued := enqueue(t, s, newJob("d1", 1), Created)
+			queued := enqueue(t, s, newRequest("d1", 1), Created)
 			if queued.ID == 0 || queued.State != Queued || queued.Claims != 0 || !queued.CreatedAt.Equal(clk.Now()) {
 				t.Fatalf("Enqueue returned %+v", queued)
 			}
@@ -59,19 +61,13 @@ func TestLifecycle(t *testing.T) {
 
 func TestEnqueueKeepsIdentity(t *testing.T) {
 	s, _ := openTest(t)
-	in := Job{
-		Delivery: "d1", Event: "issue_comment", Trigger: "retry", Installation: 7,
+	in := webhook.Request{
+		Delivery: "d1", Event: "issue_comment", Trigger: webhook.TriggerRetry, Installation: 7,
 		Owner: "Acme", Repo: "Widgets", Issue: 12, Sender: "hubot", Label: "",
-		// The store owns these; Enqueue must ignore them.
-		ID: 99, State: Done, Reason: "x", Claims: 5, Worker: "w", StatusComment: 3, PullRequest: 4,
 	}
 	got := enqueue(t, s, in, Created)
-	want := Job{
-		ID: got.ID, Delivery: "d1", Event: "issue_comment", Trigger: "retry", Installation: 7,
-		Owner: "Acme", Repo: "Widgets", Issue: 12, Sender: "hubot", State: Queued,
-		CreatedAt: got.CreatedAt, UpdatedAt: got.UpdatedAt,
-	}
-	if got != want || got.ID == 99 {
+	want := Job{ID: got.ID, Request: in, State: Queued, CreatedAt: got.CreatedAt, UpdatedAt: got.UpdatedAt}
+	if got != want || got.ID == 0 {
 		t.Fatalf("Enqueue = %+v\nwant %+v", got, want)
 	}
 	if got.CreatedAt.Location() != time.UTC {
@@ -83,17 +79,17 @@ func TestEnqueueInvalid(t *testing.T) {
 	s, _ := openTest(t)
 	tests := []struct {
 		name string
-		edit func(*Job)
+		edit func(*webhook.Request)
 	}{
-		{"no delivery", func(j *Job) { j.Delivery = "" }},
-		{"no owner", func(j *Job) { j.Owner = "" }},
-		{"no repo", func(j *Job) { j.Repo = "" }},
-		{"no issue", func(j *Job) { j.Issue = 0 }},
-		{"negative issue", func(j *Job) { j.Issue = -1 }},
+		{"no delivery", func(j *webhook.Request) { j.Delivery = "" }},
+		{"no owner", func(j *webhook.Request) { j.Owner = "" }},
+		{"no repo", func(j *webhook.Request) { j.Repo = "" }},
+		{"no issue", func(j *webhook.Request) { j.Issue = 0 }},
+		{"negative issue", func(j *webhook.Request) { j.Issue = -1 }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			j := newJob("d1", 1)
+			j := newRequest("d1", 1)
 			tt.edit(&j)
 			if _, _, err := s.Enqueue(context.Background(), j); !errors.Is(err, ErrInvalid) {
 				t.Fatalf("Enqueue = %v, want ErrInvalid", err)
@@ -105,15 +101,15 @@ func TestEnqueueInvalid(t *testing.T) {
 
 func TestEnqueueDuplicate(t *testing.T) {
 	s, _ := openTest(t)
-	first := enqueue(t, s, newJob("d1", 1), Created)
+	first := enqueue(t, s, newRequest("d1", 1), Created)
 	for range 9 {
-		if got := enqueue(t, s, newJob("d1", 1), Duplicate); got != first {
+		if got := enqueue(t, s, newRequest("d1", 1), Duplicate); got != first {
 			t.Fatalf("Duplicate returned %+v\nwant %+v", got, first)
 		}
 	}
 	// A redelivery shows the job as it is now, not as it was.
 	claim(t, s, "w1", time.Minute)
-	if got := enqueue(t, s, newJob("d1", 1), Duplicate); got.State != Running {
+	if got := enqueue(t, s, newRequest("d1", 1), Duplicate); got.State != Running {
 		t.Fatalf("Duplicate returned a job in state %s, want running", got.State)
 	}
 	wantCounts(t, s, map[State]int{Running: 1})
@@ -132,7 +128,7 @@ func TestEnqueueDuplicateConcurrent(t *testing.T) {
 	for i := range n {
 		wg.Go(func() {
 			<-start
-			jobs[i], outcomes[i], errs[i] = s.Enqueue(context.Background(), newJob("d1", 1))
+			jobs[i], outcomes[i], errs[i] = s.Enqueue(context.Background(), newRequest("d1", 1))
 		})
 	}
 	close(start)
@@ -157,16 +153,16 @@ func TestEnqueueDuplicateConcurrent(t *testing.T) {
 func TestEnqueueBusy(t *testing.T) {
 	tests := []struct {
 		name  string
-		claim bool // whether the first job is running rather than queued
-		other Job  // the second delivery
+		claim bool            // whether the first job is running rather than queued
+		other webhook.Request // the second delivery
 	}{
-		{"queued", false, newJob("d2", 1)},
-		{"running", true, newJob("d2", 1)},
-		{"owner in other case", false, func() Job { j := newJob("d2", 1); j.Owner = "ACME"; return j }()},
-		{"repo in other case", true, func() Job { j := newJob("d2", 1); j.Repo = "WidGets"; return j }()},
-		{"retry comment", true, func() Job {
-			j := newJob("d2", 1)
-			j.Event, j.Trigger, j.Label = "issue_comment", "retry", ""
+		{"queued", false, newRequest("d2", 1)},
+		{"running", true, newRequest("d2", 1)},
+		{"owner in other case", false, func() webhook.Request { j := newRequest("d2", 1); j.Owner = "ACME"; return j }()},
+		{"repo in other case", true, func() webhook.Request { j := newRequest("d2", 1); j.Repo = "WidGets"; return j }()},
+		{"retry comment", true, func() webhook.Request {
+			j := newRequest("d2", 1)
+			j.Event, j.Trigger, j.Label = "issue_comment", webhook.TriggerRetry, ""
 			return j
 		}()},
 	}
@@ -174,11 +170,15 @@ func TestEnqueueBusy(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s, _ := openTest(t)
 			ctx := context.Background()
-			active := enqueue(t, s, newJob("d1", 1), Created)
+			active := enqueue(t, s, newRequest("d1", 1), Created)
 			if tt.claim {
 				active = claim(t, s, "w1", time.Minute)
 			}
 
+			if active.Busy {
+				t.Fatalf("a new job is busy: %+v", active)
+			}
+			active.Busy = true // the second delivery marks it
 			if got := enqueue(t, s, tt.other, Busy); got != active {
 				t.Fatalf("Busy returned %+v\nwant %+v", got, active)
 			}
@@ -198,8 +198,8 @@ func TestEnqueueBusy(t *testing.T) {
 			}
 			tt.other.Delivery = "d3"
 			next := enqueue(t, s, tt.other, Created)
-			if next.ID == active.ID {
-				t.Fatalf("the new job has the old one's ID %d", next.ID)
+			if next.ID == active.ID || next.Busy {
+				t.Fatalf("the new job %+v has the old one's ID %d or its busy mark", next, active.ID)
 			}
 			wantCounts(t, s, map[State]int{Done: 1, Queued: 1})
 		})
@@ -208,14 +208,14 @@ func TestEnqueueBusy(t *testing.T) {
 
 func TestEnqueueOtherIssues(t *testing.T) {
 	s, _ := openTest(t)
-	enqueue(t, s, newJob("d1", 1), Created)
+	enqueue(t, s, newRequest("d1", 1), Created)
 	tests := []struct {
 		name string
-		job  Job
+		job  webhook.Request
 	}{
-		{"other issue", newJob("d2", 2)},
-		{"other repo", func() Job { j := newJob("d3", 1); j.Repo = "gadgets"; return j }()},
-		{"other owner", func() Job { j := newJob("d4", 1); j.Owner = "umbrella"; return j }()},
+		{"other issue", newRequest("d2", 2)},
+		{"other repo", func() webhook.Request { j := newRequest("d3", 1); j.Repo = "gadgets"; return j }()},
+		{"other owner", func() webhook.Request { j := newRequest("d4", 1); j.Owner = "umbrella"; return j }()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -229,9 +229,9 @@ func TestEnqueueCanceled(t *testing.T) {
 	s, _ := openTest(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, _, err := s.Enqueue(ctx, newJob("d1", 1)); !errors.Is(err, context.Canceled) {
+	if _, _, err := s.Enqueue(ctx, newRequest("d1", 1)); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Enqueue with a canceled context = %v, want context.Canceled", err)
 	}
 	// The delivery was not recorded, so trying again creates the job.
-	enqueue(t, s, newJob("d1", 1), Created)
+	enqueue(t, s, newRequest("d1", 1), Created)
 }

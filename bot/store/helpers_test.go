@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/capsulehq/capsule/bot/webhook"
 )
 
 // openTest opens a store in a fresh file under t.TempDir and closes it
@@ -55,12 +57,12 @@ func (c *clock) Advance(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-// newJob is a job for issue n of acme/widgets, created by delivery.
-func newJob(delivery string, n int) Job {
-	return Job{
+// newRequest is a request for issue n of acme/widgets, made by delivery.
+func newRequest(delivery string, n int) webhook.Request {
+	return webhook.Request{
 		Delivery:     delivery,
 		Event:        "issues",
-		Trigger:      "label",
+		Trigger:      webhook.TriggerLabel,
 		Installation: 42,
 		Owner:        "acme",
 		Repo:         "widgets",
@@ -71,7 +73,7 @@ func newJob(delivery string, n int) Job {
 }
 
 // enqueue enqueues j and fails the test unless the outcome is want.
-func enqueue(t testing.TB, s *Store, j Job, want Outcome) Job {
+func enqueue(t testing.TB, s *Store, j webhook.Request, want Outcome) Job {
 	t.Helper()
 	got, outcome, err := s.Enqueue(context.Background(), j)
 	if err != nil {

@@ -3,10 +3,13 @@ package store
 import (
 	"strconv"
 	"time"
+
+	"github.com/capsulehq/capsule/bot/webhook"
 )
 
 // State is where a job is in its life: Queued, then Running, then one of
-// the terminal states Done, Failed or Skipped.
+// the terminal states Done, Failed or Skipped. It is the one name of a
+// job's state: the job's result and its status comment say it too.
 type State string
 
 // The states of a job.
@@ -40,19 +43,17 @@ func (s State) Terminal() bool { return s == Done || s == Failed || s == Skipped
 // another crash.
 const MaxClaims = 3
 
-// Job is one unit of work: an issue to take to a pull request.
+// Job is one unit of work: an issue to take to a pull request, as the
+// delivery that created it asked (its Delivery is unique).
 type Job struct {
-	ID           int64
-	Delivery     string // X-GitHub-Delivery of the delivery that created it (unique)
-	Event        string // "issues" or "issue_comment"
-	Trigger      string // "label" or "retry"
-	Installation int64
-	Owner, Repo  string
-	Issue        int
-	Sender       string
-	Label        string // the label that was added, for Trigger "label"
-	State        State
-	Reason       string // why it failed or was skipped, or a one-line result for done
+	ID int64
+	webhook.Request
+	State  State
+	Reason string // why it failed or was skipped, or a one-line result for done
+	// Busy is set when another delivery for the issue arrived while the
+	// job was active (Enqueue answered it Busy): the job's status comment
+	// says so.
+	Busy bool
 	// Claims counts the claims that count towards MaxClaims: how many times
 	// a worker claimed the job, less the claims it gave back with Release.
 	Claims        int

@@ -13,7 +13,7 @@ func TestClaimFIFO(t *testing.T) {
 	claimNone(t, s, "w1")
 	var want []int64
 	for i := range 5 {
-		want = append(want, enqueue(t, s, newJob(delivery(i), i+1), Created).ID)
+		want = append(want, enqueue(t, s, newRequest(delivery(i), i+1), Created).ID)
 	}
 	for i, id := range want {
 		if got := claim(t, s, "w1", time.Minute); got.ID != id {
@@ -25,7 +25,7 @@ func TestClaimFIFO(t *testing.T) {
 
 func TestClaimInvalid(t *testing.T) {
 	s, _ := openTest(t)
-	enqueue(t, s, newJob("d1", 1), Created)
+	enqueue(t, s, newRequest("d1", 1), Created)
 	tests := []struct {
 		name   string
 		worker string
@@ -52,7 +52,7 @@ func TestLeaseExpiry(t *testing.T) {
 	s, _ := openTest(t)
 	clk := fakeClock(s)
 	ctx := context.Background()
-	first := enqueue(t, s, newJob("d1", 1), Created)
+	first := enqueue(t, s, newRequest("d1", 1), Created)
 
 	claim(t, s, "w1", time.Minute)
 	claimNone(t, s, "w2")
@@ -75,7 +75,7 @@ func TestLeaseExpiry(t *testing.T) {
 func TestRenew(t *testing.T) {
 	s, _ := openTest(t)
 	clk := fakeClock(s)
-	j := enqueue(t, s, newJob("d1", 1), Created)
+	j := enqueue(t, s, newRequest("d1", 1), Created)
 	claim(t, s, "w1", time.Minute)
 
 	clk.Advance(50 * time.Second)
@@ -96,7 +96,7 @@ func TestRenew(t *testing.T) {
 func TestRenewLateButUnclaimed(t *testing.T) {
 	s, _ := openTest(t)
 	clk := fakeClock(s)
-	j := enqueue(t, s, newJob("d1", 1), Created)
+	j := enqueue(t, s, newRequest("d1", 1), Created)
 	claim(t, s, "w1", time.Minute)
 	clk.Advance(time.Hour)
 	if err := s.Renew(context.Background(), j.ID, "w1", time.Minute); err != nil {
@@ -150,7 +150,7 @@ func TestLeaseLost(t *testing.T) {
 			t.Run(st.name+"/"+op.name, func(t *testing.T) {
 				s, _ := openTest(t)
 				clk := fakeClock(s)
-				enqueue(t, s, newJob("d1", 1), Created)
+				enqueue(t, s, newRequest("d1", 1), Created)
 				st.setup(t, s, clk)
 				before := get(t, s, 1)
 
@@ -179,7 +179,7 @@ func TestLeaseLost(t *testing.T) {
 
 func TestFinishInvalidState(t *testing.T) {
 	s, _ := openTest(t)
-	j := enqueue(t, s, newJob("d1", 1), Created)
+	j := enqueue(t, s, newRequest("d1", 1), Created)
 	claim(t, s, "w1", time.Minute)
 	for _, state := range []State{Queued, Running, "", "lost"} {
 		if err := s.Finish(context.Background(), j.ID, "w1", state, ""); !errors.Is(err, ErrInvalid) {
@@ -191,7 +191,7 @@ func TestFinishInvalidState(t *testing.T) {
 
 func TestRelease(t *testing.T) {
 	s, _ := openTest(t)
-	j := enqueue(t, s, newJob("d1", 1), Created)
+	j := enqueue(t, s, newRequest("d1", 1), Created)
 	claim(t, s, "w1", time.Minute)
 	if err := s.Release(context.Background(), j.ID, "w1"); err != nil {
 		t.Fatal(err)
@@ -232,14 +232,14 @@ func TestMaxClaims(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s, _ := openTest(t)
 			clk := fakeClock(s)
-			crashy := enqueue(t, s, newJob("d1", 1), Created)
+			crashy := enqueue(t, s, newRequest("d1", 1), Created)
 			for i := 1; i <= MaxClaims; i++ {
 				if got := claim(t, s, "w1", time.Minute); got.ID != crashy.ID || got.Claims != i {
 					t.Fatalf("claim %d: got job %d with %d claims", i, got.ID, got.Claims)
 				}
 				tt.abandon(t, s, clk)
 			}
-			next := enqueue(t, s, newJob("d2", 2), Created)
+			next := enqueue(t, s, newRequest("d2", 2), Created)
 
 			if got := claim(t, s, "w1", time.Minute); got.ID != next.ID {
 				t.Fatalf("claimed job %d, want the next one, %d", got.ID, next.ID)
@@ -250,7 +250,7 @@ func TestMaxClaims(t *testing.T) {
 			}
 			wantCounts(t, s, map[State]int{Failed: 1, Running: 1})
 			// Its issue is free again.
-			enqueue(t, s, newJob("d3", 1), Created)
+			enqueue(t, s, newRequest("d3", 1), Created)
 		})
 	}
 }
@@ -259,7 +259,7 @@ func TestRecoverAbandoned(t *testing.T) {
 	s, path := openTest(t)
 	ctx := context.Background()
 	for i := range 4 {
-		enqueue(t, s, newJob(delivery(i), i+1), Created)
+		enqueue(t, s, newRequest(delivery(i), i+1), Created)
 	}
 	running := claim(t, s, "w1", time.Hour)
 	claim(t, s, "w2", time.Hour)

@@ -95,14 +95,14 @@ func TestOpenNewerSchema(t *testing.T) {
 func TestReopen(t *testing.T) {
 	s, path := openTest(t)
 	ctx := context.Background()
-	want := enqueue(t, s, newJob("d1", 1), Created)
+	want := enqueue(t, s, newRequest("d1", 1), Created)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)
 	}
-	if _, _, err := s.Enqueue(ctx, newJob("d2", 2)); !errors.Is(err, ErrClosed) {
+	if _, _, err := s.Enqueue(ctx, newRequest("d2", 2)); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Enqueue after Close = %v, want ErrClosed", err)
 	}
 
@@ -114,8 +114,8 @@ func TestReopen(t *testing.T) {
 	if got := get(t, s, want.ID); got != want {
 		t.Fatalf("after reopening: %+v\nwant %+v", got, want)
 	}
-	enqueue(t, s, newJob("d1", 1), Duplicate)
-	enqueue(t, s, newJob("d2", 1), Busy)
+	enqueue(t, s, newRequest("d1", 1), Duplicate)
+	enqueue(t, s, newRequest("d2", 1), Busy)
 }
 
 func TestSettings(t *testing.T) {
@@ -188,7 +188,7 @@ func TestOpenOddPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	enqueue(t, s, newJob("d1", 1), Created)
+	enqueue(t, s, newRequest("d1", 1), Created)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}

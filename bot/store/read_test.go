@@ -23,7 +23,7 @@ func TestNotFound(t *testing.T) {
 
 func TestByDelivery(t *testing.T) {
 	s, _ := openTest(t)
-	want := enqueue(t, s, newJob("d1", 1), Created)
+	want := enqueue(t, s, newRequest("d1", 1), Created)
 	got, err := s.ByDelivery(context.Background(), "d1")
 	if err != nil || got != want {
 		t.Fatalf("ByDelivery = %+v, %v\nwant %+v", got, err, want)
@@ -32,7 +32,7 @@ func TestByDelivery(t *testing.T) {
 
 func TestNote(t *testing.T) {
 	s, _ := openTest(t)
-	j := enqueue(t, s, newJob("d1", 1), Created)
+	j := enqueue(t, s, newRequest("d1", 1), Created)
 	tests := []struct {
 		comment int64
 		pr      int
@@ -59,7 +59,7 @@ func TestNote(t *testing.T) {
 func TestList(t *testing.T) {
 	s, _ := openTest(t)
 	for i := range 5 {
-		enqueue(t, s, newJob(delivery(i), i+1), Created)
+		enqueue(t, s, newRequest(delivery(i), i+1), Created)
 	}
 	claim(t, s, "w1", time.Minute)
 	tests := []struct {

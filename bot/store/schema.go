@@ -54,6 +54,9 @@ CREATE TABLE deliveries (
 	// 2: a time before which a queued job is not claimed (a job waiting
 	// for the model endpoint); 0, for every job of version 1, is none.
 	`ALTER TABLE jobs ADD COLUMN not_before INTEGER NOT NULL DEFAULT 0;`,
+	// 3: whether another delivery for the issue arrived while the job was
+	// active; 0, for every job of version 2, is no.
+	`ALTER TABLE jobs ADD COLUMN busy INTEGER NOT NULL DEFAULT 0 CHECK (busy IN (0, 1));`,
 }
 
 // schemaVersion is the version this build writes and understands.

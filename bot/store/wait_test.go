@@ -16,7 +16,7 @@ func TestDefer(t *testing.T) {
 	s, _ := openTest(t)
 	clk := fakeClock(s)
 	ctx := context.Background()
-	first := enqueue(t, s, newJob("d1", 1), Created)
+	first := enqueue(t, s, newRequest("d1", 1), Created)
 	for range MaxClaims + 2 {
 		j := claim(t, s, "w", time.Minute)
 		if j.ID != first.ID || j.Claims != 1 {
@@ -33,7 +33,7 @@ func TestDefer(t *testing.T) {
 	}
 	// A job queued later is not held up by the waiting one.
 	clk.Advance(-time.Second)
-	second := enqueue(t, s, newJob("d2", 2), Created)
+	second := enqueue(t, s, newRequest("d2", 2), Created)
 	if j := claim(t, s, "w", time.Minute); j.ID != second.ID {
 		t.Errorf("claimed job %d, want the one not waiting (%d)", j.ID, second.ID)
 	}
@@ -45,9 +45,9 @@ func TestDefer(t *testing.T) {
 func TestClaimCreatedBefore(t *testing.T) {
 	s, _ := openTest(t)
 	clk := fakeClock(s)
-	old := enqueue(t, s, newJob("d1", 1), Created)
+	old := enqueue(t, s, newRequest("d1", 1), Created)
 	clk.Advance(time.Hour)
-	enqueue(t, s, newJob("d2", 2), Created)
+	enqueue(t, s, newRequest("d2", 2), Created)
 	ctx := context.Background()
 	j, ok, err := s.ClaimCreatedBefore(ctx, "w", time.Minute, clk.Now().Add(-time.Minute))
 	if err != nil || !ok || j.ID != old.ID {
@@ -85,7 +85,7 @@ func TestMigrateKeepsJobs(t *testing.T) {
 	}
 	defer s.Close()
 	j := claim(t, s, "w", time.Minute)
-	if j.Delivery != "old-delivery" || j.Issue != 7 || !j.NotBefore.IsZero() {
+	if j.Delivery != "old-delivery" || j.Issue != 7 || !j.NotBefore.IsZero() || j.Busy {
 		t.Errorf("claimed %+v, want the old job", j)
 	}
 	var v int
@@ -128,7 +128,7 @@ func TestCheck(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s, path := openTest(t)
 			ctx := context.Background()
-			enqueue(t, s, newJob("d1", 1), Created)
+			enqueue(t, s, newRequest("d1", 1), Created)
 			if err := s.Check(ctx); err != nil {
 				t.Fatalf("Check of a sound store: %v", err)
 			}

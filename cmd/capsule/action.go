@@ -17,6 +17,7 @@ import (
 	"github.com/capsulehq/capsule/bot/ghapp"
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/bot/report"
+	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/bot/webhook"
 	"github.com/capsulehq/capsule/internal/version"
 	"github.com/capsulehq/capsule/pipeline"
@@ -173,8 +174,7 @@ func action(ctx context.Context, env *environment, wf workflow) (int, error) {
 			runner.Workspace, runner.WorkspaceCommit = ws, os.Getenv("GITHUB_SHA")
 		}
 	}
-	target := job.Target{Owner: req.Owner, Repo: req.Repo, Issue: req.Issue, Sender: req.Sender, Trigger: job.Trigger(req.Trigger), Label: req.Label}
-	if ok, why, err := runner.Concerns(ctx, gh, target); err != nil {
+	if ok, why, err := runner.Concerns(ctx, gh, req); err != nil {
 		return 0, err
 	} else if !ok {
 		return nothingToDo(env, why)
@@ -216,11 +216,11 @@ func action(ctx context.Context, env *environment, wf workflow) (int, error) {
 	overrides := reposolve.NoOverrides()
 	overrides.MaxAttempts = in.maxAttempts
 	runner.Solver = &reposolve.Sandboxed{Engine: eng, Model: model, ModelName: model.Config().Model, TestModel: testModel, Overrides: overrides, Maxima: limits.max}
-	fmt.Fprintf(env.stdout, "capsule: %s, asked by %s (%s)\n", target.Name(), req.Sender, req.Trigger)
-	res, runErr := runner.Run(ctx, gh, target, job.Hooks{
+	fmt.Fprintf(env.stdout, "capsule: %s, asked by %s (%s)\n", req.Name(), req.Sender, req.Trigger)
+	res, runErr := runner.Run(ctx, gh, req, job.Hooks{
 		Attempt: func(e pipeline.Event) { printAttempt(wf, e) },
 	})
-	return finishAction(env, wf, target, res, runErr)
+	return finishAction(env, wf, req, res, runErr)
 }
 
 // nothingToDo ends a step whose event is not Capsule's: it says why and
@@ -273,7 +273,7 @@ func printAttempt(wf workflow, e pipeline.Event) {
 
 // finishAction writes the outputs, the step summary and the log files,
 // and picks the exit code.
-func finishAction(env *environment, wf workflow, t job.Target, res job.Result, runErr error) (int, error) {
+func finishAction(env *environment, wf workflow, t webhook.Request, res job.Result, runErr error) (int, error) {
 	log := res.Log()
 	outcome, attempts, calls := "none", 0, 0
 	if log != nil {
@@ -298,7 +298,7 @@ func finishAction(env *environment, wf workflow, t job.Target, res job.Result, r
 	switch {
 	case runErr != nil:
 		return 0, runErr
-	case res.Phase == report.Skipped:
+	case res.State == store.Skipped:
 		fmt.Fprintf(env.stdout, "capsule: skipped: %s\n", res.Reason)
 		return exitOK, nil
 	case res.PullRequestURL != "" && outcome == string(attemptlog.Solved):
