@@ -297,6 +297,16 @@ func TestRunDecisions(t *testing.T) {
 			state:   store.Failed, reason: "open the pull request: 422", status: "open the pull request", labels: []string{LabelFailed},
 		},
 		{
+			name:    "an archive that cannot be fetched fails the job",
+			prepare: func(f *fakeGitHub) { f.fail["Archive"] = errors.New("download: 502 Bad Gateway") },
+			state:   store.Failed, reason: "fetch the archive of " + fakeBase, status: "502 Bad Gateway", labels: []string{LabelFailed},
+		},
+		{
+			name:    "labels GitHub refuses stop the job before the model",
+			prepare: func(f *fakeGitHub) { f.fail["AddLabels"] = errors.New("403 Forbidden") },
+			state:   store.Failed, reason: "label the issue capsule:in-progress: 403", status: "**Capsule: running.**",
+		},
+		{
 			name:    "a deleted issue fails the job",
 			prepare: func(f *fakeGitHub) { delete(f.issues, fakeIssue) },
 			state:   store.Failed, errIs: ErrNotFound, status: "read the issue", labels: []string{LabelFailed},
