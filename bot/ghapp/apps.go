@@ -1,10 +1,11 @@
 // Package ghapp builds GitHub API clients for Capsule: clients for the
 // GitHub App's installations (Apps) and for a plain token
-// (NewTokenClient), all retrying failed requests (Transport).
+// (NewTokenClient), all retrying failed requests (httpretry, with
+// GitHub's policy: RetryPolicy).
 //
 // An installation client is layered as
 //
-//	github.Client → ghinstallation.Transport → Transport (retries) → base
+//	github.Client → ghinstallation.Transport → httpretry.Transport → base
 //
 // so the requests that mint installation tokens are retried too.
 package ghapp
@@ -63,7 +64,7 @@ type Apps struct {
 	key    *rsa.PrivateKey
 	base   *url.URL          // normalised API base, trailing slash
 	hc     http.Client       // template for the clients' settings
-	retry  http.RoundTripper // *Transport over the base transport
+	retry  http.RoundTripper // the retrying transport over the base transport
 	app    *github.Client
 	tokens string // base URL as ghinstallation wants it: no trailing slash
 
@@ -92,13 +93,13 @@ func New(c Config) (*Apps, error) {
 	if err != nil {
 		return nil, err
 	}
-	hc, baseTr := transports(c.HTTPClient)
+	hc, baseTr, timeout := transports(c.HTTPClient)
 	a := &Apps{
 		appID:    c.AppID,
 		key:      key,
 		base:     base,
 		hc:       hc,
-		retry:    &Transport{Base: baseTr, Policy: c.Retry, Logger: c.Logger},
+		retry:    c.Retry.transport(baseTr, timeout, c.Logger),
 		tokens:   strings.TrimSuffix(base.String(), "/"),
 		installs: make(map[int64]*installation),
 	}

@@ -21,6 +21,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/capsulehq/capsule/internal/httpretry/retrytest"
 )
 
 const testAppID = 42
@@ -194,11 +196,11 @@ func verifyJWT(auth string, pub *rsa.PublicKey) error {
 	return nil
 }
 
-func newTestApps(t *testing.T, baseURL string, rec *recorder) *Apps {
+func newTestApps(t *testing.T, baseURL string, rec *retrytest.Sleeps) *Apps {
 	t.Helper()
 	p := RetryPolicy{}
 	if rec != nil {
-		p.Sleep = rec.sleep
+		p.Sleep = rec.Sleep
 	}
 	a, err := New(Config{
 		AppID: testAppID, PrivateKey: pkcs1PEM(testKey()), BaseURL: baseURL,
@@ -292,7 +294,7 @@ func TestInstallationTokenRefreshedBeforeExpiry(t *testing.T) {
 func TestInstallationTokenMintRetried(t *testing.T) {
 	f, srv := newFakeGitHub(t, "/api/v3")
 	f.fail = []int{502, 503}
-	var rec recorder
+	var rec retrytest.Sleeps
 	a := newTestApps(t, srv.URL+"/api/v3/", &rec)
 	getRepo(t, a, 7)
 	f.mu.Lock()
@@ -301,7 +303,7 @@ func TestInstallationTokenMintRetried(t *testing.T) {
 	if hits != 3 {
 		t.Errorf("token endpoint hit %d times, want 3 (502, 503, 201)", hits)
 	}
-	if got := rec.got(); len(got) != 2 || got[0] < 500*time.Millisecond || got[0] > time.Second || got[1] < time.Second || got[1] > 2*time.Second {
+	if got := rec.Got(); len(got) != 2 || got[0] < 500*time.Millisecond || got[0] > time.Second || got[1] < time.Second || got[1] > 2*time.Second {
 		t.Errorf("delays %v, want about [1s 2s] with jitter", got)
 	}
 }
@@ -309,7 +311,7 @@ func TestInstallationTokenMintRetried(t *testing.T) {
 func TestInstallationSuspended(t *testing.T) {
 	f, srv := newFakeGitHub(t, "/api/v3")
 	f.suspended[9] = true
-	var rec recorder
+	var rec retrytest.Sleeps
 	a := newTestApps(t, srv.URL+"/api/v3/", &rec)
 	_, err := a.Token(context.Background(), 9)
 	if err == nil || !strings.Contains(err.Error(), "This installation has been suspended") || !strings.Contains(err.Error(), "403") {
@@ -322,8 +324,8 @@ func TestInstallationSuspended(t *testing.T) {
 	f.mu.Lock()
 	hits := f.tokenHits
 	f.mu.Unlock()
-	if hits != 2 || len(rec.got()) != 0 {
-		t.Errorf("token endpoint hit %d times with delays %v; want 2 and none (a 403 is not retried)", hits, rec.got())
+	if hits != 2 || len(rec.Got()) != 0 {
+		t.Errorf("token endpoint hit %d times with delays %v; want 2 and none (a 403 is not retried)", hits, rec.Got())
 	}
 	if _, err := a.Token(context.Background(), 0); err == nil {
 		t.Error("Token(0) succeeded")

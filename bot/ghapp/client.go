@@ -1,7 +1,6 @@
 package ghapp
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -9,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/capsulehq/capsule/internal/httpbody"
 	"github.com/google/go-github/v88/github"
 )
 
@@ -99,15 +97,16 @@ func newGitHubClient(hc *http.Client, base *url.URL, opts ...github.ClientOption
 	return c, nil
 }
 
-// transports returns the client to copy and the transport to wrap for
-// a user's *http.Client, or the defaults for nil.
-func transports(hc *http.Client) (http.Client, http.RoundTripper) {
+// transports returns the client to copy, the transport to wrap and the
+// timeout of each attempt for a user's *http.Client (none), or the
+// defaults for nil.
+func transports(hc *http.Client) (http.Client, http.RoundTripper, time.Duration) {
 	if hc != nil {
 		base := hc.Transport
 		if base == nil {
 			base = http.DefaultTransport
 		}
-		return *hc, base
+		return *hc, base, 0
 	}
 	tr := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
@@ -120,23 +119,5 @@ func transports(hc *http.Client) (http.Client, http.RoundTripper) {
 		ResponseHeaderTimeout: responseHeaderTimeout,
 		ExpectContinueTimeout: time.Second,
 	}
-	return http.Client{}, &timeoutTransport{base: tr, timeout: attemptTimeout}
-}
-
-// timeoutTransport bounds each round trip, body included, by timeout.
-type timeoutTransport struct {
-	base    http.RoundTripper
-	timeout time.Duration
-}
-
-// RoundTrip implements http.RoundTripper.
-func (t *timeoutTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	ctx, cancel := context.WithTimeout(r.Context(), t.timeout)
-	resp, err := t.base.RoundTrip(r.WithContext(ctx))
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	resp.Body = httpbody.CancelOnClose(resp.Body, cancel)
-	return resp, nil
+	return http.Client{}, tr, attemptTimeout
 }

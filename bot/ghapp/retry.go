@@ -4,15 +4,15 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/capsulehq/capsule/internal/httpretry"
 )
 
 // Retry defaults; see RetryPolicy.
@@ -27,8 +27,7 @@ const (
 	secondaryMinWait = time.Minute
 	// resetMargin is added to X-RateLimit-Reset to absorb clock skew.
 	resetMargin = time.Second
-	// peekLimit bounds how much of a response body is read to classify
-	// it or drained before it is discarded.
+	// peekLimit bounds how much of a response body is read to classify it.
 	peekLimit = 64 << 10
 )
 
@@ -45,7 +44,7 @@ type RetryPolicy struct {
 	MaxDelay time.Duration
 	// MaxWait is the longest wait GitHub may impose: default 15m. When a
 	// Retry-After header or a rate-limit reset lies further away, the
-	// request fails at once with a *WaitTooLongError.
+	// request fails at once with an *httpretry.WaitTooLongError.
 	MaxWait time.Duration
 	// Sleep waits d or until ctx is done, returning ctx's error in that
 	// case. Nil means a timer honouring ctx; tests set it to record the
@@ -81,48 +80,13 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 	if p.MaxWait <= 0 {
 		p.MaxWait = defaultMaxWait
 	}
-	if p.Sleep == nil {
-		p.Sleep = sleep
-	}
 	return p
 }
 
-// sleep waits d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
-// WaitTooLongError reports that GitHub asked for a wait longer than
-// RetryPolicy.MaxWait, so the request was given up at once.
-type WaitTooLongError struct {
-	Method  string
-	Path    string
-	Status  int           // the HTTP status GitHub answered
-	Reason  string        // e.g. "primary rate limit"
-	Wait    time.Duration // the wait GitHub asked for
-	Until   time.Time     // when the request may be made again
-	MaxWait time.Duration
-}
-
-// Error implements error.
-func (e *WaitTooLongError) Error() string {
-	return fmt.Sprintf("ghapp: %s %s: %d %s: GitHub asks to wait %s (until %s), more than the maximum wait of %s",
-		e.Method, e.Path, e.Status, e.Reason, e.Wait.Round(time.Second),
-		e.Until.UTC().Format(time.RFC3339), e.MaxWait)
-}
-
-// Transport is an http.RoundTripper that retries failed requests to the
-// GitHub API. It is safe for concurrent use.
+// transport returns the retrying transport over base (nil means
+// http.DefaultTransport) for the GitHub API, each attempt bounded by
+// attemptTimeout (zero: no bound), logging each retry to logger (nil
+// means slog.Default()).
 //
 // A request is replay-safe when its method is GET, HEAD, OPTIONS, TRACE,
 // PUT or DELETE, when it carries an Idempotency-Key or X-Idempotency-Key
@@ -130,9 +94,6 @@ func (e *WaitTooLongError) Error() string {
 // (POST .../app/installations/{id}/access_tokens, harmless to repeat).
 // The rules, in order:
 //
-//   - A request whose body cannot be replayed (Body set, GetBody nil) is
-//     never retried. Bodies are replayed with GetBody, which
-//     http.NewRequest and go-github set.
 //   - 403 or 429 with Retry-After: wait that many seconds (an HTTP date
 //     is accepted too). This is how GitHub signals most secondary limits.
 //   - 403 or 429 with X-RateLimit-Remaining: 0: primary rate limit; wait
@@ -152,214 +113,79 @@ func (e *WaitTooLongError) Error() string {
 //     unexpected EOF, timeouts) for replay-safe requests only.
 //
 // Rate-limited requests (403/429) are retried for every method: GitHub
-// rejected them without acting. Exponential backoff is BaseDelay
-// doubled per retry, capped at MaxDelay, with "equal jitter": a delay d
-// becomes a random value in [d/2, d].
-//
-// A wait that GitHub imposes (Retry-After, rate-limit reset) longer than
-// MaxWait fails the request at once with a *WaitTooLongError. When ctx
-// has a deadline that falls before a wait would end, the response is
-// returned as it is rather than waiting in vain. After MaxRetries
-// retries the last response is returned unchanged (go-github then turns
-// it into an error), or the last network error, wrapped. Cancelling the
-// request's context stops a wait at once.
-//
-// Every retry is logged at warn level with the method, path, status (or
-// error), reason and wait. The body of a response that is retried is
-// drained and closed.
+// rejected them without acting. A wait GitHub imposes (Retry-After, a
+// rate-limit reset) longer than MaxWait fails the request at once; the
+// rest of the mechanism (body replay, jitter, deadlines, logging) is
+// httpretry's.
 //
 // go-github keeps its own rate-limit state: after any response that
 // reports X-RateLimit-Remaining: 0 it fails further calls in that
 // category with *github.RateLimitError without sending them, so the
-// Transport does not see them.
-type Transport struct {
-	Base   http.RoundTripper // nil means http.DefaultTransport
-	Policy RetryPolicy
-	Logger *slog.Logger // nil means slog.Default()
-
-	now    func() time.Time                  // nil means time.Now; tests fix the clock
-	jitter func(time.Duration) time.Duration // nil means equal jitter; tests disable it
-}
-
-// RoundTrip implements http.RoundTripper.
-func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	p := t.Policy.withDefaults()
-	base := t.Base
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	ctx := req.Context()
-	hasBody := req.Body != nil && req.Body != http.NoBody
-	if hasBody && req.GetBody == nil {
-		p.MaxRetries = 0 // the body cannot be sent twice
-	}
-	safe := replaySafe(req)
-
-	for attempt := 0; ; attempt++ {
-		r := req
-		if attempt > 0 {
-			r = req.Clone(ctx)
-			if hasBody {
-				body, err := req.GetBody()
-				if err != nil {
-					return nil, fmt.Errorf("ghapp: %s %s: replaying the request body: %w", req.Method, req.URL.Path, err)
-				}
-				r.Body = body
-			}
-		}
-		resp, err := base.RoundTrip(r)
-		if ctx.Err() != nil || attempt >= p.MaxRetries {
-			if err != nil && attempt > 0 && ctx.Err() == nil {
-				err = fmt.Errorf("ghapp: giving up after %d attempts: %w", attempt+1, err)
-			}
-			return resp, err
-		}
-
-		d, ok := t.classify(p, r, resp, err, safe, attempt)
-		if !ok {
-			return resp, err
-		}
-		if d.imposed && d.wait > p.MaxWait {
-			discard(resp)
-			return nil, &WaitTooLongError{
-				Method: req.Method, Path: req.URL.Path, Status: resp.StatusCode,
-				Reason: d.reason, Wait: d.wait, Until: t.clock().Add(d.wait), MaxWait: p.MaxWait,
-			}
-		}
-		if deadline, ok := ctx.Deadline(); ok && t.clock().Add(d.wait).After(deadline) {
-			return resp, err // waiting would outlast the caller
-		}
-
-		attrs := []slog.Attr{
-			slog.String("method", req.Method),
-			slog.String("path", req.URL.Path),
-			slog.String("reason", d.reason),
-			slog.Duration("wait", d.wait),
-			slog.Int("retry", attempt+1),
-			slog.Int("max_retries", p.MaxRetries),
-		}
-		if err != nil {
-			attrs = append(attrs, slog.String("error", err.Error()))
-		} else {
-			attrs = append(attrs, slog.Int("status", resp.StatusCode))
-		}
-		t.logger().LogAttrs(ctx, slog.LevelWarn, "GitHub request failed; retrying", attrs...)
-
-		discard(resp)
-		if err := p.Sleep(ctx, d.wait); err != nil {
-			return nil, fmt.Errorf("ghapp: %s %s: waiting to retry (%s): %w", req.Method, req.URL.Path, d.reason, err)
-		}
+// transport does not see them.
+func (p RetryPolicy) transport(base http.RoundTripper, attemptTimeout time.Duration, logger *slog.Logger) *httpretry.Transport {
+	p = p.withDefaults()
+	return &httpretry.Transport{
+		Base:   base,
+		Logger: logger,
+		Sleep:  p.Sleep,
+		Policy: httpretry.Policy{
+			Service:        "GitHub",
+			Retry:          p.decide,
+			MaxRetries:     p.MaxRetries,
+			BaseDelay:      p.BaseDelay,
+			MaxDelay:       p.MaxDelay,
+			MaxWait:        p.MaxWait,
+			AttemptTimeout: attemptTimeout,
+		},
 	}
 }
 
-// decision is classify's verdict on a failed attempt.
-type decision struct {
-	wait    time.Duration
-	reason  string
-	imposed bool // the wait was set by GitHub, so MaxWait applies
-}
-
-// classify decides whether an attempt is retried and after what wait.
-// It may replace resp.Body with an equivalent reader after peeking.
-func (t *Transport) classify(p RetryPolicy, r *http.Request, resp *http.Response, err error, safe bool, attempt int) (decision, bool) {
-	backoff := decision{wait: t.backoff(p, attempt)}
-	if err != nil {
+// decide is the GitHub policy's verdict on an attempt; see transport.
+func (p RetryPolicy) decide(a httpretry.Attempt) httpretry.Decision {
+	safe := replaySafe(a.Request)
+	if a.Err != nil {
 		switch {
-		case isDialError(err):
-			backoff.reason = "connection error"
-		case safe && isNetworkError(err):
-			backoff.reason = "network error"
-		default:
-			return decision{}, false
+		case isDialError(a.Err):
+			return httpretry.Backoff("connection error")
+		case safe && isNetworkError(a.Err):
+			return httpretry.Backoff("network error")
 		}
-		return backoff, true
+		return httpretry.Decision{}
 	}
-
+	resp := a.Response
 	switch code := resp.StatusCode; code {
 	case http.StatusForbidden, http.StatusTooManyRequests:
-		if d, ok := t.retryAfter(resp.Header); ok {
-			return decision{wait: d, reason: "rate limit (Retry-After)", imposed: true}, true
+		if d, ok := httpretry.RetryAfter(resp.Header, a.Now); ok {
+			return httpretry.After(d, "rate limit (Retry-After)")
 		}
 		if resp.Header.Get("X-RateLimit-Remaining") == "0" {
 			if reset, ok := parseEpoch(resp.Header.Get("X-RateLimit-Reset")); ok {
-				d := max(reset.Sub(t.clock()), 0) + resetMargin
-				return decision{wait: d, reason: "primary rate limit", imposed: true}, true
+				return httpretry.After(max(reset.Sub(a.Now), 0)+resetMargin, "primary rate limit")
 			}
 		}
-		if isSecondaryLimit(peekBody(resp)) {
+		if isSecondaryLimit(httpretry.PeekBody(resp, peekLimit)) {
 			d := secondaryMinWait
-			for range attempt {
+			for range a.Retry {
 				if d >= p.MaxWait {
 					break
 				}
 				d *= 2
 			}
-			return decision{wait: min(d, p.MaxWait), reason: "secondary rate limit"}, true
+			return httpretry.After(min(d, p.MaxWait), "secondary rate limit")
 		}
 		if code == http.StatusTooManyRequests {
-			backoff.reason = "too many requests"
-			return backoff, true
+			return httpretry.Backoff("too many requests")
 		}
-		return decision{}, false
-	case http.StatusInternalServerError:
-		if !safe {
-			return decision{}, false
+	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		if code == http.StatusInternalServerError && !safe {
+			return httpretry.Decision{}
 		}
-		fallthrough
-	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		if d, ok := t.retryAfter(resp.Header); ok {
-			return decision{wait: d, reason: "server error (Retry-After)", imposed: true}, true
+		if d, ok := httpretry.RetryAfter(resp.Header, a.Now); ok {
+			return httpretry.After(d, "server error (Retry-After)")
 		}
-		backoff.reason = "server error"
-		return backoff, true
+		return httpretry.Backoff("server error")
 	}
-	return decision{}, false
-}
-
-// backoff returns the jittered exponential delay before retry attempt+1.
-func (t *Transport) backoff(p RetryPolicy, attempt int) time.Duration {
-	d := p.BaseDelay
-	for range attempt {
-		if d >= p.MaxDelay {
-			break
-		}
-		d *= 2
-	}
-	d = min(d, p.MaxDelay)
-	if t.jitter != nil {
-		return t.jitter(d)
-	}
-	return equalJitter(d)
-}
-
-// equalJitter returns a random duration in [d/2, d].
-func equalJitter(d time.Duration) time.Duration {
-	if d <= 1 {
-		return d
-	}
-	half := d / 2
-	return half + rand.N(d-half+1)
-}
-
-// retryAfter parses a Retry-After header: seconds, or an HTTP date.
-func (t *Transport) retryAfter(h http.Header) (time.Duration, bool) {
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0, false
-	}
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs < 0 {
-			return 0, true
-		}
-		if secs > int64(365*24*time.Hour/time.Second) {
-			secs = int64(365 * 24 * time.Hour / time.Second)
-		}
-		return time.Duration(secs) * time.Second, true
-	}
-	if when, err := http.ParseTime(v); err == nil {
-		return max(when.Sub(t.clock()), 0), true
-	}
-	return 0, false
+	return httpretry.Decision{}
 }
 
 // parseEpoch parses Unix seconds.
@@ -369,20 +195,6 @@ func parseEpoch(v string) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return time.Unix(secs, 0), true
-}
-
-func (t *Transport) clock() time.Time {
-	if t.now != nil {
-		return t.now()
-	}
-	return time.Now()
-}
-
-func (t *Transport) logger() *slog.Logger {
-	if t.Logger != nil {
-		return t.Logger
-	}
-	return slog.Default()
 }
 
 // replaySafe reports whether sending r twice does no harm.
@@ -433,44 +245,4 @@ func isNetworkError(err error) bool {
 func isSecondaryLimit(body []byte) bool {
 	b := bytes.ToLower(body)
 	return bytes.Contains(b, []byte("secondary rate limit")) || bytes.Contains(b, []byte("abuse detection"))
-}
-
-// peekBody returns up to peekLimit bytes of resp's body and puts them
-// back, so the caller still reads the whole body.
-func peekBody(resp *http.Response) []byte {
-	if resp.Body == nil || resp.Body == http.NoBody {
-		return nil
-	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, peekLimit))
-	resp.Body = &peekedBody{Reader: io.MultiReader(bytes.NewReader(b), &errReader{resp.Body, err}), Closer: resp.Body}
-	return b
-}
-
-// peekedBody is a response body whose first bytes were read ahead.
-type peekedBody struct {
-	io.Reader
-	io.Closer
-}
-
-// errReader reads r, or fails with err when the peek failed.
-type errReader struct {
-	r   io.Reader
-	err error
-}
-
-func (e *errReader) Read(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	return e.r.Read(p)
-}
-
-// discard drains (a bounded amount of) and closes resp's body so the
-// connection can be reused.
-func discard(resp *http.Response) {
-	if resp == nil || resp.Body == nil {
-		return
-	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, peekLimit))
-	_ = resp.Body.Close()
 }

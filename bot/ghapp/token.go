@@ -21,7 +21,7 @@ func NewTokenClient(token, baseURL string, p RetryPolicy, logger *slog.Logger) (
 	if err != nil {
 		return nil, err
 	}
-	hc, baseTr := transports(nil)
-	hc.Transport = &Transport{Base: baseTr, Policy: p, Logger: logger}
+	hc, baseTr, timeout := transports(nil)
+	hc.Transport = p.transport(baseTr, timeout, logger)
 	return newGitHubClient(&hc, base, github.WithAuthToken(token))
 }

@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"github.com/google/go-github/v88/github"
+
+	"github.com/capsulehq/capsule/internal/httpretry"
+	"github.com/capsulehq/capsule/internal/httpretry/retrytest"
 )
 
 func TestTokenClient(t *testing.T) {
@@ -46,8 +49,8 @@ func TestTokenClient(t *testing.T) {
 		t.Error("NewTokenClient accepted a bad base URL")
 	}
 
-	var rec recorder
-	c, err := NewTokenClient("ghs_action", srv.URL, RetryPolicy{MaxRetries: 3, Sleep: rec.sleep}, slog.New(slog.DiscardHandler))
+	var rec retrytest.Sleeps
+	c, err := NewTokenClient("ghs_action", srv.URL, RetryPolicy{MaxRetries: 3, Sleep: rec.Sleep}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,15 +71,15 @@ func TestTokenClient(t *testing.T) {
 		t.Errorf("flaky: %v; want go-github's 502 error", err)
 	}
 	mu.Lock()
-	if hits != 4 || len(rec.got()) != 3 {
-		t.Errorf("flaky: %d requests, delays %v; want 4 and 3", hits, rec.got())
+	if hits != 4 || len(rec.Got()) != 3 {
+		t.Errorf("flaky: %d requests, delays %v; want 4 and 3", hits, rec.Got())
 	}
 	mu.Unlock()
 
 	// A reset beyond MaxWait fails at once, with a clear error.
 	_, _, err = c.Repositories.Get(ctx, "o", "limited")
-	var wt *WaitTooLongError
+	var wt *httpretry.WaitTooLongError
 	if !errors.As(err, &wt) || wt.Reason != "primary rate limit" || wt.Status != 403 {
-		t.Errorf("limited: %v; want a *WaitTooLongError for the primary rate limit", err)
+		t.Errorf("limited: %v; want a *httpretry.WaitTooLongError for the primary rate limit", err)
 	}
 }

@@ -60,14 +60,7 @@ func newClient(cfg Config, clk clock, jitter func() float64) (*Client, error) {
 	oc.BaseURL = cfg.BaseURL
 	oc.HTTPClient = &http.Client{
 		Transport: limitTransport{
-			next: &retryTransport{
-				next:           next,
-				maxRetries:     cfg.MaxRetries,
-				attemptTimeout: cfg.RequestTimeout,
-				clock:          clk,
-				jitter:         jitter,
-				log:            cfg.Logger,
-			},
+			next:  retryTransport(next, cfg, clk, jitter),
 			limit: cfg.MaxAnswerBytes,
 		},
 		Timeout: callBudget(cfg),

@@ -1,19 +1,15 @@
 package programmer
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"net"
 	"net/http"
-	"strconv"
 	"time"
 
-	"github.com/capsulehq/capsule/internal/httpbody"
+	"github.com/capsulehq/capsule/internal/httpretry"
 )
 
 // Backoff between retries: exponential from baseDelay, capped at maxDelay,
@@ -22,11 +18,10 @@ const (
 	baseDelay     = 500 * time.Millisecond
 	maxDelay      = 30 * time.Second
 	maxRetryAfter = 60 * time.Second
-	// maxDrain bounds the error body read to reuse a connection.
-	maxDrain = 64 << 10
 )
 
-// clock is the time source of the retry loop; tests replace it.
+// clock is the time source of the client and its retries; tests replace
+// it.
 type clock interface {
 	Now() time.Time
 	// Sleep waits for d, or returns ctx.Err() once ctx is done.
@@ -37,120 +32,49 @@ type realClock struct{}
 
 func (realClock) Now() time.Time { return time.Now() }
 
-func (realClock) Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+func (realClock) Sleep(ctx context.Context, d time.Duration) error { return httpretry.Sleep(ctx, d) }
+
+// retryTransport returns the transport that retries calls to the model
+// endpoint over next, each attempt bounded by cfg.RequestTimeout, as
+// retryDecision says. Working below go-openai lets it read Retry-After,
+// which go-openai's errors do not carry. jitter is the random source of
+// the backoff, in [0, 1).
+func retryTransport(next http.RoundTripper, cfg Config, clk clock, jitter func() float64) *httpretry.Transport {
+	return &httpretry.Transport{
+		Base:   next,
+		Logger: cfg.Logger,
+		Now:    clk.Now,
+		Sleep:  clk.Sleep,
+		Rand:   jitter,
+		Policy: httpretry.Policy{
+			Service:        "model endpoint",
+			Retry:          retryDecision,
+			MaxRetries:     cfg.MaxRetries,
+			BaseDelay:      baseDelay,
+			MaxDelay:       maxDelay,
+			AttemptTimeout: cfg.RequestTimeout,
+		},
 	}
 }
 
-// retryTransport retries requests that failed with a transient error:
-// 408, 429, 5xx or no response at all. Working below go-openai lets it read
-// Retry-After, which go-openai's errors do not carry.
-type retryTransport struct {
-	next           http.RoundTripper
-	maxRetries     int
-	attemptTimeout time.Duration
-	clock          clock
-	jitter         func() float64 // in [0, 1)
-	log            *slog.Logger
-}
-
-func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	body, err := readBody(req)
-	if err != nil {
-		return nil, err
-	}
-	ctx := req.Context()
-	for attempt := 0; ; attempt++ {
-		resp, err := t.attempt(req, body)
-		if attempt == t.maxRetries || ctx.Err() != nil || !retryable(resp, err) {
-			return resp, err
+// retryDecision retries a request that failed with a transient error:
+// 408, 429, 5xx (after the server's Retry-After or Retry-After-Ms, capped
+// at maxRetryAfter, else the backoff), or no response at all.
+func retryDecision(a httpretry.Attempt) httpretry.Decision {
+	if a.Err != nil {
+		if transientErr(a.Err) {
+			return httpretry.Backoff("no response")
 		}
-		wait := t.delay(attempt, resp)
-		args := []any{"url", req.URL.Redacted(), "attempt", attempt + 1, "wait", wait}
-		if resp != nil {
-			args = append(args, "status", resp.StatusCode)
-			drain(resp.Body)
-		} else {
-			args = append(args, "err", err)
-		}
-		t.log.WarnContext(ctx, "model endpoint request failed; retrying", args...)
-		if err := t.clock.Sleep(ctx, wait); err != nil {
-			return nil, err
-		}
+		return httpretry.Decision{}
 	}
-}
-
-// attempt sends one copy of req, bounded by the attempt timeout.
-func (t *retryTransport) attempt(req *http.Request, body []byte) (*http.Response, error) {
-	ctx, cancel := context.WithTimeout(req.Context(), t.attemptTimeout)
-	r := req.Clone(ctx)
-	if body != nil {
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-		r.ContentLength = int64(len(body))
+	code := a.Response.StatusCode
+	if !retryableStatus(code) {
+		return httpretry.Decision{}
 	}
-	resp, err := t.next.RoundTrip(r)
-	if err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) && req.Context().Err() == nil {
-			err = fmt.Errorf("no response within %v: %w", t.attemptTimeout, err)
-		}
-		cancel()
-		return nil, err
+	if d, ok := httpretry.RetryAfter(a.Response.Header, a.Now); ok {
+		return httpretry.After(min(d, maxRetryAfter), fmt.Sprintf("HTTP %d (Retry-After)", code))
 	}
-	resp.Body = httpbody.CancelOnClose(resp.Body, cancel)
-	return resp, nil
-}
-
-// delay is how long to wait before retry attempt+1.
-func (t *retryTransport) delay(attempt int, resp *http.Response) time.Duration {
-	if resp != nil {
-		if d, ok := retryAfter(resp.Header, t.clock.Now()); ok {
-			return d
-		}
-	}
-	d := maxDelay
-	if attempt < 16 {
-		d = min(baseDelay<<attempt, maxDelay)
-	}
-	// Equal jitter: half fixed, half random. Concurrent calls spread out,
-	// and none waits less than half the delay.
-	return d/2 + time.Duration(t.jitter()*float64(d/2))
-}
-
-// retryAfter reads the server's requested wait from Retry-After (seconds or
-// an HTTP date) or OpenAI's Retry-After-Ms, capped at maxRetryAfter.
-func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
-	if ms, err := strconv.ParseFloat(h.Get("Retry-After-Ms"), 64); err == nil && ms >= 0 {
-		return seconds(ms / 1000), true
-	}
-	v := h.Get("Retry-After")
-	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
-		return seconds(float64(s)), true
-	}
-	if at, err := http.ParseTime(v); err == nil {
-		return min(max(at.Sub(now), 0), maxRetryAfter), true
-	}
-	return 0, false
-}
-
-// seconds converts a non-negative wait, capped at maxRetryAfter.
-func seconds(s float64) time.Duration {
-	return time.Duration(min(s, maxRetryAfter.Seconds()) * float64(time.Second))
-}
-
-// retryable reports whether a request that got resp or err may succeed if
-// sent again.
-func retryable(resp *http.Response, err error) bool {
-	if err != nil {
-		return transientErr(err)
-	}
-	return retryableStatus(resp.StatusCode)
+	return httpretry.Backoff(fmt.Sprintf("HTTP %d", code))
 }
 
 func retryableStatus(code int) bool {
@@ -166,23 +90,4 @@ func transientErr(err error) bool {
 	_, badCert := errors.AsType[*tls.CertificateVerificationError](err)
 	_, notTLS := errors.AsType[tls.RecordHeaderError](err)
 	return !badCert && !notTLS
-}
-
-// readBody reads and closes req's body, so each attempt can send a copy.
-func readBody(req *http.Request) ([]byte, error) {
-	if req.Body == nil || req.Body == http.NoBody {
-		return nil, nil
-	}
-	defer req.Body.Close()
-	body, err := io.ReadAll(req.Body)
-	if err != nil {
-		return nil, fmt.Errorf("read request body: %w", err)
-	}
-	return body, nil
-}
-
-// drain reads a little of body and closes it, so the connection is reused.
-func drain(body io.ReadCloser) {
-	_, _ = io.Copy(io.Discard, io.LimitReader(body, maxDrain))
-	_ = body.Close()
 }
