@@ -71,7 +71,7 @@ var all = []Dataset{
 	{"mbpp-plus", "evalplus/MbppPlus-OriginFmt.jsonl.gz", 378, 0,
 		"MBPP+ v0.2.0 (EvalPlus)", "Apache-2.0", "evalplus/mbppplus_release@dadf43d", ""},
 	{"bigcodebench", "bigcodebench/BigCodeBench.jsonl.gz", 1140, 0,
-		"BigCodeBench v0.1 (needs --image capsule-bigcodebench)", "Apache-2.0", "bigcode-project/bigcodebench-annotation@a3b8985", ""},
+		"BigCodeBench v0.1, instruct split", "Apache-2.0", "bigcode-project/bigcodebench-annotation@a3b8985", ""},
 }
 
 // All returns the shipped datasets.

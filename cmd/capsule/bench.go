@@ -40,9 +40,10 @@ func runBench(ctx context.Context, env *environment, args []string) int {
 	fs.DurationVar(&cfg.Loop.TestCPU, "test-cpu", pipeline.DefaultTestCPU, "CPU-time limit of one test run, the least any problem gets (whole seconds)")
 	fs.DurationVar(&cfg.Loop.TestCPU, "test-timeout", pipeline.DefaultTestCPU, "former name of --test-cpu")
 	fs.Float64Var(&cfg.CPUFactor, "cpu-factor", bench.DefaultCPUFactor, "a problem's CPU-time limit is this times its reference solution's CPU time when that is more than --test-cpu (0: do not measure the references)")
-	img := fs.String("image", image.Default(), "sandbox image")
+	fs.StringVar(&cfg.Split, "split", "", "the prompts of a dataset that has several: instruct (BigCodeBench's default, as in the paper) or complete")
+	img := fs.String("image", "", "sandbox image (default "+image.Default()+", "+image.BigCodeBench.Ref()+" for bigcodebench)")
 	memory := byteSize(sandbox.DefaultMemory)
-	fs.Var(&memory, "memory", "memory of a problem's sandbox, a `SIZE` such as 4g, with no swap")
+	fs.Var(&memory, "memory", "memory of a problem's sandbox, a `SIZE` such as 4g, with no swap (2 GiB for bigcodebench)")
 	fs.Usage = func() {
 		fmt.Fprintf(env.stderr, "Usage: capsule bench --dataset NAME|FILE --out DIR [--model M --base-url URL] [flags]\n       capsule bench --list\n\nReruns a function-level benchmark with the self-debugging loop and writes\nresults.jsonl, summary.json and chart.svg into --out.\n\nShipped datasets (--list shows their sizes and sources):\n  %s\n\nFlags:\n", datasets.Names())
 		fs.PrintDefaults()
@@ -79,6 +80,13 @@ func runBench(ctx context.Context, env *environment, args []string) int {
 	if cfg.Workers < 1 {
 		return fail(env, fmt.Errorf("%w: --workers must be at least 1", errUsage))
 	}
+	defaults := bench.SandboxFor(cfg.Dataset)
+	if *img == "" {
+		*img = defaults.Image
+	}
+	if !flagSet(fs, "memory") {
+		memory = byteSize(defaults.Limits.Memory)
+	}
 
 	client, err := mf.client(ctx)
 	if err != nil {
@@ -91,7 +99,7 @@ func runBench(ctx context.Context, env *environment, args []string) int {
 	defer eng.Close()
 	cfg.Model = client.Config().Model
 	cfg.Loop.Model, cfg.Loop.Image = cfg.Model, *img
-	cfg.Sandbox = sandbox.Spec{Image: *img, Limits: sandbox.DefaultLimits()}
+	cfg.Sandbox = sandbox.Spec{Image: *img, Limits: defaults.Limits}
 	cfg.Sandbox.Limits.Memory = int64(memory)
 	cfg.Sandbox.Limits.Timeout = harness.Program{CPULimit: cfg.Loop.TestCPU}.HardWallLimit() + 10*time.Second
 	cfg.Progress = env.stderr
@@ -127,4 +135,11 @@ func formatList() string {
 		names = append(names, string(f))
 	}
 	return strings.Join(names, ", ")
+}
+
+// flagSet reports whether the command line set the named flag.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
