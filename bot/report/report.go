@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/capsulehq/capsule/internal/markdown"
 )
 
 // MaxBody is GitHub's limit on a pull request or comment body, in
@@ -72,21 +74,12 @@ func quote(s string) string {
 	return strings.Join(lines, "\n")
 }
 
-// fenced writes text in a code fence longer than any backtick run inside.
-func fenced(b *strings.Builder, lang, text string) {
-	fence := "```"
-	for strings.Contains(text, fence) {
-		fence += "`"
-	}
-	fmt.Fprintf(b, "%s%s\n%s\n%s\n", fence, lang, strings.TrimRight(text, "\n"), fence)
-}
-
 // paragraph writes s as a paragraph of text, or in a fence when it spans
 // lines, followed by a blank line.
 func paragraph(b *strings.Builder, s string) {
 	s = strings.TrimSpace(s)
 	if strings.Contains(s, "\n") {
-		fenced(b, "text", s)
+		b.WriteString(markdown.Fence("text", s) + "\n")
 	} else {
 		b.WriteString(text(s) + "\n")
 	}

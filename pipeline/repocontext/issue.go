@@ -3,6 +3,8 @@ package repocontext
 import (
 	"strconv"
 	"strings"
+
+	"github.com/capsulehq/capsule/internal/markdown"
 )
 
 // mention is something the issue names: a path, a module, a symbol.
@@ -40,39 +42,19 @@ func parseIssue(iss Issue) issueText {
 	p.markdownLine(iss.Title)
 	lines := strings.Split(iss.Body, "\n")
 	for i := 0; i < len(lines); i++ {
-		fence, ok := openingFence(lines[i])
+		fence, ok := markdown.OpenFence(lines[i])
 		if !ok {
 			p.markdownLine(strings.TrimSuffix(lines[i], "\r"))
 			continue
 		}
 		end := i + 1
-		for end < len(lines) && !isClosingFence(lines[end], fence) {
+		for end < len(lines) && !fence.ClosedBy(lines[end]) {
 			end++
 		}
 		p.codeBlock([]byte(strings.Join(lines[i+1:end], "\n")))
 		i = end
 	}
 	return p
-}
-
-// openingFence returns the backtick or tilde run that opens a fenced code
-// block on line.
-func openingFence(line string) (string, bool) {
-	t := strings.TrimLeft(line, " ")
-	if !strings.HasPrefix(t, "```") && !strings.HasPrefix(t, "~~~") {
-		return "", false
-	}
-	n := 0
-	for n < len(t) && t[n] == t[0] {
-		n++
-	}
-	return t[:n], true
-}
-
-// isClosingFence reports whether line closes the block fence opened.
-func isClosingFence(line, fence string) bool {
-	t := strings.TrimSpace(line)
-	return strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == ""
 }
 
 // add records a mention.

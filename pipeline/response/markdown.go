@@ -3,6 +3,8 @@ package response
 import (
 	"regexp"
 	"strings"
+
+	"github.com/capsulehq/capsule/internal/markdown"
 )
 
 // section is the part of an answer a header introduces.
@@ -55,24 +57,24 @@ type element struct {
 func scan(lines []string, edits bool) []element {
 	var out []element
 	for i := 0; i < len(lines); i++ {
-		if f, ok := openFence(lines[i]); ok {
+		if f, ok := markdown.OpenFence(lines[i]); ok {
 			start := i
 			var content []string
 			closed := false
 			var edit editScanner
 			for i++; i < len(lines); i++ {
-				if !edit.inBlock && f.closedBy(lines[i]) {
+				if !edit.inBlock && f.ClosedBy(lines[i]) {
 					closed = true
 					break
 				}
 				if edits {
 					edit.step(lines[i])
 				}
-				content = append(content, f.unindent(lines[i]))
+				content = append(content, f.Unindent(lines[i]))
 			}
 			out = append(out, element{
 				kind: elementFence, line: start + 1, text: strings.Join(content, "\n"),
-				lang: f.lang, closed: closed,
+				lang: f.Lang, closed: closed,
 			})
 			continue
 		}
@@ -103,64 +105,11 @@ func scan(lines []string, edits bool) []element {
 func nextIsFence(lines []string, edits bool) bool {
 	for _, l := range lines {
 		if strings.TrimSpace(l) != "" {
-			_, ok := openFence(l)
+			_, ok := markdown.OpenFence(l)
 			return ok || edits && searchRE.MatchString(l)
 		}
 	}
 	return false
-}
-
-// fence is an opening code fence.
-type fence struct {
-	char   byte // '`' or '~'
-	size   int  // length of the run
-	indent int  // leading spaces
-	lang   string
-}
-
-// openFence recognises an opening fence line.
-func openFence(line string) (fence, bool) {
-	rest := strings.TrimLeft(line, " \t")
-	f := fence{indent: len(line) - len(rest)}
-	if !strings.HasPrefix(rest, "```") && !strings.HasPrefix(rest, "~~~") {
-		return fence{}, false
-	}
-	f.char = rest[0]
-	for f.size < len(rest) && rest[f.size] == f.char {
-		f.size++
-	}
-	info := strings.TrimSpace(rest[f.size:])
-	if f.char == '`' && strings.Contains(info, "`") {
-		return fence{}, false // inline code such as ```x```
-	}
-	if fields := strings.Fields(info); len(fields) > 0 {
-		f.lang = strings.ToLower(fields[0])
-	}
-	return f, true
-}
-
-// closedBy reports whether line closes the fence: at most three spaces of
-// indentation (or the fence's own), a run of the same character at least as
-// long, and nothing else.
-func (f fence) closedBy(line string) bool {
-	rest := strings.TrimLeft(line, " \t")
-	if len(line)-len(rest) > max(3, f.indent) {
-		return false
-	}
-	n := 0
-	for n < len(rest) && rest[n] == f.char {
-		n++
-	}
-	return n >= f.size && strings.TrimSpace(rest[n:]) == ""
-}
-
-// unindent removes up to the fence's indentation from a content line.
-func (f fence) unindent(line string) string {
-	n := 0
-	for n < f.indent && n < len(line) && (line[n] == ' ' || line[n] == '\t') {
-		n++
-	}
-	return line[n:]
 }
 
 var (

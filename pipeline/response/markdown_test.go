@@ -46,32 +46,3 @@ func TestParseHeader(t *testing.T) {
 		}
 	}
 }
-
-func TestFences(t *testing.T) {
-	tests := []struct {
-		open  string
-		ok    bool
-		lang  string
-		close map[string]bool // candidate closing lines and whether they close
-	}{
-		{"```python", true, "python", map[string]bool{"```": true, "````": true, "   ```  ": true, "~~~": false, "``": false, "```python": false, "    ```": false}},
-		{"````", true, "", map[string]bool{"```": false, "````": true, "`````": true}},
-		{"~~~ Py3 {.numberLines}", true, "py3", map[string]bool{"~~~": true, "```": false}},
-		{"      ```py", true, "py", map[string]bool{"      ```": true, "       ```": false, "```": true}},
-		{"```x = 1```", false, "", nil},
-		{"``", false, "", nil},
-		{"text ```", false, "", nil},
-	}
-	for _, tt := range tests {
-		f, ok := openFence(tt.open)
-		if ok != tt.ok || f.lang != tt.lang {
-			t.Errorf("openFence(%q) = lang %q, %v; want %q, %v", tt.open, f.lang, ok, tt.lang, tt.ok)
-			continue
-		}
-		for line, want := range tt.close {
-			if got := f.closedBy(line); got != want {
-				t.Errorf("fence %q closed by %q = %v, want %v", tt.open, line, got, want)
-			}
-		}
-	}
-}

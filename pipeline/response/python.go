@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/capsulehq/capsule/internal/markdown"
 )
 
 var (
@@ -87,7 +89,7 @@ func definitionsOnly(code string) bool {
 // comment starts a definition or an import.
 func isBareCode(lines []string) bool {
 	for _, l := range lines {
-		if _, ok := openFence(l); ok {
+		if _, ok := markdown.OpenFence(l); ok {
 			return false
 		}
 		if h, ok := parseHeader(l); ok && h.section.structural() {
