@@ -107,13 +107,17 @@ func TestUntarLeavesOutHostileEntries(t *testing.T) {
 }
 
 func TestUntarLimits(t *testing.T) {
-	entries := make([]tar.Header, MaxArchiveFiles+1)
-	for i := range entries {
-		entries[i] = tar.Header{Name: "top/", Typeflag: tar.TypeDir, Mode: 0o755}
+	// A header that claims more than MaxArchiveBytes, without the bytes.
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	if err := tw.WriteHeader(&tar.Header{Name: "top/huge", Typeflag: tar.TypeReg, Mode: 0o644, Size: MaxArchiveBytes + 1}); err != nil {
+		t.Fatal(err)
 	}
-	err := untar(tarball(t, entries...), t.TempDir(), slog.New(slog.DiscardHandler))
+	gz.Close()
+	err := untar(&buf, t.TempDir(), slog.New(slog.DiscardHandler))
 	if !errors.Is(err, tarx.ErrTooLarge) {
-		t.Errorf("untar of %d entries: %v, want tarx.ErrTooLarge", len(entries), err)
+		t.Errorf("untar of a file of %d bytes: %v, want tarx.ErrTooLarge", MaxArchiveBytes+1, err)
 	}
 }
 
