@@ -60,31 +60,43 @@ func BenchmarkBigCodeBenchReferences(b *testing.B) {
 	spec.Image = ref
 	const workers = 2
 
+	// Exporting reads every file of the image, so both sides start with
+	// them in the page cache; the sides take turns going first.
+	rootfs := exportImage(b, eng.Client(), ref)
+	srv := fakeModel(b, set.Problems, canonical)
+	client, err := programmer.New(programmer.Config{BaseURL: srv.URL(), Model: "reference", MaxRetries: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
 	var capsuleWall, bareWall time.Duration
-	for b.Loop() {
-		srv := fakeModel(b, set.Problems, canonical)
-		client, err := programmer.New(programmer.Config{BaseURL: srv.URL(), Model: "reference", MaxRetries: -1})
-		if err != nil {
-			b.Fatal(err)
-		}
+	capsuleSide := func() {
 		cfg := bench.Config{Dataset: "bigcodebench", Tasks: ids, Workers: workers, Out: b.TempDir(), Model: "reference",
 			Loop: pipeline.DefaultSettings(), CPUFactor: bench.DefaultCPUFactor, Sandbox: spec}
 		start := time.Now()
 		oc, err := bench.Run(context.Background(), cfg, client, eng)
-		capsuleWall = time.Since(start)
+		capsuleWall += time.Since(start)
 		if err != nil {
 			b.Fatal(err)
 		}
 		compareStatus(b, oc, ids)
-
-		rootfs := exportImage(b, eng.Client(), ref)
-		start = time.Now()
+	}
+	bareSide := func() {
+		start := time.Now()
 		passed := runBareChroot(b, rootfs, problems, workers)
-		bareWall = time.Since(start)
+		bareWall += time.Since(start)
 		b.Logf("bare loop: %d of %d references pass", passed, len(problems))
 	}
-	b.ReportMetric(capsuleWall.Seconds(), "capsule-s")
-	b.ReportMetric(bareWall.Seconds(), "bare-s")
+	for i := 0; b.Loop(); i++ {
+		if i%2 == 0 {
+			capsuleSide()
+			bareSide()
+		} else {
+			bareSide()
+			capsuleSide()
+		}
+	}
+	b.ReportMetric(capsuleWall.Seconds()/float64(b.N), "capsule-s")
+	b.ReportMetric(bareWall.Seconds()/float64(b.N), "bare-s")
 	b.ReportMetric(capsuleWall.Seconds()/bareWall.Seconds(), "capsule/bare")
 }
 

@@ -33,9 +33,6 @@ var BigCodeBench = Recipe{
 		"python-is-python3", "unzip"),
 	Env: []string{"MPLBACKEND=Agg"},
 	Files: map[string]string{
-		// Tests that serve on localhost need it named: a container
-		// without a network gets no hosts file from Docker.
-		"/etc/hosts": "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n",
 		"/usr/lib/python3/dist-packages/capsule_matplotlib.py":  matplotlibHook,
 		"/usr/lib/python3/dist-packages/capsule_matplotlib.pth": "import capsule_matplotlib\n",
 	},
