@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/capsulehq/capsule/bot/report"
-	"github.com/capsulehq/capsule/bot/webhook"
+	"github.com/capsulehq/capsule/bot/work"
 )
 
 // githubError wraps a failed call to GitHub, naming what was being done.
@@ -40,7 +40,7 @@ func ValidPermission(p string) bool {
 
 // permissionOf reads the sender's role on the repository; none for
 // someone who is not a collaborator.
-func permissionOf(ctx context.Context, gh GitHub, t webhook.Request) (string, error) {
+func permissionOf(ctx context.Context, gh GitHub, t work.Request) (string, error) {
 	have, err := gh.Permission(ctx, t.Sender)
 	if errors.Is(err, ErrNotFound) {
 		return "none", nil
@@ -53,7 +53,7 @@ func permissionOf(ctx context.Context, gh GitHub, t webhook.Request) (string, er
 
 // findStatusComment returns the newest comment that carries the status
 // marker; its ID is 0 when there is none.
-func findStatusComment(ctx context.Context, gh GitHub, t webhook.Request) (Comment, error) {
+func findStatusComment(ctx context.Context, gh GitHub, t work.Request) (Comment, error) {
 	comments, err := gh.Comments(ctx, t.Issue)
 	if err != nil {
 		return Comment{}, githubError("list the issue's comments", err)
@@ -82,7 +82,7 @@ func (s *session) setLabels(ctx context.Context, add string, remove ...string) e
 
 // NoteBusy adds to the issue's status comment that a trigger arrived
 // while a job was already active; the active job keeps the note.
-func NoteBusy(ctx context.Context, gh GitHub, t webhook.Request) error {
+func NoteBusy(ctx context.Context, gh GitHub, t work.Request) error {
 	c, err := findStatusComment(ctx, gh, t)
 	if err != nil || c.ID == 0 {
 		return err

@@ -12,8 +12,7 @@ import (
 	"os"
 
 	"github.com/capsulehq/capsule/bot/report"
-	"github.com/capsulehq/capsule/bot/store"
-	"github.com/capsulehq/capsule/bot/webhook"
+	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/programmer"
@@ -32,8 +31,8 @@ const (
 
 // Result is how a job ended.
 type Result struct {
-	State  store.State // Done, Failed or Skipped; Queued to wait for the model
-	Reason string      // why it failed or was skipped
+	State  work.State // Done, Failed or Skipped; Queued to wait for the model
+	Reason string     // why it failed or was skipped
 	// PullRequest is the number and URL of the pull request opened or
 	// updated; zero when none.
 	PullRequest    int
@@ -117,22 +116,22 @@ var ErrNotFound = errors.New("not found")
 // not be carried out (GitHub, the model or the engine failed for good, or
 // ctx ended); the status comment then says why when GitHub still answers.
 // A cancelled ctx leaves GitHub as it is, so that a later run resumes.
-func (r *Runner) Run(ctx context.Context, gh GitHub, t webhook.Request, hooks Hooks) (Result, error) {
+func (r *Runner) Run(ctx context.Context, gh GitHub, t work.Request, hooks Hooks) (Result, error) {
 	s := r.session(gh, t, hooks)
 	branch, err := s.repository(ctx)
 	if err != nil {
-		return Result{State: store.Failed, Reason: err.Error()}, err
+		return Result{State: work.Failed, Reason: err.Error()}, err
 	}
 	cfg, cfgErr := s.config(ctx)
 	if skip, why := s.wrongLabel(cfg); skip {
 		s.log.Info("job skipped", "reason", why)
-		return Result{State: store.Skipped, Reason: why}, nil
+		return Result{State: work.Skipped, Reason: why}, nil
 	}
 	if res, done, err := s.admit(ctx); done {
 		return res, err
 	}
 	if err := s.begin(ctx); err != nil {
-		return Result{State: store.Failed, Reason: err.Error()}, err
+		return Result{State: work.Failed, Reason: err.Error()}, err
 	}
 	if cfgErr != nil {
 		return s.fail(ctx, nil, fmt.Sprintf("The configuration is not valid, so nothing ran:\n\n```\n%v\n```", cfgErr), nil)
@@ -145,7 +144,7 @@ func (r *Runner) Run(ctx context.Context, gh GitHub, t webhook.Request, hooks Ho
 // comment in the queued state, saying what the job waits for when waiting
 // is not empty (see report.Status). Otherwise it says nothing, leaving
 // those cases to the run.
-func (r *Runner) Announce(ctx context.Context, gh GitHub, t webhook.Request, waiting string) error {
+func (r *Runner) Announce(ctx context.Context, gh GitHub, t work.Request, waiting string) error {
 	s := r.session(gh, t, Hooks{})
 	if ok, _, err := s.concerned(ctx); !ok {
 		return err
@@ -159,32 +158,32 @@ func (r *Runner) Announce(ctx context.Context, gh GitHub, t webhook.Request, wai
 		return err
 	}
 	s.comment = c.ID
-	return s.status(ctx, report.Status{State: store.Queued, Waiting: waiting})
+	return s.status(ctx, report.Status{State: work.Queued, Waiting: waiting})
 }
 
 // Concerns reports whether t is Capsule's to work on, before anything
 // that needs the model: false, with the reason, for a label trigger whose
 // label is not the trigger label (Label, else the repository's
 // configuration, read from GitHub). Nothing is written.
-func (r *Runner) Concerns(ctx context.Context, gh GitHub, t webhook.Request) (ok bool, why string, err error) {
+func (r *Runner) Concerns(ctx context.Context, gh GitHub, t work.Request) (ok bool, why string, err error) {
 	return r.session(gh, t, Hooks{}).concerned(ctx)
 }
 
 // Fail ends as failed a job that stopped outside Run's care (the server
 // recovered from a panic in it): the status comment says so with the
 // reason, and the labels say failed. It returns the status comment's id.
-func (r *Runner) Fail(ctx context.Context, gh GitHub, t webhook.Request, reason string) (int64, error) {
+func (r *Runner) Fail(ctx context.Context, gh GitHub, t work.Request, reason string) (int64, error) {
 	s := r.session(gh, t, Hooks{})
 	c, err := findStatusComment(ctx, gh, t)
 	if err != nil {
 		return 0, err
 	}
 	s.comment = c.ID
-	err = s.finish(ctx, Result{State: store.Failed, Reason: reason}, LabelFailed)
+	err = s.finish(ctx, Result{State: work.Failed, Reason: reason}, LabelFailed)
 	return s.comment, err
 }
 
-func (r *Runner) session(gh GitHub, t webhook.Request, hooks Hooks) *session {
+func (r *Runner) session(gh GitHub, t work.Request, hooks Hooks) *session {
 	log := r.logger().With("delivery", t.Delivery, "repo", t.Owner+"/"+t.Repo, "issue", t.Issue)
 	return &session{runner: r, gh: gh, t: t, hooks: hooks, log: log}
 }

@@ -13,8 +13,7 @@ import (
 	"testing"
 
 	"github.com/capsulehq/capsule/bot/report"
-	"github.com/capsulehq/capsule/bot/store"
-	"github.com/capsulehq/capsule/bot/webhook"
+	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/edits"
@@ -66,13 +65,13 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 
 // labelled is the target of the trigger label added by alice, a
 // maintainer.
-func labelled() webhook.Request {
-	return webhook.Request{Owner: fakeOwner, Repo: fakeName, Issue: fakeIssue, Sender: "alice", Trigger: webhook.TriggerLabel, Label: "capsule", Delivery: "d-1"}
+func labelled() work.Request {
+	return work.Request{Owner: fakeOwner, Repo: fakeName, Issue: fakeIssue, Sender: "alice", Trigger: work.TriggerLabel, Label: "capsule", Delivery: "d-1"}
 }
 
 // setUp returns the fake, changed by prepare, and labelled(), changed by
 // change; either may be nil.
-func setUp(t *testing.T, prepare func(*fakeGitHub), change func(*webhook.Request)) (*fakeGitHub, webhook.Request) {
+func setUp(t *testing.T, prepare func(*fakeGitHub), change func(*work.Request)) (*fakeGitHub, work.Request) {
 	f := newFakeGitHub(t)
 	if prepare != nil {
 		prepare(f)
@@ -89,13 +88,13 @@ func setUp(t *testing.T, prepare func(*fakeGitHub), change func(*webhook.Request
 func TestRunDecisions(t *testing.T) {
 	tests := []struct {
 		name    string
-		target  func(*webhook.Request)
+		target  func(*work.Request)
 		runner  func(*Runner)
 		prepare func(*fakeGitHub)
 		solver  solverFunc // nil: the job must not reach the solver
 		hooks   Hooks
 
-		state   store.State
+		state   work.State
 		errIs   error  // the error Run must return (nil: none)
 		reason  string // in Result.Reason
 		status  string // in the one status comment; "" for no status comment
@@ -108,7 +107,7 @@ func TestRunDecisions(t *testing.T) {
 		{
 			name:   "a proven fix opens a pull request ready for review",
 			solver: solves(outcome(attemptlog.Solved, fix)),
-			state:  store.Done, status: "**Capsule: done.** Solved", labels: []string{LabelDone}, pulls: 1,
+			state:  work.Done, status: "**Capsule: done.** Solved", labels: []string{LabelDone}, pulls: 1,
 			check: func(t *testing.T, f *fakeGitHub, res Result) {
 				if len(f.commits) != 1 || f.commits[0].Parent != fakeBase || !strings.HasPrefix(f.commits[0].Message, "Fix #12: add subtracts") {
 					t.Errorf("commits = %+v", f.commits)
@@ -127,7 +126,7 @@ func TestRunDecisions(t *testing.T) {
 		{
 			name:   "an unproven fix is a draft",
 			solver: solves(outcome(attemptlog.Unproven, fix)),
-			state:  store.Done, status: "done, unproven", labels: []string{LabelUnproven}, pulls: 1, draft: true,
+			state:  work.Done, status: "done, unproven", labels: []string{LabelUnproven}, pulls: 1, draft: true,
 			check: func(t *testing.T, f *fakeGitHub, _ Result) {
 				if !strings.HasPrefix(f.commits[0].Message, "Unproven fix for #12") {
 					t.Errorf("commit message = %q", f.commits[0].Message)
@@ -137,24 +136,24 @@ func TestRunDecisions(t *testing.T) {
 		{
 			name:   "no passing attempt opens a draft by default",
 			solver: solves(outcome(attemptlog.NotSolved, fix)),
-			state:  store.Failed, reason: "the tests do not pass after 6 attempts", status: "**Capsule: failed.**",
+			state:  work.Failed, reason: "the tests do not pass after 6 attempts", status: "**Capsule: failed.**",
 			labels: []string{LabelFailed}, pulls: 1, draft: true,
 		},
 		{
 			name:    "no passing attempt with on_failure: comment opens nothing",
 			prepare: func(f *fakeGitHub) { f.files[".github/capsule.yml"] = "on_failure: comment\n" },
 			solver:  solves(outcome(attemptlog.NotSolved, fix)),
-			state:   store.Failed, reason: "the tests do not pass", status: "**Capsule: failed.**", labels: []string{LabelFailed},
+			state:   work.Failed, reason: "the tests do not pass", status: "**Capsule: failed.**", labels: []string{LabelFailed},
 		},
 		{
 			name:   "a passing answer that changes nothing opens no pull request",
 			solver: solves(outcome(attemptlog.Solved)),
-			state:  store.Done, status: "**Capsule: done.**", labels: []string{LabelDone},
+			state:  work.Done, status: "**Capsule: done.**", labels: []string{LabelDone},
 		},
 		{
 			name:   "a sender below the minimum gets one polite note and no run",
-			target: func(t *webhook.Request) { t.Sender = "tri" },
-			state:  store.Skipped, reason: "tri has triage permission; write is needed",
+			target: func(t *work.Request) { t.Sender = "tri" },
+			state:  work.Skipped, reason: "tri has triage permission; write is needed",
 			comment: "@tri, thank you for the request",
 			check: func(t *testing.T, f *fakeGitHub, _ Result) {
 				if got := f.wrote(); !slices.Equal(got, []string{"CreateComment"}) {
@@ -164,20 +163,20 @@ func TestRunDecisions(t *testing.T) {
 		},
 		{
 			name:   "a stranger has no permission",
-			target: func(t *webhook.Request) { t.Sender = "mallory" },
-			state:  store.Skipped, reason: "mallory has none permission", comment: "you have `none`",
+			target: func(t *work.Request) { t.Sender = "mallory" },
+			state:  work.Skipped, reason: "mallory has none permission", comment: "you have `none`",
 		},
 		{
 			name:   "the minimum permission is the runner's",
-			target: func(t *webhook.Request) { t.Sender = "tri" },
+			target: func(t *work.Request) { t.Sender = "tri" },
 			runner: func(r *Runner) { r.MinPermission = "triage" },
 			solver: solves(outcome(attemptlog.Solved, fix)),
-			state:  store.Done, status: "Solved", labels: []string{LabelDone}, pulls: 1,
+			state:  work.Done, status: "Solved", labels: []string{LabelDone}, pulls: 1,
 		},
 		{
 			name:   "another label is not Capsule's: nothing is written",
-			target: func(t *webhook.Request) { t.Label = "bug" },
-			state:  store.Skipped, reason: `label "bug" is not the trigger label "capsule"`,
+			target: func(t *work.Request) { t.Label = "bug" },
+			state:  work.Skipped, reason: `label "bug" is not the trigger label "capsule"`,
 			check: func(t *testing.T, f *fakeGitHub, _ Result) {
 				if got := f.wrote(); len(got) != 0 {
 					t.Errorf("writes = %q, want none", got)
@@ -187,39 +186,39 @@ func TestRunDecisions(t *testing.T) {
 		{
 			name:    "the repository's label is the trigger",
 			prepare: func(f *fakeGitHub) { f.files[".github/capsule.yml"] = "label: fix-me\n" },
-			state:   store.Skipped, reason: `label "capsule" is not the trigger label "fix-me"`,
+			state:   work.Skipped, reason: `label "capsule" is not the trigger label "fix-me"`,
 		},
 		{
 			name:    "the runner's label wins over the repository's",
 			prepare: func(f *fakeGitHub) { f.files[".github/capsule.yml"] = "label: fix-me\n" },
 			runner:  func(r *Runner) { r.Label = "Capsule" },
 			solver:  solves(outcome(attemptlog.Solved, fix)),
-			state:   store.Done, status: "Solved", labels: []string{LabelDone}, pulls: 1,
+			state:   work.Done, status: "Solved", labels: []string{LabelDone}, pulls: 1,
 		},
 		{
 			name:    "a configuration error fails the job with the message, before the model",
 			prepare: func(f *fakeGitHub) { f.files[".github/capsule.yml"] = "max_attempts: 3\ncolour: blue\n" },
-			state:   store.Failed, reason: "The configuration is not valid", status: "colour", labels: []string{LabelFailed},
+			state:   work.Failed, reason: "The configuration is not valid", status: "colour", labels: []string{LabelFailed},
 		},
 		{
 			name:    "a broken configuration's own label still decides who hears of it",
 			prepare: func(f *fakeGitHub) { f.files[".github/capsule.yml"] = "label: fix-me\ncolour: blue\n" },
-			state:   store.Skipped, reason: `not the trigger label "fix-me"`,
+			state:   work.Skipped, reason: `not the trigger label "fix-me"`,
 		},
 		{
 			name:    "the alternative configuration path is read",
 			prepare: func(f *fakeGitHub) { f.files[".github/capsule.yaml"] = "label: fix-me\n" },
-			state:   store.Skipped, reason: `not the trigger label "fix-me"`,
+			state:   work.Skipped, reason: `not the trigger label "fix-me"`,
 		},
 		{
 			name:   "a retry runs whatever the label",
-			target: func(t *webhook.Request) { t.Trigger, t.Label = webhook.TriggerRetry, "" },
+			target: func(t *work.Request) { t.Trigger, t.Label = work.TriggerRetry, "" },
 			solver: solves(outcome(attemptlog.Solved, fix)),
-			state:  store.Done, status: "Solved", labels: []string{LabelDone}, pulls: 1,
+			state:  work.Done, status: "Solved", labels: []string{LabelDone}, pulls: 1,
 		},
 		{
 			name:   "a retry moves the branch and updates the open pull request",
-			target: func(t *webhook.Request) { t.Trigger, t.Label = webhook.TriggerRetry, "" },
+			target: func(t *work.Request) { t.Trigger, t.Label = work.TriggerRetry, "" },
 			prepare: func(f *fakeGitHub) {
 				f.heads[Branch(fakeIssue)] = "00000000000000000000000000000000000000aa"
 				f.pulls = []fakePull{{NewPullRequest: NewPullRequest{Title: "old", Head: Branch(fakeIssue), Base: "main", Draft: true}, Number: 7, Open: true}}
@@ -227,7 +226,7 @@ func TestRunDecisions(t *testing.T) {
 				f.comments = []fakeComment{{Comment{ID: 5, Body: report.Marker + "\n**Capsule: failed.**"}, fakeIssue}}
 			},
 			solver: solves(outcome(attemptlog.Unproven, fix)),
-			state:  store.Done, status: "done, unproven", labels: []string{"bug", LabelUnproven}, pulls: 1, draft: true,
+			state:  work.Done, status: "done, unproven", labels: []string{"bug", LabelUnproven}, pulls: 1, draft: true,
 			check: func(t *testing.T, f *fakeGitHub, res Result) {
 				if f.heads[Branch(fakeIssue)] != f.commits[0].SHA || f.pulls[0].Title == "old" || res.PullRequest != 7 {
 					t.Errorf("branch %s, pull request %+v, result %+v", f.heads[Branch(fakeIssue)], f.pulls[0], res)
@@ -244,7 +243,7 @@ func TestRunDecisions(t *testing.T) {
 				f.failOnce["EditComment"] = notFoundf("comment 5")
 			},
 			solver: solves(outcome(attemptlog.Solved, fix)),
-			state:  store.Done, labels: []string{LabelDone}, pulls: 1,
+			state:  work.Done, labels: []string{LabelDone}, pulls: 1,
 			check: func(t *testing.T, f *fakeGitHub, _ Result) {
 				if b := f.bodies(fakeIssue); len(b) != 2 || !strings.Contains(b[1], "Solved") {
 					t.Errorf("comments = %q, want the old one and a new status", b)
@@ -255,67 +254,67 @@ func TestRunDecisions(t *testing.T) {
 			name:   "a second trigger is noted in the status comment",
 			hooks:  Hooks{Busy: func() bool { return true }},
 			solver: solves(outcome(attemptlog.Solved, fix)),
-			state:  store.Done, status: "arrived while this job was active", labels: []string{LabelDone}, pulls: 1,
+			state:  work.Done, status: "arrived while this job was active", labels: []string{LabelDone}, pulls: 1,
 		},
 		{
 			name:   "a model endpoint that is down makes the job wait",
 			hooks:  Hooks{WaitForModel: func(error) bool { return true }},
 			solver: fails(fmt.Errorf("generation: %w", programmer.ErrUnreachable)),
-			state:  store.Queued, errIs: ErrWaitingForModel, status: "queued.** The job waits for the model endpoint",
+			state:  work.Queued, errIs: ErrWaitingForModel, status: "queued.** The job waits for the model endpoint",
 			labels: []string{LabelInProgress},
 		},
 		{
 			name:   "a model endpoint down for too long fails the job",
 			hooks:  Hooks{WaitForModel: func(error) bool { return false }},
 			solver: fails(fmt.Errorf("generation: %w", programmer.ErrUnavailable)),
-			state:  store.Failed, errIs: programmer.ErrUnavailable, status: "**Capsule: failed.**", labels: []string{LabelFailed},
+			state:  work.Failed, errIs: programmer.ErrUnavailable, status: "**Capsule: failed.**", labels: []string{LabelFailed},
 		},
 		{
 			name:   "a solver error fails the job with the reason",
 			solver: fails(errors.New("the engine went away")),
-			state:  store.Failed, reason: "the engine went away", status: "the engine went away", labels: []string{LabelFailed},
+			state:  work.Failed, reason: "the engine went away", status: "the engine went away", labels: []string{LabelFailed},
 		},
 		{
 			name:   "no test command is a configuration failure",
 			solver: fails(fmt.Errorf("%w: no test command found: set test_command", reposolve.ErrConfig)),
-			state:  store.Failed, errIs: reposolve.ErrConfig, status: "no test command found", labels: []string{LabelFailed},
+			state:  work.Failed, errIs: reposolve.ErrConfig, status: "no test command found", labels: []string{LabelFailed},
 		},
 		{
 			name:    "a repository the token cannot see fails at once",
 			prepare: func(f *fakeGitHub) { f.fail["DefaultBranch"] = notFoundf("repository") },
-			state:   store.Failed, errIs: ErrNotFound, reason: "read the repository",
+			state:   work.Failed, errIs: ErrNotFound, reason: "read the repository",
 		},
 		{
 			name:    "a failed permission check fails the job",
 			prepare: func(f *fakeGitHub) { f.fail["Permission"] = errors.New("502 Bad Gateway") },
-			state:   store.Failed, reason: "read alice's permission: 502",
+			state:   work.Failed, reason: "read alice's permission: 502",
 		},
 		{
 			name:    "a failed pull request fails the job, saying so",
 			prepare: func(f *fakeGitHub) { f.fail["CreatePullRequest"] = errors.New("422 Validation Failed") },
 			solver:  solves(outcome(attemptlog.Solved, fix)),
-			state:   store.Failed, reason: "open the pull request: 422", status: "open the pull request", labels: []string{LabelFailed},
+			state:   work.Failed, reason: "open the pull request: 422", status: "open the pull request", labels: []string{LabelFailed},
 		},
 		{
 			name:    "an archive that cannot be fetched fails the job",
 			prepare: func(f *fakeGitHub) { f.fail["Archive"] = errors.New("download: 502 Bad Gateway") },
-			state:   store.Failed, reason: "fetch the archive of " + fakeBase, status: "502 Bad Gateway", labels: []string{LabelFailed},
+			state:   work.Failed, reason: "fetch the archive of " + fakeBase, status: "502 Bad Gateway", labels: []string{LabelFailed},
 		},
 		{
 			name:    "labels GitHub refuses stop the job before the model",
 			prepare: func(f *fakeGitHub) { f.fail["AddLabels"] = errors.New("403 Forbidden") },
-			state:   store.Failed, reason: "label the issue capsule:in-progress: 403", status: "**Capsule: running.**",
+			state:   work.Failed, reason: "label the issue capsule:in-progress: 403", status: "**Capsule: running.**",
 		},
 		{
 			name:    "a deleted issue fails the job",
 			prepare: func(f *fakeGitHub) { delete(f.issues, fakeIssue) },
-			state:   store.Failed, errIs: ErrNotFound, status: "read the issue", labels: []string{LabelFailed},
+			state:   work.Failed, errIs: ErrNotFound, status: "read the issue", labels: []string{LabelFailed},
 		},
 		{
 			name: "an executable keeps its mode, a deletion is a deletion",
 			solver: solves(outcome(attemptlog.Solved, fix, edits.Edit{Path: "run.sh", Content: "pytest -q\n"},
 				edits.Edit{Path: "old.py", Content: edits.DeleteMarker})),
-			state: store.Done, status: "Solved", labels: []string{LabelDone}, pulls: 1,
+			state: work.Done, status: "Solved", labels: []string{LabelDone}, pulls: 1,
 			check: func(t *testing.T, f *fakeGitHub, _ Result) {
 				want := []File{
 					{Path: "calc/ops.py", Content: fix.Content, Mode: "100644"},
@@ -350,7 +349,7 @@ func TestRunDecisions(t *testing.T) {
 			switch {
 			case tt.errIs != nil && !errors.Is(err, tt.errIs):
 				t.Errorf("err = %v, want %v", err, tt.errIs)
-			case tt.errIs == nil && err != nil && tt.reason == "" && tt.state != store.Failed:
+			case tt.errIs == nil && err != nil && tt.reason == "" && tt.state != work.Failed:
 				t.Errorf("err = %v, want none", err)
 			}
 			if !strings.Contains(res.Reason, tt.reason) {
@@ -399,7 +398,7 @@ func TestRunStoppedLeavesGitHub(t *testing.T) {
 		return nil, ctx.Err()
 	})}
 	res, err := r.Run(ctx, f, labelled(), Hooks{})
-	if !errors.Is(err, context.Canceled) || res.State != store.Failed {
+	if !errors.Is(err, context.Canceled) || res.State != work.Failed {
 		t.Fatalf("Run = %+v, %v; want failed with the context's error", res, err)
 	}
 	if b := f.bodies(fakeIssue); len(b) != 1 || !strings.Contains(b[0], "running") {
@@ -420,7 +419,7 @@ func TestRunInWorkspace(t *testing.T) {
 	f.heads["main"] = "00000000000000000000000000000000000000cc" // the checkout's commit, as File checks
 	r := &Runner{Logger: quiet(), Workspace: dir, WorkspaceCommit: f.heads["main"], Solver: solves(outcome(attemptlog.Solved, fix))}
 	res, err := r.Run(context.Background(), f, labelled(), Hooks{})
-	if err != nil || res.State != store.Done {
+	if err != nil || res.State != work.Done {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
 	if slices.Contains(f.calls, "Archive") || f.commits[0].Parent != r.WorkspaceCommit {
@@ -434,15 +433,15 @@ func TestRunInWorkspace(t *testing.T) {
 func TestAnnounce(t *testing.T) {
 	tests := []struct {
 		name    string
-		target  func(*webhook.Request)
+		target  func(*work.Request)
 		prepare func(*fakeGitHub)
 		waiting string
 		want    []string // the issue's comments after
 	}{
 		{name: "a queued job says it waits for its turn", want: []string{"**Capsule: queued.** The job waits for its turn."}},
 		{name: "and what else it waits for", waiting: ModelWaiting, want: []string{"The job waits for the model endpoint"}},
-		{name: "another label says nothing", target: func(t *webhook.Request) { t.Label = "bug" }},
-		{name: "a sender below the minimum hears it from the run", target: func(t *webhook.Request) { t.Sender = "tri" }},
+		{name: "another label says nothing", target: func(t *work.Request) { t.Label = "bug" }},
+		{name: "a sender below the minimum hears it from the run", target: func(t *work.Request) { t.Sender = "tri" }},
 		{
 			name: "a previous status comment is edited",
 			prepare: func(f *fakeGitHub) {
@@ -476,14 +475,14 @@ func TestConcerns(t *testing.T) {
 		name   string
 		label  string // the runner's
 		config string
-		target func(*webhook.Request)
+		target func(*work.Request)
 		want   bool
 	}{
 		{name: "the default label", want: true},
-		{name: "another label", target: func(t *webhook.Request) { t.Label = "bug" }},
-		{name: "the repository's label", config: "label: bug\n", target: func(t *webhook.Request) { t.Label = "bug" }, want: true},
-		{name: "the runner's label, whatever the repository says", label: "bug", config: "label: capsule\n", target: func(t *webhook.Request) { t.Label = "bug" }, want: true},
-		{name: "a retry", config: "label: bug\n", target: func(t *webhook.Request) { t.Trigger, t.Label = webhook.TriggerRetry, "" }, want: true},
+		{name: "another label", target: func(t *work.Request) { t.Label = "bug" }},
+		{name: "the repository's label", config: "label: bug\n", target: func(t *work.Request) { t.Label = "bug" }, want: true},
+		{name: "the runner's label, whatever the repository says", label: "bug", config: "label: capsule\n", target: func(t *work.Request) { t.Label = "bug" }, want: true},
+		{name: "a retry", config: "label: bug\n", target: func(t *work.Request) { t.Trigger, t.Label = work.TriggerRetry, "" }, want: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -512,7 +511,7 @@ func TestNoteBusy(t *testing.T) {
 	}
 	f.comments = []fakeComment{
 		{Comment{ID: 4, Body: "a human's comment"}, fakeIssue},
-		{Comment{ID: 5, Body: report.StatusComment(report.Status{State: store.Running, Attempt: -1})}, fakeIssue},
+		{Comment{ID: 5, Body: report.StatusComment(report.Status{State: work.Running, Attempt: -1})}, fakeIssue},
 	}
 	for range 2 {
 		if err := NoteBusy(ctx, f, labelled()); err != nil {
@@ -531,7 +530,7 @@ func TestNoteBusy(t *testing.T) {
 // comment it had, with the reason.
 func TestFail(t *testing.T) {
 	f := newFakeGitHub(t)
-	f.comments = []fakeComment{{Comment{ID: 5, Body: report.StatusComment(report.Status{State: store.Running, Attempt: 1, Of: 5})}, fakeIssue}}
+	f.comments = []fakeComment{{Comment{ID: 5, Body: report.StatusComment(report.Status{State: work.Running, Attempt: 1, Of: 5})}, fakeIssue}}
 	f.labels[fakeIssue] = []string{LabelInProgress}
 	r := &Runner{Logger: quiet()}
 	id, err := r.Fail(context.Background(), f, labelled(), "Capsule stopped on an internal error: boom")

@@ -11,8 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/capsulehq/capsule/bot/report"
-	"github.com/capsulehq/capsule/bot/store"
-	"github.com/capsulehq/capsule/bot/webhook"
+	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
@@ -23,7 +22,7 @@ import (
 type session struct {
 	runner *Runner
 	gh     GitHub
-	t      webhook.Request
+	t      work.Request
 	hooks  Hooks
 	log    *slog.Logger
 
@@ -92,7 +91,7 @@ func labelOf(text []byte) string {
 // label. The repository's configuration is read only when the Runner
 // names no label.
 func (s *session) concerned(ctx context.Context) (bool, string, error) {
-	if s.runner.Label != "" || s.t.Trigger != webhook.TriggerLabel {
+	if s.runner.Label != "" || s.t.Trigger != work.TriggerLabel {
 		skip, why := s.wrongLabel(repoconfig.Default())
 		return !skip, why, nil
 	}
@@ -110,7 +109,7 @@ func (s *session) wrongLabel(cfg repoconfig.Config) (bool, string) {
 	if s.runner.Label != "" {
 		cfg.Label = s.runner.Label
 	}
-	if s.t.Trigger != webhook.TriggerLabel || strings.EqualFold(s.t.Label, cfg.Label) {
+	if s.t.Trigger != work.TriggerLabel || strings.EqualFold(s.t.Label, cfg.Label) {
 		return false, ""
 	}
 	return true, fmt.Sprintf("label %q is not the trigger label %q", s.t.Label, cfg.Label)
@@ -122,7 +121,7 @@ func (s *session) admit(ctx context.Context) (res Result, done bool, err error) 
 	need := s.runner.minPermission()
 	have, err := permissionOf(ctx, s.gh, s.t)
 	if err != nil {
-		return Result{State: store.Failed, Reason: err.Error()}, true, err
+		return Result{State: work.Failed, Reason: err.Error()}, true, err
 	}
 	if rank(have) >= rank(need) {
 		return Result{}, false, nil
@@ -131,9 +130,9 @@ func (s *session) admit(ctx context.Context) (res Result, done bool, err error) 
 	s.log.Info("job skipped", "reason", why)
 	body := report.PermissionDenied(s.t.Sender, have, need, s.t.Label)
 	if _, err := s.gh.CreateComment(ctx, s.t.Issue, body); err != nil {
-		return Result{State: store.Failed, Reason: why}, true, githubError("comment on the issue", err)
+		return Result{State: work.Failed, Reason: why}, true, githubError("comment on the issue", err)
 	}
-	return Result{State: store.Skipped, Reason: why}, true, nil
+	return Result{State: work.Skipped, Reason: why}, true, nil
 }
 
 // begin shows the job as running: the status comment and the labels.
@@ -143,7 +142,7 @@ func (s *session) begin(ctx context.Context) error {
 		return err
 	}
 	s.comment = c.ID
-	if err := s.status(ctx, report.Status{State: store.Running, Attempt: -1}); err != nil {
+	if err := s.status(ctx, report.Status{State: work.Running, Attempt: -1}); err != nil {
 		return err
 	}
 	return s.setLabels(ctx, LabelInProgress, LabelDone, LabelFailed, LabelUnproven)
@@ -185,13 +184,13 @@ func (s *session) work(ctx context.Context, branch string, cfg repoconfig.Config
 		res.PullRequest, res.PullRequestURL, res.Draft = pr.Number, pr.URL, pr.Draft
 	}
 	if !outcome.Solved() {
-		res.State, res.Reason = store.Failed, outcome.Log.Stopped
+		res.State, res.Reason = work.Failed, outcome.Log.Stopped
 		if err := s.finish(ctx, res, LabelFailed); err != nil {
 			return res, err
 		}
 		return res, nil
 	}
-	res.State = store.Done
+	res.State = work.Done
 	label := LabelDone
 	if outcome.Outcome() != attemptlog.Solved {
 		label = LabelUnproven
@@ -208,7 +207,7 @@ func (s *session) progress(ctx context.Context, e pipeline.Event) {
 	if e.Passed {
 		return // the final status follows at once
 	}
-	if err := s.status(ctx, report.Status{State: store.Running, Attempt: e.Attempt, Of: e.Of, LastResult: e.Summary}); err != nil {
+	if err := s.status(ctx, report.Status{State: work.Running, Attempt: e.Attempt, Of: e.Of, LastResult: e.Summary}); err != nil {
 		s.log.Warn("update the status comment", "err", err)
 	}
 }
@@ -231,10 +230,10 @@ func (s *session) finish(ctx context.Context, res Result, label string) error {
 func (s *session) waitForModel(ctx context.Context, cause error) (Result, error) {
 	s.log.Warn("job waits for the model endpoint", "err", cause)
 	err := fmt.Errorf("%w: %w", ErrWaitingForModel, cause)
-	if serr := s.status(ctx, report.Status{State: store.Queued, Waiting: ModelWaiting}); serr != nil {
+	if serr := s.status(ctx, report.Status{State: work.Queued, Waiting: ModelWaiting}); serr != nil {
 		s.log.Warn("update the status comment", "err", serr)
 	}
-	return Result{State: store.Queued, Reason: cause.Error(), StatusComment: s.comment}, err
+	return Result{State: work.Queued, Reason: cause.Error(), StatusComment: s.comment}, err
 }
 
 // fail ends the job as failed: the reason goes in the status comment, with
@@ -244,7 +243,7 @@ func (s *session) fail(ctx context.Context, outcome *pipeline.RepoOutcome, reaso
 	if reason == "" && cause != nil {
 		reason = cause.Error()
 	}
-	res := Result{State: store.Failed, Reason: reason, Outcome: outcome, StatusComment: s.comment}
+	res := Result{State: work.Failed, Reason: reason, Outcome: outcome, StatusComment: s.comment}
 	if ctx.Err() != nil {
 		return res, errors.Join(cause, ctx.Err())
 	}

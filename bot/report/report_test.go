@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capsulehq/capsule/bot/store"
+	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/internal/goldenfile"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 )
@@ -159,14 +159,14 @@ func TestPullRequestTitle(t *testing.T) {
 func TestStatusCommentGolden(t *testing.T) {
 	failedDraft := failedLog()
 	for name, s := range map[string]Status{
-		"queued":        {State: store.Queued},
-		"starting":      {State: store.Running, Attempt: -1},
-		"running":       {State: store.Running, Attempt: 2, Of: 5, LastResult: "3 failed, 12 passed"},
-		"done":          {State: store.Done, LastResult: "tests pass (2 passed)", PullRequestURL: "https://github.com/acme/calc/pull/13", Log: solvedLog(), RunURL: "https://github.com/acme/calc/actions/runs/99"},
-		"failed_config": {State: store.Failed, Reason: ".github/capsule.yml: line 3: unknown key `max_attemps`"},
-		"failed_draft":  {State: store.Failed, Reason: failedDraft.Stopped, LastResult: "tests fail: exit status 1 (1 failed, 1 passed)", PullRequestURL: "https://github.com/acme/calc/pull/14", DraftPullRequest: true, Log: failedDraft},
-		"skipped":       {State: store.Skipped, Reason: `label "bug" is not the trigger label "capsule"`},
-		"busy":          {State: store.Running, Attempt: 1, Of: 5, LastResult: "no code", Busy: true},
+		"queued":        {State: work.Queued},
+		"starting":      {State: work.Running, Attempt: -1},
+		"running":       {State: work.Running, Attempt: 2, Of: 5, LastResult: "3 failed, 12 passed"},
+		"done":          {State: work.Done, LastResult: "tests pass (2 passed)", PullRequestURL: "https://github.com/acme/calc/pull/13", Log: solvedLog(), RunURL: "https://github.com/acme/calc/actions/runs/99"},
+		"failed_config": {State: work.Failed, Reason: ".github/capsule.yml: line 3: unknown key `max_attemps`"},
+		"failed_draft":  {State: work.Failed, Reason: failedDraft.Stopped, LastResult: "tests fail: exit status 1 (1 failed, 1 passed)", PullRequestURL: "https://github.com/acme/calc/pull/14", DraftPullRequest: true, Log: failedDraft},
+		"skipped":       {State: work.Skipped, Reason: `label "bug" is not the trigger label "capsule"`},
+		"busy":          {State: work.Running, Attempt: 1, Of: 5, LastResult: "no code", Busy: true},
 	} {
 		t.Run(name, func(t *testing.T) {
 			got := StatusComment(s)
@@ -192,11 +192,11 @@ func TestStatusCommentGolden(t *testing.T) {
 }
 
 func TestStatusHonesty(t *testing.T) {
-	got := StatusComment(Status{State: store.Done, PullRequestURL: "https://x/pull/1", DraftPullRequest: true, Log: failedLog()})
+	got := StatusComment(Status{State: work.Done, PullRequestURL: "https://x/pull/1", DraftPullRequest: true, Log: failedLog()})
 	if strings.Contains(got, "The tests pass") || !strings.Contains(got, "not passing") || !strings.Contains(got, "do not merge") {
 		t.Errorf("done with a failing log:\n%s", got)
 	}
-	got = StatusComment(Status{State: store.Done, PullRequestURL: "https://x/pull/1"})
+	got = StatusComment(Status{State: work.Done, PullRequestURL: "https://x/pull/1"})
 	if strings.Contains(got, "tests pass") || strings.Contains(got, "tests do not pass") {
 		t.Errorf("done without a log claims an outcome:\n%s", got)
 	}
@@ -206,9 +206,9 @@ func TestStatusLongTexts(t *testing.T) {
 	huge := strings.Repeat("é", 3*MaxBody)
 	log := hugeLog(6, 30000, 0, false)
 	for _, s := range []Status{
-		{State: store.Failed, Reason: huge, Log: log},
-		{State: store.Failed, Reason: "a\n<b>\n" + huge, LastResult: huge, PullRequestURL: huge, RunURL: huge, Log: log, Busy: true},
-		{State: store.Done, Log: hugeLog(200, 2000, 2000, true)},
+		{State: work.Failed, Reason: huge, Log: log},
+		{State: work.Failed, Reason: "a\n<b>\n" + huge, LastResult: huge, PullRequestURL: huge, RunURL: huge, Log: log, Busy: true},
+		{State: work.Done, Log: hugeLog(200, 2000, 2000, true)},
 	} {
 		got := StatusComment(s)
 		if n := len([]rune(got)); n > MaxBody {

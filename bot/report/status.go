@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/capsulehq/capsule/bot/store"
+	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 )
 
 // Status is the state of a job as shown in the status comment.
 type Status struct {
-	State store.State
+	State work.State
 	// Attempt and Of, while Running, are the index of the latest attempt
 	// (0 for the generation, k for the k-th fix) and the last index there
 	// may be; Attempt < 0 means no attempt has ended yet.
@@ -70,7 +70,7 @@ func statusBody(s Status, t trim) string {
 	if s.Busy {
 		b.WriteString(busyNote + "\n\n")
 	}
-	if s.Reason != "" && (s.State == store.Failed || s.State == store.Skipped) {
+	if s.Reason != "" && (s.State == work.Failed || s.State == work.Skipped) {
 		reason := strings.TrimSpace(clip(s.Reason, maxReason))
 		if strings.Contains(reason, "\n") {
 			b.WriteString("Reason:\n\n")
@@ -79,19 +79,19 @@ func statusBody(s Status, t trim) string {
 		}
 		paragraph(&b, reason)
 	}
-	if s.LastResult != "" && s.State != store.Queued && s.State != store.Skipped {
+	if s.LastResult != "" && s.State != work.Queued && s.State != work.Skipped {
 		paragraph(&b, "Last result: "+clip(s.LastResult, maxLastResult)+".")
 	}
 	if line := pullRequestLine(s); line != "" {
 		b.WriteString(line + "\n\n")
 	}
-	if s.State == store.Failed {
+	if s.State == work.Failed {
 		b.WriteString("To run again, comment `/capsule retry`.\n\n")
 	}
 	if s.RunURL != "" {
 		fmt.Fprintf(&b, "[Workflow run](%s)\n\n", clip(s.RunURL, maxURL))
 	}
-	if s.Log != nil && (s.State == store.Done || s.State == store.Failed) {
+	if s.Log != nil && (s.State == work.Done || s.State == work.Failed) {
 		if t.noLog {
 			writeLog(&b, s.Log, t, characterLimit(MaxBody))
 		} else {
@@ -106,17 +106,17 @@ func statusBody(s Status, t trim) string {
 // headline states the phase in one bold line, and the outcome when known.
 func headline(s Status) string {
 	switch s.State {
-	case store.Queued:
+	case work.Queued:
 		if s.Waiting != "" {
 			return "**Capsule: queued.** The job waits for " + clip(s.Waiting, maxLastResult) + "."
 		}
 		return "**Capsule: queued.** The job waits for its turn."
-	case store.Running:
+	case work.Running:
 		if s.Attempt < 0 {
 			return "**Capsule: running.** Starting: no attempt has ended yet."
 		}
 		return fmt.Sprintf("**Capsule: running.** At attempt %d of %d.", s.Attempt, s.Of)
-	case store.Done:
+	case work.Done:
 		switch {
 		case s.Log != nil && s.Log.Outcome == attemptlog.Unproven:
 			return "**Capsule: done, unproven.** The tests pass with no regressions, but no test showed the issue: nothing shows that it is fixed."
@@ -128,12 +128,12 @@ func headline(s Status) string {
 			return "**Capsule: done, not passing.** The tests do not pass."
 		}
 		return "**Capsule: done.**"
-	case store.Failed:
+	case work.Failed:
 		if s.Log != nil && !s.Log.Solved && len(s.Log.Attempts) > 0 {
 			return "**Capsule: failed.** The tests do not pass."
 		}
 		return "**Capsule: failed.**"
-	case store.Skipped:
+	case work.Skipped:
 		return "**Capsule: skipped.**"
 	}
 	return "**Capsule: " + text(string(s.State)) + ".**"
@@ -145,7 +145,7 @@ func pullRequestLine(s Status) string {
 	url := clip(s.PullRequestURL, maxURL)
 	switch {
 	case url == "":
-		if s.State == store.Done {
+		if s.State == work.Done {
 			return "No pull request was opened."
 		}
 		return ""

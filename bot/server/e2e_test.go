@@ -9,13 +9,14 @@ import (
 	"testing"
 	"time"
 
+	openai "github.com/sashabaranov/go-openai"
+
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/bot/report"
-	"github.com/capsulehq/capsule/bot/store"
+	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/internal/calculatortest"
 	"github.com/capsulehq/capsule/internal/fakegithub"
 	"github.com/capsulehq/capsule/internal/fakeopenai"
-	openai "github.com/sashabaranov/go-openai"
 )
 
 var (
@@ -34,7 +35,7 @@ func TestLabelledIssueBecomesPullRequest(t *testing.T) {
 		t.Fatalf("delivery answered %d %s", code, body)
 	}
 	jobs := w.wait()
-	if len(jobs) != 1 || jobs[0].State != store.Done {
+	if len(jobs) != 1 || jobs[0].State != work.Done {
 		t.Fatalf("jobs = %+v, want one done", jobs)
 	}
 
@@ -117,7 +118,7 @@ func TestDuplicateDeliveries(t *testing.T) {
 	}
 	w.start()
 	jobs := w.wait()
-	if len(jobs) != 1 || jobs[0].State != store.Done {
+	if len(jobs) != 1 || jobs[0].State != work.Done {
 		t.Fatalf("jobs = %+v, want one done", jobs)
 	}
 	if n := len(w.repo.PullRequests()); n != 1 {
@@ -171,7 +172,7 @@ func TestSenderWithoutPermission(t *testing.T) {
 	w.start()
 	w.send("issues", "", w.labelled("reader", "capsule"), secret)
 	jobs := w.wait()
-	if len(jobs) != 1 || jobs[0].State != store.Skipped {
+	if len(jobs) != 1 || jobs[0].State != work.Skipped {
 		t.Fatalf("jobs = %+v, want one skipped", jobs)
 	}
 	comments := w.comments()
@@ -190,7 +191,7 @@ func TestWrongLabelIsIgnored(t *testing.T) {
 	w.start()
 	w.send("issues", "", w.labelled(maintainer, "bug"), secret)
 	jobs := w.wait()
-	if len(jobs) != 1 || jobs[0].State != store.Skipped {
+	if len(jobs) != 1 || jobs[0].State != work.Skipped {
 		t.Fatalf("jobs = %+v, want one skipped", jobs)
 	}
 	if len(w.comments()) != 0 || len(w.model.Requests()) != 0 {
@@ -215,7 +216,7 @@ func TestFlakyServices(t *testing.T) {
 	w.start()
 	w.send("issues", "", w.labelled(maintainer, "capsule"), secret)
 	jobs := w.wait()
-	if len(jobs) != 1 || jobs[0].State != store.Done {
+	if len(jobs) != 1 || jobs[0].State != work.Done {
 		t.Fatalf("jobs = %+v, want one done", jobs)
 	}
 	if n := len(w.repo.PullRequests()); n != 1 {
@@ -233,7 +234,7 @@ func TestPermanentFailure(t *testing.T) {
 	w.start()
 	w.send("issues", "", w.labelled(maintainer, "capsule"), secret)
 	jobs := w.wait()
-	if len(jobs) != 1 || jobs[0].State != store.Failed {
+	if len(jobs) != 1 || jobs[0].State != work.Failed {
 		t.Fatalf("jobs = %+v, want one failed", jobs)
 	}
 	comments := w.comments()
@@ -256,7 +257,7 @@ func (w *world) labelAndWait() {
 	if code, body := w.send("issues", "", w.labelled(maintainer, "capsule"), secret); code != http.StatusAccepted {
 		w.t.Fatalf("delivery answered %d %s", code, body)
 	}
-	if jobs := w.wait(); len(jobs) != 1 || jobs[0].State != store.Done {
+	if jobs := w.wait(); len(jobs) != 1 || jobs[0].State != work.Done {
 		w.t.Fatalf("jobs = %+v, want one done", jobs)
 	}
 }
@@ -339,7 +340,7 @@ func TestRetryUpdatesDraft(t *testing.T) {
 	w.start()
 	w.send("issues", "", w.labelled(maintainer, "capsule"), secret)
 	jobs := w.wait()
-	if len(jobs) != 1 || jobs[0].State != store.Failed {
+	if len(jobs) != 1 || jobs[0].State != work.Failed {
 		t.Fatalf("jobs = %+v, want one failed", jobs)
 	}
 	prs := w.repo.PullRequests()
@@ -351,7 +352,7 @@ func TestRetryUpdatesDraft(t *testing.T) {
 		t.Fatalf("retry answered %d %s", code, answer)
 	}
 	jobs = w.wait()
-	if len(jobs) != 2 || jobs[0].State != store.Done {
+	if len(jobs) != 2 || jobs[0].State != work.Done {
 		t.Fatalf("jobs = %+v, want the retry done", jobs)
 	}
 	prs = w.repo.PullRequests()
@@ -378,7 +379,7 @@ func TestConfigErrorIsShown(t *testing.T) {
 	w.start()
 	w.send("issues", "", w.labelled(maintainer, "capsule"), secret)
 	jobs := w.wait()
-	if len(jobs) != 1 || jobs[0].State != store.Failed {
+	if len(jobs) != 1 || jobs[0].State != work.Failed {
 		t.Fatalf("jobs = %+v, want one failed", jobs)
 	}
 	comments := w.comments()
@@ -421,7 +422,7 @@ func TestShutdownReleasesRunningJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(jobs) != 1 || jobs[0].State != store.Queued {
+	if len(jobs) != 1 || jobs[0].State != work.Queued {
 		t.Fatalf("after shutdown, jobs = %+v, want one queued", jobs)
 	}
 	if len(w.repo.PullRequests()) != 0 {
@@ -430,7 +431,7 @@ func TestShutdownReleasesRunningJob(t *testing.T) {
 
 	w.start()
 	jobs = w.wait()
-	if len(jobs) != 1 || jobs[0].State != store.Done || len(w.repo.PullRequests()) != 1 {
+	if len(jobs) != 1 || jobs[0].State != work.Done || len(w.repo.PullRequests()) != 1 {
 		t.Fatalf("after the restart, jobs = %+v and %d pull requests; want one done and one", jobs, len(w.repo.PullRequests()))
 	}
 	if comments := w.comments(); len(comments) != 1 {
@@ -462,7 +463,7 @@ func TestBusyWhileRunning(t *testing.T) {
 	}
 	gate.open()
 	jobs := w.wait()
-	if len(jobs) != 1 || jobs[0].State != store.Done {
+	if len(jobs) != 1 || jobs[0].State != work.Done {
 		t.Fatalf("jobs = %+v, want one done", jobs)
 	}
 	if !noted() {
@@ -493,7 +494,7 @@ func TestQueuedJobIsAnnounced(t *testing.T) {
 	}
 	gate.open()
 	jobs := w.wait()
-	if len(jobs) != 2 || jobs[0].State != store.Done || jobs[1].State != store.Done {
+	if len(jobs) != 2 || jobs[0].State != work.Done || jobs[1].State != work.Done {
 		t.Fatalf("jobs = %+v, want two done", jobs)
 	}
 	if c := w.repo.Comments(13); len(c) != 1 || strings.Contains(c[0].Body, "queued") {

@@ -22,6 +22,7 @@ import (
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/bot/webhook"
+	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/internal/calculatortest"
 	"github.com/capsulehq/capsule/internal/fakeopenai"
 	"github.com/capsulehq/capsule/internal/webhooktest"
@@ -204,7 +205,7 @@ func TestAnnouncementsAreBounded(t *testing.T) {
 	runUntilDone(t, s)
 	waitUntil(t, "the model check", func() bool { _, _, err := s.health.modelState(); return err != nil })
 
-	requests := make([]webhook.Request, deliveries)
+	requests := make([]work.Request, deliveries)
 	for i := range requests {
 		r, err := webhook.Parse("issues", labelledPayload(t, i+1))
 		if err != nil {
@@ -249,15 +250,15 @@ func TestModelOutageMidRun(t *testing.T) {
 		name      string
 		script    fakeopenai.Script
 		modelWait time.Duration
-		state     store.State
+		state     work.State
 	}{
 		{"waits, then runs", func(call int, req openai.ChatCompletionRequest) fakeopenai.Response {
 			if call < 2 {
 				return down
 			}
 			return fakeopenai.Reply(calculatortest.Answer("calc/stats.py", calculatortest.RightStats))
-		}, 0, store.Done},
-		{"fails past the wait", fakeopenai.Sequence(down), time.Nanosecond, store.Failed},
+		}, 0, work.Done},
+		{"fails past the wait", fakeopenai.Sequence(down), time.Nanosecond, work.Failed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -269,14 +270,14 @@ func TestModelOutageMidRun(t *testing.T) {
 				t.Fatalf("jobs = %+v, want one %s after one claim", jobs, tt.state)
 			}
 			switch tt.state {
-			case store.Done:
+			case work.Done:
 				if n := len(w.repo.PullRequests()); n != 1 {
 					t.Errorf("%d pull requests, want 1", n)
 				}
 				if n := len(w.model.Requests()); n != 3 {
 					t.Errorf("%d model requests, want 3 (2 refused, 1 answered)", n)
 				}
-			case store.Failed:
+			case work.Failed:
 				if !strings.Contains(jobs[0].Reason, "the model is loading") {
 					t.Errorf("reason %q does not give the endpoint's error", jobs[0].Reason)
 				}

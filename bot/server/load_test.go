@@ -17,6 +17,7 @@ import (
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/bot/webhook"
+	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/internal/webhooktest"
 )
 
@@ -135,4 +136,4 @@ func envInt(b *testing.B, name string, fallback int) int {
 
 type discard struct{}
 
-func (discard) Accept(context.Context, webhook.Request) error { return nil }
+func (discard) Accept(context.Context, work.Request) error { return nil }

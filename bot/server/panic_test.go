@@ -10,7 +10,7 @@ import (
 
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/bot/report"
-	"github.com/capsulehq/capsule/bot/store"
+	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/internal/calculatortest"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
@@ -41,7 +41,7 @@ func TestPanickingJob(t *testing.T) {
 	w.start()
 	w.send("issues", "", w.labelled(maintainer, "capsule"), secret)
 	jobs := w.wait()
-	if len(jobs) != 1 || jobs[0].State != store.Failed || !strings.Contains(jobs[0].Reason, "index out of range") {
+	if len(jobs) != 1 || jobs[0].State != work.Failed || !strings.Contains(jobs[0].Reason, "index out of range") {
 		t.Fatalf("jobs = %+v, want one failed by the panic", jobs)
 	}
 	comments := w.comments()
@@ -57,7 +57,7 @@ func TestPanickingJob(t *testing.T) {
 		t.Fatalf("the next delivery was answered %d %s", code, answer)
 	}
 	jobs = w.wait()
-	if len(jobs) != 2 || jobs[0].State != store.Done {
+	if len(jobs) != 2 || jobs[0].State != work.Done {
 		t.Fatalf("jobs = %+v, want the retry done", jobs)
 	}
 	if n := len(w.repo.PullRequests()); n != 1 {

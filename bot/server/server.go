@@ -21,6 +21,7 @@ import (
 	"github.com/capsulehq/capsule/bot/metrics"
 	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/bot/webhook"
+	"github.com/capsulehq/capsule/bot/work"
 )
 
 // Defaults of Config.
@@ -230,7 +231,7 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 // the request while the store cannot serve the workers, so that the
 // delivery is answered 503 and can be redelivered rather than stored
 // where no worker will find it.
-func (s *Server) Accept(ctx context.Context, r webhook.Request) error {
+func (s *Server) Accept(ctx context.Context, r work.Request) error {
 	if _, err := s.health.store(); err != nil {
 		return fmt.Errorf("the store cannot serve: %w", err)
 	}
@@ -262,7 +263,7 @@ func (s *Server) Accept(ctx context.Context, r webhook.Request) error {
 // trigger arrived for its issue; the store has marked the job Busy, so its
 // later status comments say it too.
 func (s *Server) noteBusy(j store.Job) {
-	if j.State != store.Running {
+	if j.State != work.Running {
 		return
 	}
 	s.outbox.add(func(ctx context.Context) {
@@ -287,7 +288,7 @@ func (s *Server) announce(ctx context.Context, j store.Job, waiting string) {
 	defer s.announcing.Delete(j.ID) // before the unlock: a run waiting holds the lock already
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	if now, err := s.cfg.Store.Get(ctx, j.ID); err != nil || now.State != store.Queued {
+	if now, err := s.cfg.Store.Get(ctx, j.ID); err != nil || now.State != work.Queued {
 		return
 	}
 	gh, err := s.repository(j)

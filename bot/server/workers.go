@@ -11,6 +11,7 @@ import (
 
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/bot/store"
+	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/pipeline"
 )
 
@@ -163,11 +164,11 @@ func (s *Server) runJob(shutdown context.Context, j store.Job) {
 	state, reason := res.State, res.Reason
 	switch {
 	case err != nil:
-		state = store.Failed
+		state = work.Failed
 		if reason == "" {
 			reason = err.Error()
 		}
-	case state == store.Done && res.PullRequestURL != "":
+	case state == work.Done && res.PullRequestURL != "":
 		reason = "pull request " + res.PullRequestURL
 	}
 	if res.StatusComment != 0 || res.PullRequest != 0 {
@@ -203,11 +204,11 @@ func (s *Server) waitForModel(ctx context.Context, j store.Job, err error, log *
 func (s *Server) execute(ctx context.Context, j store.Job) (res job.Result, err error) {
 	if j.Installation == 0 {
 		err := errors.New("the delivery names no installation, so there is no token to act with")
-		return job.Result{State: store.Failed, Reason: err.Error()}, err
+		return job.Result{State: work.Failed, Reason: err.Error()}, err
 	}
 	gh, err := s.repository(j)
 	if err != nil {
-		return job.Result{State: store.Failed, Reason: err.Error()}, err
+		return job.Result{State: work.Failed, Reason: err.Error()}, err
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -238,7 +239,7 @@ func (s *Server) panicked(gh job.GitHub, j store.Job, p any) (job.Result, error)
 	if ferr != nil {
 		s.log.Warn("say in the status comment that the job failed", "job", j.ID, "err", ferr)
 	}
-	return job.Result{State: store.Failed, Reason: reason, StatusComment: comment}, err
+	return job.Result{State: work.Failed, Reason: reason, StatusComment: comment}, err
 }
 
 // busy reports whether the store has marked the job Busy: another

@@ -14,9 +14,12 @@ import (
 	"testing"
 	"time"
 
+	openai "github.com/sashabaranov/go-openai"
+
 	"github.com/capsulehq/capsule/bot/ghapp"
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/bot/store"
+	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/internal/calculatortest"
 	"github.com/capsulehq/capsule/internal/fakegithub"
 	"github.com/capsulehq/capsule/internal/fakeopenai"
@@ -24,7 +27,6 @@ import (
 	"github.com/capsulehq/capsule/internal/webhooktest"
 	"github.com/capsulehq/capsule/pipeline/programmer"
 	"github.com/capsulehq/capsule/pipeline/reposolve"
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // The test world: one App installation on one repository.
@@ -194,7 +196,7 @@ func (w *world) wait() []store.Job {
 		}
 		active := false
 		for _, j := range jobs {
-			active = active || j.State == store.Queued || j.State == store.Running
+			active = active || j.State == work.Queued || j.State == work.Running
 		}
 		if !active {
 			return jobs

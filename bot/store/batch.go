@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 
-	"github.com/capsulehq/capsule/bot/webhook"
+	"github.com/capsulehq/capsule/bot/work"
 )
 
 // maxBatch bounds how many Enqueue calls share a transaction.
@@ -14,7 +14,7 @@ const maxBatch = 256
 // enqueueCall is an Enqueue waiting for the committer.
 type enqueueCall struct {
 	ctx  context.Context
-	req  webhook.Request
+	req  work.Request
 	done chan enqueueResult // buffered, so the committer never blocks on it
 }
 
@@ -91,7 +91,7 @@ func (s *Store) commitBatch(batch []*enqueueCall) {
 // enqueueSavepoint does one Enqueue in tx, in a savepoint. The result
 // carries the call's own failure; the error is for a failure that leaves
 // tx unusable.
-func (s *Store) enqueueSavepoint(ctx context.Context, tx *sql.Tx, req webhook.Request) (enqueueResult, error) {
+func (s *Store) enqueueSavepoint(ctx context.Context, tx *sql.Tx, req work.Request) (enqueueResult, error) {
 	if _, err := tx.ExecContext(ctx, "SAVEPOINT enqueue"); err != nil {
 		return enqueueResult{}, fmt.Errorf("savepoint: %w", err)
 	}

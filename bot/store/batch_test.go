@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/capsulehq/capsule/bot/webhook"
+	"github.com/capsulehq/capsule/bot/work"
 )
 
 // TestCommitBatch runs one batch by hand, with calls that interact, to
@@ -28,7 +28,7 @@ func TestCommitBatch(t *testing.T) {
 
 	calls := []struct {
 		ctx     context.Context
-		req     webhook.Request
+		req     work.Request
 		outcome Outcome
 		err     string // the call's error, if it should fail
 	}{
@@ -64,7 +64,7 @@ func TestCommitBatch(t *testing.T) {
 			t.Errorf("ByDelivery(%s) = %v, want ErrNotFound", d, err)
 		}
 	}
-	wantCounts(t, s, map[State]int{Queued: 3})
+	wantCounts(t, s, map[work.State]int{work.Queued: 3})
 }
 
 // Many deliveries for a few issues, all at once: one job per issue, the
@@ -99,7 +99,7 @@ func TestEnqueueConcurrentIssues(t *testing.T) {
 	if count[Created] != issues || count[Busy] != deliveries-issues {
 		t.Errorf("outcomes %v, want %d created and %d busy", count, issues, deliveries-issues)
 	}
-	wantCounts(t, s, map[State]int{Queued: issues})
+	wantCounts(t, s, map[work.State]int{work.Queued: issues})
 }
 
 // Close while Enqueue calls are under way: each call either succeeds, and

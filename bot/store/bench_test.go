@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capsulehq/capsule/bot/webhook"
+	"github.com/capsulehq/capsule/bot/work"
 )
 
 // enqueuers are the ways to enqueue that the benchmarks compare: the
@@ -19,13 +19,13 @@ import (
 // and fsync per call, for reference.
 var enqueuers = []struct {
 	name    string
-	enqueue func(s *Store, ctx context.Context, j webhook.Request) error
+	enqueue func(s *Store, ctx context.Context, j work.Request) error
 }{
-	{"group", func(s *Store, ctx context.Context, j webhook.Request) error {
+	{"group", func(s *Store, ctx context.Context, j work.Request) error {
 		_, _, err := s.Enqueue(ctx, j)
 		return err
 	}},
-	{"single", func(s *Store, ctx context.Context, j webhook.Request) error {
+	{"single", func(s *Store, ctx context.Context, j work.Request) error {
 		return s.write(ctx, func(tx *sql.Tx) error {
 			_, _, err := s.enqueue(ctx, tx, j)
 			return err

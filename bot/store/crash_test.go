@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/capsulehq/capsule/bot/work"
 )
 
 // helperEnv names the database TestHelperProcess enqueues into; the test
@@ -99,10 +101,10 @@ func TestKillAfterEnqueue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if counts[Queued] < len(acked) {
-		t.Errorf("%d jobs queued, fewer than the %d acknowledged", counts[Queued], len(acked))
+	if counts[work.Queued] < len(acked) {
+		t.Errorf("%d jobs queued, fewer than the %d acknowledged", counts[work.Queued], len(acked))
 	}
-	t.Logf("%d deliveries acknowledged before SIGKILL, %d jobs in the store", len(acked), counts[Queued])
+	t.Logf("%d deliveries acknowledged before SIGKILL, %d jobs in the store", len(acked), counts[work.Queued])
 }
 
 // appendDelivery appends line to acked if it is a delivery ID, rather than

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/capsulehq/capsule/bot/webhook"
+	"github.com/capsulehq/capsule/bot/work"
 )
 
 // activeQuery finds the active job of issue (?, ?, ?). The state term
@@ -34,7 +34,7 @@ const activeQuery = `SELECT ` + jobColumns + ` FROM jobs
 // is not carried out; if it ends while the call's batch commits, Enqueue
 // returns ctx's error without knowing whether the job was stored, and a
 // redelivery will tell.
-func (s *Store) Enqueue(ctx context.Context, r webhook.Request) (Job, Outcome, error) {
+func (s *Store) Enqueue(ctx context.Context, r work.Request) (Job, Outcome, error) {
 	if err := validate(r); err != nil {
 		return Job{}, 0, fmt.Errorf("store: enqueue: %w", err)
 	}
@@ -60,7 +60,7 @@ func (s *Store) Enqueue(ctx context.Context, r webhook.Request) (Job, Outcome, e
 }
 
 // validate rejects a request the queue could not deduplicate or route.
-func validate(j webhook.Request) error {
+func validate(j work.Request) error {
 	switch {
 	case j.Delivery == "":
 		return fmt.Errorf("job without a delivery ID: %w", ErrInvalid)
@@ -73,7 +73,7 @@ func validate(j webhook.Request) error {
 }
 
 // enqueue does Enqueue's work inside tx.
-func (s *Store) enqueue(ctx context.Context, tx *sql.Tx, r webhook.Request) (Job, Outcome, error) {
+func (s *Store) enqueue(ctx context.Context, tx *sql.Tx, r work.Request) (Job, Outcome, error) {
 	var id int64
 	err := tx.QueryRowContext(ctx, `SELECT job_id FROM deliveries WHERE delivery = ?`, r.Delivery).Scan(&id)
 	switch {
@@ -100,7 +100,7 @@ func (s *Store) enqueue(ctx context.Context, tx *sql.Tx, r webhook.Request) (Job
 	}
 
 	now := s.clock()
-	j := Job{Request: r, State: Queued, CreatedAt: now, UpdatedAt: now}
+	j := Job{Request: r, State: work.Queued, CreatedAt: now, UpdatedAt: now}
 	err = tx.QueryRowContext(ctx, `INSERT INTO jobs
 		(delivery, event, trigger, installation, owner, repo, issue, sender, label, state, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,

@@ -7,17 +7,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capsulehq/capsule/bot/webhook"
+	"github.com/capsulehq/capsule/bot/work"
 )
 
 func TestLifecycle(t *testing.T) {
 	tests := []struct {
-		state  State
+		state  work.State
 		reason string
 	}{
-		{Done, "opened #7"},
-		{Failed, "the tests did not pass"},
-		{Skipped, "octocat may not write to acme/widgets"},
+		{work.Done, "opened #7"},
+		{work.Failed, "the tests did not pass"},
+		{work.Skipped, "octocat may not write to acme/widgets"},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.state), func(t *testing.T) {
@@ -27,24 +27,24 @@ func TestLifecycle(t *testing.T) {
 			wantCounts(t, s, nil)
 
 			queued := enqueue(t, s, newRequest("d1", 1), Created)
-			if queued.ID == 0 || queued.State != Queued || queued.Claims != 0 || !queued.CreatedAt.Equal(clk.Now()) {
+			if queued.ID == 0 || queued.State != work.Queued || queued.Claims != 0 || !queued.CreatedAt.Equal(clk.Now()) {
 				t.Fatalf("Enqueue returned %+v", queued)
 			}
 			if got := get(t, s, queued.ID); got != queued {
 				t.Fatalf("Get = %+v\nwant %+v", got, queued)
 			}
-			wantCounts(t, s, map[State]int{Queued: 1})
+			wantCounts(t, s, map[work.State]int{work.Queued: 1})
 
 			clk.Advance(time.Second)
 			running := claim(t, s, "w1", time.Minute)
-			if running.ID != queued.ID || running.State != Running || running.Worker != "w1" ||
+			if running.ID != queued.ID || running.State != work.Running || running.Worker != "w1" ||
 				running.Claims != 1 || !running.LeaseUntil.Equal(clk.Now().Add(time.Minute)) {
 				t.Fatalf("Claim returned %+v", running)
 			}
 			if got := get(t, s, queued.ID); got != running {
 				t.Fatalf("Get = %+v\nwant %+v", got, running)
 			}
-			wantCounts(t, s, map[State]int{Running: 1})
+			wantCounts(t, s, map[work.State]int{work.Running: 1})
 
 			if err := s.Finish(ctx, running.ID, "w1", tt.state, tt.reason); err != nil {
 				t.Fatal(err)
@@ -53,7 +53,7 @@ func TestLifecycle(t *testing.T) {
 			if got.State != tt.state || got.Reason != tt.reason || !got.LeaseUntil.IsZero() {
 				t.Fatalf("after Finish: %+v", got)
 			}
-			wantCounts(t, s, map[State]int{tt.state: 1})
+			wantCounts(t, s, map[work.State]int{tt.state: 1})
 			claimNone(t, s, "w1")
 		})
 	}
@@ -61,12 +61,12 @@ func TestLifecycle(t *testing.T) {
 
 func TestEnqueueKeepsIdentity(t *testing.T) {
 	s, _ := openTest(t)
-	in := webhook.Request{
-		Delivery: "d1", Event: "issue_comment", Trigger: webhook.TriggerRetry, Installation: 7,
+	in := work.Request{
+		Delivery: "d1", Event: "issue_comment", Trigger: work.TriggerRetry, Installation: 7,
 		Owner: "Acme", Repo: "Widgets", Issue: 12, Sender: "hubot", Label: "",
 	}
 	got := enqueue(t, s, in, Created)
-	want := Job{ID: got.ID, Request: in, State: Queued, CreatedAt: got.CreatedAt, UpdatedAt: got.UpdatedAt}
+	want := Job{ID: got.ID, Request: in, State: work.Queued, CreatedAt: got.CreatedAt, UpdatedAt: got.UpdatedAt}
 	if got != want || got.ID == 0 {
 		t.Fatalf("Enqueue = %+v\nwant %+v", got, want)
 	}
@@ -79,13 +79,13 @@ func TestEnqueueInvalid(t *testing.T) {
 	s, _ := openTest(t)
 	tests := []struct {
 		name string
-		edit func(*webhook.Request)
+		edit func(*work.Request)
 	}{
-		{"no delivery", func(j *webhook.Request) { j.Delivery = "" }},
-		{"no owner", func(j *webhook.Request) { j.Owner = "" }},
-		{"no repo", func(j *webhook.Request) { j.Repo = "" }},
-		{"no issue", func(j *webhook.Request) { j.Issue = 0 }},
-		{"negative issue", func(j *webhook.Request) { j.Issue = -1 }},
+		{"no delivery", func(j *work.Request) { j.Delivery = "" }},
+		{"no owner", func(j *work.Request) { j.Owner = "" }},
+		{"no repo", func(j *work.Request) { j.Repo = "" }},
+		{"no issue", func(j *work.Request) { j.Issue = 0 }},
+		{"negative issue", func(j *work.Request) { j.Issue = -1 }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -109,10 +109,10 @@ func TestEnqueueDuplicate(t *testing.T) {
 	}
 	// A redelivery shows the job as it is now, not as it was.
 	claim(t, s, "w1", time.Minute)
-	if got := enqueue(t, s, newRequest("d1", 1), Duplicate); got.State != Running {
+	if got := enqueue(t, s, newRequest("d1", 1), Duplicate); got.State != work.Running {
 		t.Fatalf("Duplicate returned a job in state %s, want running", got.State)
 	}
-	wantCounts(t, s, map[State]int{Running: 1})
+	wantCounts(t, s, map[work.State]int{work.Running: 1})
 }
 
 func TestEnqueueDuplicateConcurrent(t *testing.T) {
@@ -147,22 +147,22 @@ func TestEnqueueDuplicateConcurrent(t *testing.T) {
 	if count[Created] != 1 || count[Duplicate] != n-1 {
 		t.Errorf("outcomes %v, want 1 created and %d duplicate", count, n-1)
 	}
-	wantCounts(t, s, map[State]int{Queued: 1})
+	wantCounts(t, s, map[work.State]int{work.Queued: 1})
 }
 
 func TestEnqueueBusy(t *testing.T) {
 	tests := []struct {
 		name  string
-		claim bool            // whether the first job is running rather than queued
-		other webhook.Request // the second delivery
+		claim bool         // whether the first job is running rather than queued
+		other work.Request // the second delivery
 	}{
 		{"queued", false, newRequest("d2", 1)},
 		{"running", true, newRequest("d2", 1)},
-		{"owner in other case", false, func() webhook.Request { j := newRequest("d2", 1); j.Owner = "ACME"; return j }()},
-		{"repo in other case", true, func() webhook.Request { j := newRequest("d2", 1); j.Repo = "WidGets"; return j }()},
-		{"retry comment", true, func() webhook.Request {
+		{"owner in other case", false, func() work.Request { j := newRequest("d2", 1); j.Owner = "ACME"; return j }()},
+		{"repo in other case", true, func() work.Request { j := newRequest("d2", 1); j.Repo = "WidGets"; return j }()},
+		{"retry comment", true, func() work.Request {
 			j := newRequest("d2", 1)
-			j.Event, j.Trigger, j.Label = "issue_comment", webhook.TriggerRetry, ""
+			j.Event, j.Trigger, j.Label = "issue_comment", work.TriggerRetry, ""
 			return j
 		}()},
 	}
@@ -188,12 +188,12 @@ func TestEnqueueBusy(t *testing.T) {
 			if got, err := s.ByDelivery(ctx, tt.other.Delivery); err != nil || got != active {
 				t.Fatalf("ByDelivery(%s) = %+v, %v\nwant %+v", tt.other.Delivery, got, err, active)
 			}
-			wantCounts(t, s, map[State]int{active.State: 1})
+			wantCounts(t, s, map[work.State]int{active.State: 1})
 
 			if !tt.claim {
 				claim(t, s, "w1", time.Minute)
 			}
-			if err := s.Finish(ctx, active.ID, "w1", Done, "opened #2"); err != nil {
+			if err := s.Finish(ctx, active.ID, "w1", work.Done, "opened #2"); err != nil {
 				t.Fatal(err)
 			}
 			tt.other.Delivery = "d3"
@@ -201,7 +201,7 @@ func TestEnqueueBusy(t *testing.T) {
 			if next.ID == active.ID || next.Busy {
 				t.Fatalf("the new job %+v has the old one's ID %d or its busy mark", next, active.ID)
 			}
-			wantCounts(t, s, map[State]int{Done: 1, Queued: 1})
+			wantCounts(t, s, map[work.State]int{work.Done: 1, work.Queued: 1})
 		})
 	}
 }
@@ -211,18 +211,18 @@ func TestEnqueueOtherIssues(t *testing.T) {
 	enqueue(t, s, newRequest("d1", 1), Created)
 	tests := []struct {
 		name string
-		job  webhook.Request
+		job  work.Request
 	}{
 		{"other issue", newRequest("d2", 2)},
-		{"other repo", func() webhook.Request { j := newRequest("d3", 1); j.Repo = "gadgets"; return j }()},
-		{"other owner", func() webhook.Request { j := newRequest("d4", 1); j.Owner = "umbrella"; return j }()},
+		{"other repo", func() work.Request { j := newRequest("d3", 1); j.Repo = "gadgets"; return j }()},
+		{"other owner", func() work.Request { j := newRequest("d4", 1); j.Owner = "umbrella"; return j }()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			enqueue(t, s, tt.job, Created)
 		})
 	}
-	wantCounts(t, s, map[State]int{Queued: 1 + len(tests)})
+	wantCounts(t, s, map[work.State]int{work.Queued: 1 + len(tests)})
 }
 
 func TestEnqueueCanceled(t *testing.T) {

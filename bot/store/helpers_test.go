@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capsulehq/capsule/bot/webhook"
+	"github.com/capsulehq/capsule/bot/work"
 )
 
 // openTest opens a store in a fresh file under t.TempDir and closes it
@@ -58,11 +58,11 @@ func (c *clock) Advance(d time.Duration) {
 }
 
 // newRequest is a request for issue n of acme/widgets, made by delivery.
-func newRequest(delivery string, n int) webhook.Request {
-	return webhook.Request{
+func newRequest(delivery string, n int) work.Request {
+	return work.Request{
 		Delivery:     delivery,
 		Event:        "issues",
-		Trigger:      webhook.TriggerLabel,
+		Trigger:      work.TriggerLabel,
 		Installation: 42,
 		Owner:        "acme",
 		Repo:         "widgets",
@@ -73,7 +73,7 @@ func newRequest(delivery string, n int) webhook.Request {
 }
 
 // enqueue enqueues j and fails the test unless the outcome is want.
-func enqueue(t testing.TB, s *Store, j webhook.Request, want Outcome) Job {
+func enqueue(t testing.TB, s *Store, j work.Request, want Outcome) Job {
 	t.Helper()
 	got, outcome, err := s.Enqueue(context.Background(), j)
 	if err != nil {
@@ -112,13 +112,13 @@ func claimNone(t testing.TB, s *Store, worker string) {
 
 // wantCounts fails the test unless s holds exactly the jobs per state in
 // want, states missing from want meaning zero.
-func wantCounts(t testing.TB, s *Store, want map[State]int) {
+func wantCounts(t testing.TB, s *Store, want map[work.State]int) {
 	t.Helper()
 	got, err := s.Counts(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := map[State]int{Queued: 0, Running: 0, Done: 0, Failed: 0, Skipped: 0}
+	full := map[work.State]int{work.Queued: 0, work.Running: 0, work.Done: 0, work.Failed: 0, work.Skipped: 0}
 	maps.Copy(full, want)
 	if !maps.Equal(got, full) {
 		t.Fatalf("Counts() = %v, want %v", got, full)

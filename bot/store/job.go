@@ -4,38 +4,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/capsulehq/capsule/bot/webhook"
+	"github.com/capsulehq/capsule/bot/work"
 )
-
-// State is where a job is in its life: Queued, then Running, then one of
-// the terminal states Done, Failed or Skipped. It is the one name of a
-// job's state: the job's result and its status comment say it too.
-type State string
-
-// The states of a job.
-const (
-	// Queued jobs wait for a worker to claim them.
-	Queued State = "queued"
-	// Running jobs are held by a worker under a lease.
-	Running State = "running"
-	// Done jobs ran to completion.
-	Done State = "done"
-	// Failed jobs ran, or were abandoned, without completing.
-	Failed State = "failed"
-	// Skipped jobs were admitted by the webhook but a worker decided not to
-	// run them (wrong label, sender without permission).
-	Skipped State = "skipped"
-)
-
-// allStates lists every State, in the order a job moves through them.
-var allStates = []State{Queued, Running, Done, Failed, Skipped}
-
-// Active reports whether a job in state s still has work ahead of it, that
-// is, whether it is Queued or Running.
-func (s State) Active() bool { return s == Queued || s == Running }
-
-// Terminal reports whether s is one of the states a job ends in.
-func (s State) Terminal() bool { return s == Done || s == Failed || s == Skipped }
 
 // MaxClaims is how many times a job may be claimed. A job that has been
 // claimed MaxClaims times and comes round again was abandoned by a server
@@ -47,8 +17,8 @@ const MaxClaims = 3
 // delivery that created it asked (its Delivery is unique).
 type Job struct {
 	ID int64
-	webhook.Request
-	State  State
+	work.Request
+	State  work.State
 	Reason string // why it failed or was skipped, or a one-line result for done
 	// Busy is set when another delivery for the issue arrived while the
 	// job was active (Enqueue answered it Busy): the job's status comment

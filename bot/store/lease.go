@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/capsulehq/capsule/bot/work"
 )
 
 // abandonedReason is the Reason of a job Claim fails for having been
@@ -80,7 +82,7 @@ func (s *Store) claim(ctx context.Context, tx *sql.Tx, worker string, lease time
 			}
 			continue
 		}
-		j.State = Running
+		j.State = work.Running
 		j.Worker = worker
 		j.LeaseUntil = now.Add(lease)
 		j.Claims++
@@ -117,7 +119,7 @@ func (s *Store) Renew(ctx context.Context, id int64, worker string, lease time.D
 // Finish ends job id, which must be running under worker, in state (Done,
 // Failed or Skipped) for reason. It fails with ErrLeaseLost when the job is
 // no longer running under worker.
-func (s *Store) Finish(ctx context.Context, id int64, worker string, state State, reason string) error {
+func (s *Store) Finish(ctx context.Context, id int64, worker string, state work.State, reason string) error {
 	if !state.Terminal() {
 		return fmt.Errorf("store: finish job %d: state %q is not done, failed or skipped: %w", id, state, ErrInvalid)
 	}
@@ -191,7 +193,7 @@ func (s *Store) leased(ctx context.Context, tx *sql.Tx, id int64, worker, update
 	if err != nil {
 		return err
 	}
-	if j.State == Running {
+	if j.State == work.Running {
 		return fmt.Errorf("running under %s, not %s: %w", j.Worker, worker, ErrLeaseLost)
 	}
 	return fmt.Errorf("%s, not running under %s: %w", j.State, worker, ErrLeaseLost)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/capsulehq/capsule/bot/work"
 )
 
 func TestClaimFIFO(t *testing.T) {
@@ -45,7 +47,7 @@ func TestClaimInvalid(t *testing.T) {
 			}
 		})
 	}
-	wantCounts(t, s, map[State]int{Queued: 1})
+	wantCounts(t, s, map[work.State]int{work.Queued: 1})
 }
 
 func TestLeaseExpiry(t *testing.T) {
@@ -119,7 +121,7 @@ func TestLeaseLost(t *testing.T) {
 		}, "running under w2"},
 		{"finished", func(t *testing.T, s *Store, clk *clock) {
 			claim(t, s, "w1", time.Minute)
-			if err := s.Finish(context.Background(), 1, "w1", Done, ""); err != nil {
+			if err := s.Finish(context.Background(), 1, "w1", work.Done, ""); err != nil {
 				t.Fatal(err)
 			}
 		}, "done"},
@@ -142,7 +144,7 @@ func TestLeaseLost(t *testing.T) {
 		op   func(s *Store, id int64) error
 	}{
 		{"Renew", func(s *Store, id int64) error { return s.Renew(context.Background(), id, "w1", time.Minute) }},
-		{"Finish", func(s *Store, id int64) error { return s.Finish(context.Background(), id, "w1", Failed, "") }},
+		{"Finish", func(s *Store, id int64) error { return s.Finish(context.Background(), id, "w1", work.Failed, "") }},
 		{"Release", func(s *Store, id int64) error { return s.Release(context.Background(), id, "w1") }},
 	}
 	for _, st := range setups {
@@ -181,12 +183,12 @@ func TestFinishInvalidState(t *testing.T) {
 	s, _ := openTest(t)
 	j := enqueue(t, s, newRequest("d1", 1), Created)
 	claim(t, s, "w1", time.Minute)
-	for _, state := range []State{Queued, Running, "", "lost"} {
+	for _, state := range []work.State{work.Queued, work.Running, "", "lost"} {
 		if err := s.Finish(context.Background(), j.ID, "w1", state, ""); !errors.Is(err, ErrInvalid) {
 			t.Errorf("Finish(%q) = %v, want ErrInvalid", state, err)
 		}
 	}
-	wantCounts(t, s, map[State]int{Running: 1})
+	wantCounts(t, s, map[work.State]int{work.Running: 1})
 }
 
 func TestRelease(t *testing.T) {
@@ -197,10 +199,10 @@ func TestRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := get(t, s, j.ID)
-	if got.State != Queued || got.Claims != 0 || !got.LeaseUntil.IsZero() {
+	if got.State != work.Queued || got.Claims != 0 || !got.LeaseUntil.IsZero() {
 		t.Fatalf("after Release: %+v", got)
 	}
-	wantCounts(t, s, map[State]int{Queued: 1})
+	wantCounts(t, s, map[work.State]int{work.Queued: 1})
 	// Released claims do not count towards MaxClaims.
 	for range MaxClaims + 1 {
 		claim(t, s, "w2", time.Minute)
@@ -245,10 +247,10 @@ func TestMaxClaims(t *testing.T) {
 				t.Fatalf("claimed job %d, want the next one, %d", got.ID, next.ID)
 			}
 			got := get(t, s, crashy.ID)
-			if got.State != Failed || got.Claims != MaxClaims || !strings.Contains(got.Reason, "abandoned") {
+			if got.State != work.Failed || got.Claims != MaxClaims || !strings.Contains(got.Reason, "abandoned") {
 				t.Fatalf("the job claimed %d times: %+v", MaxClaims, got)
 			}
-			wantCounts(t, s, map[State]int{Failed: 1, Running: 1})
+			wantCounts(t, s, map[work.State]int{work.Failed: 1, work.Running: 1})
 			// Its issue is free again.
 			enqueue(t, s, newRequest("d3", 1), Created)
 		})
@@ -264,7 +266,7 @@ func TestRecoverAbandoned(t *testing.T) {
 	running := claim(t, s, "w1", time.Hour)
 	claim(t, s, "w2", time.Hour)
 	done := claim(t, s, "w3", time.Hour)
-	if err := s.Finish(ctx, done.ID, "w3", Done, ""); err != nil {
+	if err := s.Finish(ctx, done.ID, "w3", work.Done, ""); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
@@ -280,7 +282,7 @@ func TestRecoverAbandoned(t *testing.T) {
 	if err != nil || n != 2 {
 		t.Fatalf("RecoverAbandoned = %d, %v; want 2", n, err)
 	}
-	wantCounts(t, s, map[State]int{Queued: 3, Done: 1})
+	wantCounts(t, s, map[work.State]int{work.Queued: 3, work.Done: 1})
 	if got := claim(t, s, "w4", time.Minute); got.ID != running.ID || got.Claims != 2 {
 		t.Fatalf("claimed %+v, want job %d on its second claim", got, running.ID)
 	}

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"github.com/capsulehq/capsule/bot/work"
 )
 
 // Get returns job id, or an error wrapping ErrNotFound.
@@ -31,9 +33,9 @@ func (s *Store) ByDelivery(ctx context.Context, delivery string) (Job, error) {
 }
 
 // Counts returns how many jobs are in each state, every State present.
-func (s *Store) Counts(ctx context.Context) (map[State]int, error) {
-	counts := make(map[State]int, len(allStates))
-	for _, st := range allStates {
+func (s *Store) Counts(ctx context.Context) (map[work.State]int, error) {
+	counts := make(map[work.State]int, len(work.States))
+	for _, st := range work.States {
 		counts[st] = 0
 	}
 	rows, err := s.r.QueryContext(ctx, `SELECT state, count(*) FROM jobs GROUP BY state`)
@@ -49,7 +51,7 @@ func (s *Store) Counts(ctx context.Context) (map[State]int, error) {
 		if err := rows.Scan(&st, &n); err != nil {
 			return nil, fmt.Errorf("store: counts: %w", err)
 		}
-		counts[State(st)] = n
+		counts[work.State(st)] = n
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: counts: %w", err)

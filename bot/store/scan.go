@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/capsulehq/capsule/bot/work"
 )
 
 // jobColumns is the column list scanJob expects, in its order.
@@ -33,7 +35,7 @@ func scanJob(row scanner) (Job, error) {
 	if err != nil {
 		return Job{}, err
 	}
-	j.State = State(state)
+	j.State = work.State(state)
 	j.LeaseUntil = fromNanos(lease)
 	j.CreatedAt = fromNanos(created)
 	j.UpdatedAt = fromNanos(updated)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/capsulehq/capsule/bot/work"
 )
 
 // TestDefer checks that a deferred job waits until its time, spends none
@@ -25,7 +27,7 @@ func TestDefer(t *testing.T) {
 		if err := s.Defer(ctx, j.ID, "w", clk.Now().Add(time.Minute)); err != nil {
 			t.Fatal(err)
 		}
-		if got := get(t, s, j.ID); got.State != Queued || got.Claims != 0 || !got.NotBefore.Equal(clk.Now().Add(time.Minute)) {
+		if got := get(t, s, j.ID); got.State != work.Queued || got.Claims != 0 || !got.NotBefore.Equal(clk.Now().Add(time.Minute)) {
 			t.Fatalf("after Defer: %s with %d claims, not before %v", got.State, got.Claims, got.NotBefore)
 		}
 		claimNone(t, s, "w")

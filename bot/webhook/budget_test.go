@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/capsulehq/capsule/bot/work"
 )
 
 // countingReader counts the bytes read from it.
@@ -75,7 +77,7 @@ func TestHandlerLongDeliveryIDs(t *testing.T) {
 	}
 }
 
-func deliveryLengths(rs []Request) []int {
+func deliveryLengths(rs []work.Request) []int {
 	var n []int
 	for _, r := range rs {
 		n = append(n, len(r.Delivery))

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/capsulehq/capsule/bot/work"
 )
 
 var testSecret = []byte("It's a Secret to Everybody")
@@ -22,11 +24,11 @@ var testSecret = []byte("It's a Secret to Everybody")
 // sink records what it accepts, and fails with err when set.
 type sink struct {
 	mu  sync.Mutex
-	got []Request
+	got []work.Request
 	err error
 }
 
-func (s *sink) Accept(ctx context.Context, r Request) error {
+func (s *sink) Accept(ctx context.Context, r work.Request) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -39,10 +41,10 @@ func (s *sink) Accept(ctx context.Context, r Request) error {
 	return nil
 }
 
-func (s *sink) requests() []Request {
+func (s *sink) requests() []work.Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]Request(nil), s.got...)
+	return append([]work.Request(nil), s.got...)
 }
 
 // harness is a handler with everything it reports recorded.
@@ -236,13 +238,13 @@ func TestHandlerRequests(t *testing.T) {
 	tests := []struct {
 		name, file string
 		edit       func(map[string]any)
-		trigger    Trigger
+		trigger    work.Trigger
 	}{
-		{"labeled", "issues__labeled.payload.json", withInstallation(4242), TriggerLabel},
-		{"labeled without installation", "issues__labeled.payload.json", nil, TriggerLabel},
-		{"retry", "issue_comment__created.payload.json", all(withInstallation(4242), withComment("/capsule retry")), TriggerRetry},
+		{"labeled", "issues__labeled.payload.json", withInstallation(4242), work.TriggerLabel},
+		{"labeled without installation", "issues__labeled.payload.json", nil, work.TriggerLabel},
+		{"retry", "issue_comment__created.payload.json", all(withInstallation(4242), withComment("/capsule retry")), work.TriggerRetry},
 		{"retry with a reason", "issue_comment__created.with-installation.payload.json",
-			withComment("/Capsule Retry\r\n\r\nThe sandbox ran out of disk."), TriggerRetry},
+			withComment("/Capsule Retry\r\n\r\nThe sandbox ran out of disk."), work.TriggerRetry},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -608,7 +610,7 @@ func TestHandlerSecretCopied(t *testing.T) {
 
 type nopSink struct{}
 
-func (nopSink) Accept(context.Context, Request) error { return nil }
+func (nopSink) Accept(context.Context, work.Request) error { return nil }
 
 // discardWriter is a ResponseWriter that keeps nothing.
 type discardWriter struct{ h http.Header }

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v88/github"
+
+	"github.com/capsulehq/capsule/bot/work"
 )
 
 // statusLabelPrefix starts the names of the labels Capsule sets on issues
@@ -43,33 +45,33 @@ const statusLabelPrefix = "capsule:"
 // only, so that no path or URL built from them can escape), the issue and
 // its positive number, the sender's login, the label of "labeled", the
 // comment of issue_comment.
-func Parse(event string, payload []byte) (Request, error) {
+func Parse(event string, payload []byte) (work.Request, error) {
 	switch event {
 	case "issues":
 		return parseIssues(payload)
 	case "issue_comment":
 		return parseIssueComment(payload)
 	}
-	return Request{}, ignoredf("event %q is not handled", event)
+	return work.Request{}, ignoredf("event %q is not handled", event)
 }
 
-func parseIssues(payload []byte) (Request, error) {
+func parseIssues(payload []byte) (work.Request, error) {
 	var ev github.IssuesEvent
 	if err := decode("issues", payload, &ev); err != nil {
-		return Request{}, err
+		return work.Request{}, err
 	}
 	r, err := request("issues", ev.Repo, ev.Issue, ev.Sender, ev.Installation)
 	switch a := ev.GetAction(); {
 	case a == "":
-		return Request{}, malformedf("issues", "action missing")
+		return work.Request{}, malformedf("issues", "action missing")
 	case a != "labeled":
 		return r, ignoredf("issues action %q is not handled", a)
 	case err != nil:
-		return Request{}, err
+		return work.Request{}, err
 	}
 	label := ev.GetLabel().GetName()
 	if label == "" {
-		return Request{}, malformedf("issues", "label name missing")
+		return work.Request{}, malformedf("issues", "label name missing")
 	}
 	if err := skip(ev.Sender, ev.Issue); err != nil {
 		return r, err
@@ -77,26 +79,26 @@ func parseIssues(payload []byte) (Request, error) {
 	if hasPrefixFold(label, statusLabelPrefix) {
 		return r, ignoredf("label %q is a Capsule status label", label)
 	}
-	r.Trigger, r.Label = TriggerLabel, label
+	r.Trigger, r.Label = work.TriggerLabel, label
 	return r, nil
 }
 
-func parseIssueComment(payload []byte) (Request, error) {
+func parseIssueComment(payload []byte) (work.Request, error) {
 	var ev github.IssueCommentEvent
 	if err := decode("issue_comment", payload, &ev); err != nil {
-		return Request{}, err
+		return work.Request{}, err
 	}
 	r, err := request("issue_comment", ev.Repo, ev.Issue, ev.Sender, ev.Installation)
 	switch a := ev.GetAction(); {
 	case a == "":
-		return Request{}, malformedf("issue_comment", "action missing")
+		return work.Request{}, malformedf("issue_comment", "action missing")
 	case a != "created":
 		return r, ignoredf("issue_comment action %q is not handled", a)
 	case err != nil:
-		return Request{}, err
+		return work.Request{}, err
 	}
 	if ev.Comment == nil {
-		return Request{}, malformedf("issue_comment", "comment missing")
+		return work.Request{}, malformedf("issue_comment", "comment missing")
 	}
 	if err := skip(ev.Sender, ev.Issue); err != nil {
 		return r, err
@@ -104,29 +106,29 @@ func parseIssueComment(payload []byte) (Request, error) {
 	if !isRetryCommand(ev.Comment.GetBody()) {
 		return r, &Ignored{Reason: "comment is not a command"}
 	}
-	r.Trigger = TriggerRetry
+	r.Trigger = work.TriggerRetry
 	return r, nil
 }
 
 // request checks the fields every Request needs and returns one holding
 // them, without a Trigger, or the zero Request and an error.
-func request(event string, repo *github.Repository, issue *github.Issue, sender *github.User, inst *github.Installation) (Request, error) {
+func request(event string, repo *github.Repository, issue *github.Issue, sender *github.User, inst *github.Installation) (work.Request, error) {
 	owner, name := repo.GetOwner().GetLogin(), repo.GetName()
 	switch {
 	case repo == nil:
-		return Request{}, malformedf(event, "repository missing")
+		return work.Request{}, malformedf(event, "repository missing")
 	case !validName(owner):
-		return Request{}, malformedf(event, "repository owner login %q missing or invalid", owner)
+		return work.Request{}, malformedf(event, "repository owner login %q missing or invalid", owner)
 	case !validName(name):
-		return Request{}, malformedf(event, "repository name %q missing or invalid", name)
+		return work.Request{}, malformedf(event, "repository name %q missing or invalid", name)
 	case issue == nil:
-		return Request{}, malformedf(event, "issue missing")
+		return work.Request{}, malformedf(event, "issue missing")
 	case issue.GetNumber() <= 0:
-		return Request{}, malformedf(event, "issue number %d missing or invalid", issue.GetNumber())
+		return work.Request{}, malformedf(event, "issue number %d missing or invalid", issue.GetNumber())
 	case sender.GetLogin() == "":
-		return Request{}, malformedf(event, "sender login missing")
+		return work.Request{}, malformedf(event, "sender login missing")
 	}
-	return Request{
+	return work.Request{
 		Event:        event,
 		Installation: inst.GetID(),
 		Owner:        owner,

@@ -5,13 +5,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/capsulehq/capsule/bot/work"
 )
 
 // wantRequest builds the Request a payload should give from its own values.
-func wantRequest(t *testing.T, event string, trigger Trigger, payload []byte) Request {
+func wantRequest(t *testing.T, event string, trigger work.Trigger, payload []byte) work.Request {
 	t.Helper()
 	m := decodeMap(t, payload)
-	r := Request{
+	r := work.Request{
 		Event:   event,
 		Trigger: trigger,
 		Owner:   str(t, m, "repository", "owner", "login"),
@@ -22,7 +24,7 @@ func wantRequest(t *testing.T, event string, trigger Trigger, payload []byte) Re
 	if _, ok := m["installation"]; ok {
 		r.Installation = num(t, m, "installation", "id")
 	}
-	if trigger == TriggerLabel {
+	if trigger == work.TriggerLabel {
 		r.Label = str(t, m, "label", "name")
 	}
 	return r
@@ -32,15 +34,15 @@ func TestParseRequests(t *testing.T) {
 	tests := []struct {
 		file    string
 		edit    func(map[string]any)
-		trigger Trigger
+		trigger work.Trigger
 	}{
-		{"issues__labeled.payload.json", nil, TriggerLabel},
-		{"issues__labeled.payload.json", withInstallation(42), TriggerLabel},
-		{"issues__labeled.with-organization.payload.json", withInstallation(7), TriggerLabel},
-		{"issues__labeled.payload.json", withLabel("capsule"), TriggerLabel},
-		{"issue_comment__created.payload.json", all(withInstallation(42), withComment("/capsule retry")), TriggerRetry},
-		{"issue_comment__created.1.payload.json", withComment("/capsule retry"), TriggerRetry},
-		{"issue_comment__created.with-installation.payload.json", withComment("\r\n  /Capsule RETRY \r\nthe tests flaked"), TriggerRetry},
+		{"issues__labeled.payload.json", nil, work.TriggerLabel},
+		{"issues__labeled.payload.json", withInstallation(42), work.TriggerLabel},
+		{"issues__labeled.with-organization.payload.json", withInstallation(7), work.TriggerLabel},
+		{"issues__labeled.payload.json", withLabel("capsule"), work.TriggerLabel},
+		{"issue_comment__created.payload.json", all(withInstallation(42), withComment("/capsule retry")), work.TriggerRetry},
+		{"issue_comment__created.1.payload.json", withComment("/capsule retry"), work.TriggerRetry},
+		{"issue_comment__created.with-installation.payload.json", withComment("\r\n  /Capsule RETRY \r\nthe tests flaked"), work.TriggerRetry},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -151,7 +153,7 @@ func TestParseMalformed(t *testing.T) {
 			if ignored := (*Ignored)(nil); errors.As(err, &ignored) {
 				t.Errorf("malformed payload gave an *Ignored error: %v", err)
 			}
-			if got != (Request{}) {
+			if got != (work.Request{}) {
 				t.Errorf("Request with a malformed payload = %+v, want zero", got)
 			}
 		})
@@ -275,13 +277,13 @@ func FuzzParse(f *testing.F) {
 		var ignored *Ignored
 		switch {
 		case err == nil:
-			if r.Trigger != TriggerLabel && r.Trigger != TriggerRetry {
+			if r.Trigger != work.TriggerLabel && r.Trigger != work.TriggerRetry {
 				t.Errorf("Request without a trigger: %+v", r)
 			}
 			if !validName(r.Owner) || !validName(r.Repo) || r.Issue <= 0 || r.Sender == "" || r.Event != event {
 				t.Errorf("Request missing required fields: %+v", r)
 			}
-			if (r.Trigger == TriggerLabel) != (r.Label != "") {
+			if (r.Trigger == work.TriggerLabel) != (r.Label != "") {
 				t.Errorf("Label %q with trigger %q", r.Label, r.Trigger)
 			}
 		case errors.As(err, &ignored):

@@ -11,37 +11,9 @@ package webhook
 import (
 	"context"
 	"errors"
-	"fmt"
+
+	"github.com/capsulehq/capsule/bot/work"
 )
-
-// Trigger says what a delivery asks for. It is the one name of a job's
-// trigger: the store keeps it and the job acts on it.
-type Trigger string
-
-const (
-	// TriggerLabel is an issues delivery with action "labeled".
-	TriggerLabel Trigger = "label"
-	// TriggerRetry is an issue_comment delivery with action "created"
-	// whose comment is the retry command (see Parse).
-	TriggerRetry Trigger = "retry"
-)
-
-// Request is a delivery that may start work on an issue: what the store
-// queues as a job and what the job works on. The issue's text is not
-// part of it: the job reads the issue when it runs, as it is then.
-type Request struct {
-	Delivery     string // X-GitHub-Delivery (for the Action: GITHUB_RUN_ID-based, caller sets it)
-	Event        string // "issues" or "issue_comment"
-	Trigger      Trigger
-	Installation int64  // 0 when the payload has none
-	Owner, Repo  string // the repository's owner login and name
-	Issue        int    // the issue number
-	Sender       string // login of the user who caused the delivery
-	Label        string // for TriggerLabel: the label added
-}
-
-// Name is owner/repo#issue.
-func (r Request) Name() string { return fmt.Sprintf("%s/%s#%d", r.Owner, r.Repo, r.Issue) }
 
 // Ignored explains why a delivery starts no work; the handler answers 202
 // with it.
@@ -63,7 +35,7 @@ var ErrMalformed = errors.New("webhook: malformed payload")
 // X-GitHub-Delivery id when a delivery is redelivered, so Accept should
 // treat a Request whose Delivery it already holds as done.
 type Sink interface {
-	Accept(ctx context.Context, r Request) error
+	Accept(ctx context.Context, r work.Request) error
 }
 
 // InstallationEvent is an installation or installation_repositories

@@ -17,8 +17,8 @@ import (
 	"github.com/capsulehq/capsule/bot/ghapp"
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/bot/report"
-	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/bot/webhook"
+	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/internal/version"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
@@ -235,7 +235,7 @@ func nothingToDo(env *environment, why string) (int, error) {
 
 // actionClient authenticates as the App's installation on the repository
 // when the App's inputs are given, else with the token.
-func actionClient(ctx context.Context, in actionInputs, apiURL string, req webhook.Request, log *slog.Logger) (*github.Client, error) {
+func actionClient(ctx context.Context, in actionInputs, apiURL string, req work.Request, log *slog.Logger) (*github.Client, error) {
 	if in.appID == 0 {
 		return ghapp.NewTokenClient(in.token, apiURL, ghapp.DefaultRetryPolicy(), log)
 	}
@@ -273,7 +273,7 @@ func printAttempt(wf workflow, e pipeline.Event) {
 
 // finishAction writes the outputs, the step summary and the log files,
 // and picks the exit code.
-func finishAction(env *environment, wf workflow, t webhook.Request, res job.Result, runErr error) (int, error) {
+func finishAction(env *environment, wf workflow, t work.Request, res job.Result, runErr error) (int, error) {
 	log := res.Log()
 	outcome, attempts, calls := "none", 0, 0
 	if log != nil {
@@ -298,7 +298,7 @@ func finishAction(env *environment, wf workflow, t webhook.Request, res job.Resu
 	switch {
 	case runErr != nil:
 		return 0, runErr
-	case res.State == store.Skipped:
+	case res.State == work.Skipped:
 		fmt.Fprintf(env.stdout, "capsule: skipped: %s\n", res.Reason)
 		return exitOK, nil
 	case res.PullRequestURL != "" && outcome == string(attemptlog.Solved):

@@ -26,6 +26,7 @@ import (
 
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/bot/store"
+	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/internal/calculatortest"
 
 	"github.com/capsulehq/capsule/internal/fakegithub"
@@ -267,7 +268,7 @@ func (w *appWorld) finish(t *testing.T, cmd *exec.Cmd, logs *logBuffer, claims i
 	}
 	defer st.Close()
 	jobs, _ := st.List(context.Background(), 10)
-	if len(jobs) != 1 || jobs[0].State != store.Done || jobs[0].Claims != claims {
+	if len(jobs) != 1 || jobs[0].State != work.Done || jobs[0].Claims != claims {
 		t.Errorf("jobs = %+v, want one done after %d claims", jobs, claims)
 	}
 }
