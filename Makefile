@@ -11,7 +11,7 @@ LDFLAGS := -s -w -X github.com/capsulehq/capsule/internal/version.Version=$(VERS
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/capsule ./cmd/capsule
 
-## test: set up Docker and the sandbox image if needed, then vet and race-test everything
+## test: set up Docker and the sandbox image if needed, then vet, staticcheck and race-test everything
 test:
 	scripts/test.sh
 

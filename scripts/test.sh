@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command: sets up what the tests need on a fresh machine (a Docker
 # engine, the sandbox image, a static build of Capsule for the in-container
-# agent), then vets and runs every test with the race detector.
+# agent), then vets, runs staticcheck and runs every test with the race
+# detector.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,4 +18,6 @@ export CAPSULE_AGENT="$PWD/bin/capsule"
 export CI="${CI:-}"
 test -z "$(gofmt -l $(git ls-files '*.go'))" || { echo "gofmt would change:" >&2; gofmt -l $(git ls-files '*.go') >&2; exit 1; }
 go vet ./...
+# staticcheck is pinned in go.mod's tool block and comes through the module proxy.
+go tool staticcheck ./...
 go test -race -count=1 -timeout 15m ./...
