@@ -268,7 +268,8 @@ type reference struct {
 // the CPU-time limit is sized from it or the problem checks its
 // environment. The limit is sized as EvalPlus sizes its time limits:
 // cfg.CPUFactor times the reference's CPU time, at least cfg.Loop.TestCPU,
-// rounded up to whole seconds.
+// and enough for a wall-clock backstop of cfg.CPUFactor times the
+// reference's run, rounded up to whole seconds.
 func checkReference(ctx context.Context, cfg Config, box pipeline.Sandbox, p dataset.Problem) (reference, error) {
 	floor := reference{limit: cfg.Loop.TestCPU}
 	if (cfg.CPUFactor <= 0 && !p.CheckEnvironment) || p.Reference == "" || p.EvalTests.Source == "" {
@@ -289,7 +290,11 @@ func checkReference(ctx context.Context, cfg Config, box pipeline.Sandbox, p dat
 	if o.Harness.CPULimited {
 		ref.cpu = CalibrationCPU
 	}
-	limit := max(floor.limit, time.Duration(cfg.CPUFactor*float64(ref.cpu)))
+	// A reference that waits (BigCodeBench's sleep, poll subprocesses)
+	// needs the wall clock too: the limit's wall-clock backstop is at
+	// least CPUFactor times the reference's run.
+	wait := harness.CPUForWall(time.Duration(cfg.CPUFactor * float64(o.Sandbox.Duration)))
+	limit := max(floor.limit, time.Duration(cfg.CPUFactor*float64(ref.cpu)), wait)
 	ref.limit = harness.Program{CPULimit: limit}.CPU()
 	return ref, nil
 }

@@ -130,6 +130,16 @@ func (p Program) WallLimit() time.Duration {
 	return wallFactor*p.CPU() + wallSlack
 }
 
+// CPUForWall returns the least CPU-time limit whose WallLimit is at least
+// wall: what tests that wait (sleep, poll a subprocess) for that long
+// need. It is zero when any limit's wall clock is long enough.
+func CPUForWall(wall time.Duration) time.Duration {
+	if wall <= wallSlack {
+		return 0
+	}
+	return (wall - wallSlack + wallFactor - 1) / wallFactor
+}
+
 // HardWallLimit returns the wall-clock time after which the tests are
 // stopped in any case.
 func (p Program) HardWallLimit() time.Duration {

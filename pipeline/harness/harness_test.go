@@ -326,3 +326,21 @@ func assertInOrder(t *testing.T, s string, parts []string) {
 		rest = rest[i+len(p):]
 	}
 }
+
+func TestCPUForWall(t *testing.T) {
+	for _, wall := range []time.Duration{0, 10 * time.Second, 11 * time.Second, 45 * time.Second, 3 * time.Minute} {
+		cpu := harness.CPUForWall(wall)
+		if cpu == 0 {
+			if got := (harness.Program{CPULimit: time.Second}).WallLimit(); got < wall {
+				t.Errorf("CPUForWall(%s) = 0, but a 1 s limit's wall limit is %s", wall, got)
+			}
+			continue
+		}
+		if got := (harness.Program{CPULimit: cpu}).WallLimit(); got < wall {
+			t.Errorf("CPUForWall(%s) = %s, whose wall limit %s is shorter", wall, cpu, got)
+		}
+		if got := (harness.Program{CPULimit: cpu - time.Second}).WallLimit(); cpu > time.Second && got >= wall {
+			t.Errorf("CPUForWall(%s) = %s, but a second less has wall limit %s", wall, cpu, got)
+		}
+	}
+}
