@@ -202,11 +202,13 @@ func runBareChroot(b *testing.B, rootfs string, problems []dataset.Problem, work
 			}
 			os.Chmod(filepath.Join(rootfs, home), 0o777)
 			for p := range queue {
+				start := time.Now()
 				calib := runChroot(b, rootfs, home, harness.Program{Solution: p.Reference, Tests: p.EvalTests.Source, EntryPoint: p.EntryPoint, CPULimit: bench.CalibrationCPU})
 				if !calib.Passed {
 					continue
 				}
-				limit := harness.Program{CPULimit: max(pipeline.DefaultTestCPU, time.Duration(bench.DefaultCPUFactor*float64(calib.CPU)))}.CPU()
+				wait := harness.CPUForWall(time.Duration(bench.DefaultCPUFactor * float64(time.Since(start))))
+				limit := harness.Program{CPULimit: max(pipeline.DefaultTestCPU, time.Duration(bench.DefaultCPUFactor*float64(calib.CPU)), wait)}.CPU()
 				runChroot(b, rootfs, home, harness.Program{Solution: p.Reference, Tests: p.DebugTests.Source, EntryPoint: p.EntryPoint, CPULimit: limit})
 				if runChroot(b, rootfs, home, harness.Program{Solution: p.Reference, Tests: p.EvalTests.Source, EntryPoint: p.EntryPoint, CPULimit: limit}).Passed {
 					mu.Lock()
