@@ -16,7 +16,25 @@ const (
 	// TriggerRetry is an issue_comment delivery with action "created"
 	// whose comment is the retry command.
 	TriggerRetry Trigger = "retry"
+	// TriggerReview is a round on Capsule's pull request that answers a
+	// review: a pull_request_review "submitted" or a
+	// pull_request_review_comment "created" delivery. The deliveries of
+	// one review make one round (their Round is the review's).
+	TriggerReview Trigger = "review"
+	// TriggerCommand is a round on Capsule's pull request asked for by an
+	// issue_comment on the pull request that starts with "/capsule".
+	TriggerCommand Trigger = "command"
+	// TriggerCI is a round on Capsule's pull request that answers its
+	// failing checks: a workflow_run or check_suite "completed" delivery
+	// whose conclusion is a failure, on the branch's head.
+	TriggerCI Trigger = "ci"
 )
+
+// Round reports whether t starts a round on a pull request Capsule opened
+// rather than work on an issue.
+func (t Trigger) Round() bool {
+	return t == TriggerReview || t == TriggerCommand || t == TriggerCI
+}
 
 // Request is a delivery that may start work on an issue: what the store
 // queues as a job and what the job works on. The issue's text is not
@@ -27,9 +45,25 @@ type Request struct {
 	Trigger      Trigger
 	Installation int64  // 0 when the payload has none
 	Owner, Repo  string // the repository's owner login and name
-	Issue        int    // the issue number
-	Sender       string // login of the user who caused the delivery
-	Label        string // for TriggerLabel: the label added
+	// Issue is the issue number. For a round it is the issue the pull
+	// request answers (the N of its capsule/issue-N branch), so that an
+	// issue's jobs and its pull request's rounds share one slot.
+	Issue  int
+	Sender string // login of the user who caused the delivery
+	Label  string // for TriggerLabel: the label added
+
+	// The fields below are set for rounds only (Trigger.Round).
+
+	// PullRequest is the number of the pull request the round works on.
+	PullRequest int
+	// Round names what the round answers, unique within its pull request:
+	// "review:<review id>", "comment:<comment id>", "run:<workflow run
+	// id>" or "suite:<check suite id>". Deliveries with the same Round make
+	// one round.
+	Round string
+	// HeadSHA is the pull request's head commit the delivery saw (for CI
+	// rounds, the commit the failing checks ran on).
+	HeadSHA string
 }
 
 // Name is owner/repo#issue.

@@ -28,3 +28,21 @@ func TestRequestName(t *testing.T) {
 		t.Errorf("Name = %q", got)
 	}
 }
+
+func TestTriggerRound(t *testing.T) {
+	for _, tc := range []struct {
+		t     Trigger
+		round bool
+	}{
+		{TriggerLabel, false},
+		{TriggerRetry, false},
+		{TriggerReview, true},
+		{TriggerCommand, true},
+		{TriggerCI, true},
+		{"", false},
+	} {
+		if got := tc.t.Round(); got != tc.round {
+			t.Errorf("%q.Round() = %v, want %v", tc.t, got, tc.round)
+		}
+	}
+}
