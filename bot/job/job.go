@@ -38,8 +38,12 @@ type Result struct {
 	PullRequest    int
 	PullRequestURL string
 	Draft          bool
-	StatusComment  int64
-	Outcome        *pipeline.RepoOutcome // nil when the loop did not run
+	// HeadSHA is the commit the pull request's branch points at after the
+	// job pushed to it; empty when it pushed nothing. The App's store keeps
+	// it: a CI round answers only checks that ran on this commit.
+	HeadSHA       string
+	StatusComment int64
+	Outcome       *pipeline.RepoOutcome // nil when the loop did not run
 }
 
 // Log returns the attempt log, or nil when the loop did not run.

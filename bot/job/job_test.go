@@ -118,7 +118,7 @@ func TestRunDecisions(t *testing.T) {
 				if p := f.pulls[0]; p.Base != "main" || p.Head != Branch(fakeIssue) || !strings.Contains(p.Body, "#12") {
 					t.Errorf("pull request = %+v", p)
 				}
-				if res.PullRequest != 100 || !strings.HasSuffix(res.PullRequestURL, "/pull/100") || res.StatusComment == 0 {
+				if res.PullRequest != 100 || !strings.HasSuffix(res.PullRequestURL, "/pull/100") || res.StatusComment == 0 || res.HeadSHA != f.commits[0].SHA {
 					t.Errorf("result = %+v", res)
 				}
 			},
@@ -228,7 +228,7 @@ func TestRunDecisions(t *testing.T) {
 			solver: solves(outcome(attemptlog.Unproven, fix)),
 			state:  work.Done, status: "done, unproven", labels: []string{"bug", LabelUnproven}, pulls: 1, draft: true,
 			check: func(t *testing.T, f *fakeGitHub, res Result) {
-				if f.heads[Branch(fakeIssue)] != f.commits[0].SHA || f.pulls[0].Title == "old" || res.PullRequest != 7 {
+				if f.heads[Branch(fakeIssue)] != f.commits[0].SHA || f.pulls[0].Title == "old" || res.PullRequest != 7 || res.HeadSHA != f.commits[0].SHA {
 					t.Errorf("branch %s, pull request %+v, result %+v", f.heads[Branch(fakeIssue)], f.pulls[0], res)
 				}
 				if res.StatusComment != 5 {

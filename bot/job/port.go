@@ -86,4 +86,7 @@ type PullRequest struct {
 	Number int
 	URL    string
 	Draft  bool
+	// HeadSHA is the commit the pull request's branch points at, when the
+	// job knows it (after it pushed).
+	HeadSHA string
 }

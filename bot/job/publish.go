@@ -44,6 +44,7 @@ func (s *session) publish(ctx context.Context, baseBranch, title string, o *pipe
 			return PullRequest{}, githubError("update the pull request", err)
 		}
 		s.log.Info("pull request updated", "number", pr.Number, "commit", sha)
+		pr.HeadSHA = sha
 		return pr, nil
 	}
 	// Only a proven fix is ready for review.
@@ -53,6 +54,7 @@ func (s *session) publish(ctx context.Context, baseBranch, title string, o *pipe
 		return PullRequest{}, githubError("open the pull request", err)
 	}
 	s.log.Info("pull request opened", "number", pr.Number, "commit", sha, "draft", draft)
+	pr.HeadSHA = sha
 	return pr, nil
 }
 

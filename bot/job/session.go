@@ -181,7 +181,7 @@ func (s *session) work(ctx context.Context, branch string, cfg repoconfig.Config
 		if err != nil {
 			return s.fail(ctx, outcome, "", err)
 		}
-		res.PullRequest, res.PullRequestURL, res.Draft = pr.Number, pr.URL, pr.Draft
+		res.PullRequest, res.PullRequestURL, res.Draft, res.HeadSHA = pr.Number, pr.URL, pr.Draft, pr.HeadSHA
 	}
 	if !outcome.Solved() {
 		res.State, res.Reason = work.Failed, outcome.Log.Stopped
