@@ -10,13 +10,6 @@ import (
 // appSlug is the App's slug: its bot login without "[bot]".
 func (s *Server) appSlug() string { return strings.TrimSuffix(s.cfg.botLogin, "[bot]") }
 
-var appPermissions = map[string]any{
-	"contents":      "write",
-	"issues":        "write",
-	"pull_requests": "write",
-	"metadata":      "read",
-}
-
 func getApp(c *call) reply {
 	s := c.s
 	return ok(map[string]any{
@@ -30,8 +23,8 @@ func getApp(c *call) reply {
 		"html_url":     s.webBase() + "/apps/" + s.appSlug(),
 		"created_at":   "2024-01-01T00:00:00Z",
 		"updated_at":   "2024-01-01T00:00:00Z",
-		"permissions":  appPermissions,
-		"events":       []string{"issues", "issue_comment", "pull_request"},
+		"permissions":  s.appGrants().permissions,
+		"events":       s.appGrants().events,
 	})
 }
 
@@ -48,8 +41,8 @@ func (s *Server) installationJSON(inst *installation) map[string]any {
 		"access_tokens_url":    fmt.Sprintf("%s/app/installations/%d/access_tokens", s.apiBase(), inst.id),
 		"repositories_url":     s.apiBase() + "/installation/repositories",
 		"html_url":             fmt.Sprintf("%s/organizations/%s/settings/installations/%d", s.webBase(), inst.account, inst.id),
-		"permissions":          appPermissions,
-		"events":               []string{"issues", "issue_comment", "pull_request"},
+		"permissions":          s.grantsOf(inst).permissions,
+		"events":               s.grantsOf(inst).events,
 		"created_at":           timeJSON(inst.created),
 		"updated_at":           timeJSON(inst.created),
 		"single_file_name":     nil,
@@ -92,7 +85,7 @@ func createInstallationToken(c *call) reply {
 	t := &token{inst: inst, expires: time.Now().Add(time.Hour).UTC().Truncate(time.Second)}
 	body := map[string]any{
 		"expires_at":           timeJSON(t.expires),
-		"permissions":          appPermissions,
+		"permissions":          s.grantsOf(inst).permissions,
 		"repository_selection": "selected",
 	}
 	if len(req.Repositories) > 0 {

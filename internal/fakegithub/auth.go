@@ -24,6 +24,7 @@ type installation struct {
 	account string
 	created time.Time
 	revoked bool
+	grants  *grants // nil: what the App asks for
 }
 
 // token is an access token the fake accepts.

@@ -17,6 +17,7 @@ type config struct {
 	onViolation       func(Violation)
 	validateResponses bool
 	description       string
+	appGrants         *grants // nil: capsuleGrants
 }
 
 // WithPrefix serves the API under prefix, as GitHub Enterprise Server does

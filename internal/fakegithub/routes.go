@@ -25,7 +25,8 @@ type endpoint struct {
 // endpoints maps "METHOD /template" of the description to its handler. An
 // operation in the description but not here is valid but unimplemented.
 var endpoints = map[string]endpoint{
-	"GET /app": {authJWT, getApp},
+	"GET /app":               {authJWT, getApp},
+	"GET /app/installations": {authJWT, listInstallations},
 	"GET /app/installations/{installation_id}":                {authJWT, getInstallation},
 	"POST /app/installations/{installation_id}/access_tokens": {authJWT, createInstallationToken},
 	"GET /repos/{owner}/{repo}/installation":                  {authJWT, getRepoInstallation},
