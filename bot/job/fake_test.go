@@ -51,6 +51,9 @@ type fakePull struct {
 	NewPullRequest
 	Number int
 	Open   bool
+	// Author opened it: Capsule's bot user when empty. HeadRepo is a
+	// fork's full name; empty for the fake's repository.
+	Author, HeadRepo string
 }
 
 // The fake's repository: owner/name and issue 12, whose title and body
@@ -290,6 +293,74 @@ func (f *fakeGitHub) MoveBranch(_ context.Context, branch, sha string) error {
 	return nil
 }
 
+func (f *fakeGitHub) AdvanceBranch(_ context.Context, branch, sha string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("AdvanceBranch"); err != nil {
+		return err
+	}
+	head, ok := f.heads[branch]
+	if !ok {
+		return notFoundf("branch %s", branch)
+	}
+	if !f.descends(sha, head) {
+		return fmt.Errorf("move %s to %s: %w", branch, sha, ErrNotFastForward)
+	}
+	f.heads[branch] = sha
+	return nil
+}
+
+// descends reports whether commit sha is ancestor or descends from it.
+func (f *fakeGitHub) descends(sha, ancestor string) bool {
+	for sha != ancestor {
+		c, ok := f.commit(sha)
+		if !ok {
+			return false
+		}
+		sha = c.Parent
+	}
+	return true
+}
+
+func (f *fakeGitHub) commit(sha string) (fakeCommit, bool) {
+	for _, c := range f.commits {
+		if c.SHA == sha {
+			return c, true
+		}
+	}
+	return fakeCommit{}, false
+}
+
+func (f *fakeGitHub) CommitMessage(_ context.Context, sha string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("CommitMessage"); err != nil {
+		return "", err
+	}
+	if sha == fakeBase {
+		return "Initial commit\n", nil
+	}
+	c, ok := f.commit(sha)
+	if !ok {
+		return "", notFoundf("commit %s", sha)
+	}
+	return c.Message, nil
+}
+
+func (f *fakeGitHub) PullRequest(_ context.Context, number int) (PullRequest, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("PullRequest"); err != nil {
+		return PullRequest{}, err
+	}
+	for _, p := range f.pulls {
+		if p.Number == number {
+			return f.pullRequest(p), nil
+		}
+	}
+	return PullRequest{}, notFoundf("pull request %d", number)
+}
+
 func (f *fakeGitHub) OpenPullRequest(_ context.Context, branch string) (PullRequest, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -298,7 +369,7 @@ func (f *fakeGitHub) OpenPullRequest(_ context.Context, branch string) (PullRequ
 	}
 	for _, p := range f.pulls {
 		if p.Open && p.Head == branch {
-			return p.pullRequest(), true, nil
+			return f.pullRequest(p), true, nil
 		}
 	}
 	return PullRequest{}, false, nil
@@ -314,7 +385,7 @@ func (f *fakeGitHub) CreatePullRequest(_ context.Context, pr NewPullRequest) (Pu
 		return PullRequest{}, fmt.Errorf("no branch %s", pr.Head)
 	}
 	f.pulls = append(f.pulls, fakePull{NewPullRequest: pr, Number: 100 + len(f.pulls), Open: true})
-	return f.pulls[len(f.pulls)-1].pullRequest(), nil
+	return f.pullRequest(f.pulls[len(f.pulls)-1]), nil
 }
 
 func (f *fakeGitHub) EditPullRequest(_ context.Context, number int, title, body string) (PullRequest, error) {
@@ -326,14 +397,35 @@ func (f *fakeGitHub) EditPullRequest(_ context.Context, number int, title, body 
 	for i := range f.pulls {
 		if f.pulls[i].Number == number {
 			f.pulls[i].Title, f.pulls[i].Body = title, body
-			return f.pulls[i].pullRequest(), nil
+			return f.pullRequest(f.pulls[i]), nil
 		}
 	}
 	return PullRequest{}, notFoundf("pull request %d", number)
 }
 
-func (p fakePull) pullRequest() PullRequest {
-	return PullRequest{Number: p.Number, URL: fmt.Sprintf("https://github.com/%s/%s/pull/%d", fakeOwner, fakeName, p.Number), Draft: p.Draft}
+// fakeBot is Capsule's bot user in the fake.
+const fakeBot = "capsule-app[bot]"
+
+func (f *fakeGitHub) pullRequest(p fakePull) PullRequest {
+	repo := fakeOwner + "/" + fakeName
+	pr := PullRequest{
+		Number: p.Number, URL: fmt.Sprintf("https://github.com/%s/pull/%d", repo, p.Number), Draft: p.Draft,
+		HeadSHA: f.heads[p.Head], State: "closed", Title: p.Title, Body: p.Body,
+		HeadRef: p.Head, HeadRepo: p.HeadRepo, BaseRepo: repo, Author: p.Author, AuthorType: "User",
+	}
+	if p.Open {
+		pr.State = "open"
+	}
+	if pr.HeadRepo == "" {
+		pr.HeadRepo = repo
+	}
+	if pr.Author == "" {
+		pr.Author = fakeBot
+	}
+	if strings.HasSuffix(pr.Author, "[bot]") {
+		pr.AuthorType = "Bot"
+	}
+	return pr
 }
 
 // bodies returns the bodies of the issue's comments.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/google/go-github/v88/github"
@@ -231,6 +232,27 @@ func (r *Repository) MoveBranch(ctx context.Context, branch, sha string) error {
 	return notFound(err)
 }
 
+// AdvanceBranch implements GitHub: GitHub answers 422 "Update is not a
+// fast forward" when the branch's head is not an ancestor of sha.
+func (r *Repository) AdvanceBranch(ctx context.Context, branch, sha string) error {
+	_, _, err := r.gh.Git.UpdateRef(ctx, r.owner, r.name, "heads/"+branch, github.UpdateRef{SHA: sha, Force: github.Ptr(false)})
+	var e *github.ErrorResponse
+	if errors.As(err, &e) && e.Response != nil && e.Response.StatusCode == http.StatusUnprocessableEntity &&
+		strings.Contains(strings.ToLower(strings.ReplaceAll(e.Message, "-", " ")), "fast forward") {
+		return fmt.Errorf("move %s to %s: %w", branch, sha, ErrNotFastForward)
+	}
+	return notFound(err)
+}
+
+// CommitMessage implements GitHub.
+func (r *Repository) CommitMessage(ctx context.Context, sha string) (string, error) {
+	c, _, err := r.gh.Git.GetCommit(ctx, r.owner, r.name, sha)
+	if err != nil {
+		return "", notFound(err)
+	}
+	return c.GetMessage(), nil
+}
+
 // OpenPullRequest implements GitHub.
 func (r *Repository) OpenPullRequest(ctx context.Context, branch string) (PullRequest, bool, error) {
 	open, _, err := r.gh.PullRequests.List(ctx, r.owner, r.name, &github.PullRequestListOptions{
@@ -264,6 +286,20 @@ func (r *Repository) EditPullRequest(ctx context.Context, number int, title, bod
 	return pullRequest(pr), nil
 }
 
+// PullRequest implements GitHub.
+func (r *Repository) PullRequest(ctx context.Context, number int) (PullRequest, error) {
+	pr, _, err := r.gh.PullRequests.Get(ctx, r.owner, r.name, number)
+	if err != nil {
+		return PullRequest{}, notFound(err)
+	}
+	return pullRequest(pr), nil
+}
+
 func pullRequest(pr *github.PullRequest) PullRequest {
-	return PullRequest{Number: pr.GetNumber(), URL: pr.GetHTMLURL(), Draft: pr.GetDraft()}
+	return PullRequest{
+		Number: pr.GetNumber(), URL: pr.GetHTMLURL(), Draft: pr.GetDraft(), HeadSHA: pr.GetHead().GetSHA(),
+		State: pr.GetState(), Title: pr.GetTitle(), Body: pr.GetBody(),
+		HeadRef: pr.GetHead().GetRef(), HeadRepo: pr.GetHead().GetRepo().GetFullName(), BaseRepo: pr.GetBase().GetRepo().GetFullName(),
+		Author: pr.GetUser().GetLogin(), AuthorType: pr.GetUser().GetType(),
+	}
 }

@@ -188,8 +188,8 @@ func TestRepositoryPublishes(t *testing.T) {
 		t.Fatalf("OpenPullRequest = %+v %v %v", open, found, err)
 	}
 	edited, err := r.EditPullRequest(ctx, pr.Number, "Fix add, again", "Closes #1 again")
-	if err != nil || edited != pr {
-		t.Errorf("EditPullRequest = %+v, %v; want %+v", edited, err, pr)
+	if err != nil || edited.Number != pr.Number || edited.URL != pr.URL || edited.Title != "Fix add, again" || edited.Body != "Closes #1 again" {
+		t.Errorf("EditPullRequest = %+v, %v; want %+v retitled", edited, err, pr)
 	}
 
 	// A retry's commit replaces the branch's: not a fast-forward.
@@ -206,5 +206,76 @@ func TestRepositoryPublishes(t *testing.T) {
 	prs := repo.PullRequests()
 	if len(prs) != 1 || prs[0].Title != "Fix add, again" || !prs[0].MaintainerCanModify || prs[0].HeadSHA != again {
 		t.Errorf("pull requests = %+v", prs)
+	}
+}
+
+// TestRepositoryPullRequestRead: what a round checks of a pull request
+// before it trusts it as Capsule's.
+func TestRepositoryPullRequestRead(t *testing.T) {
+	r, _, repo := adapter(t, map[string]string{"README.md": "# calc\n"})
+	ctx := context.Background()
+	sha, err := repo.Push(Branch(4), "Fix #4\n\nCapsule-Issue: 4\n", map[string]string{"calc.py": "x = 1\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	made, err := r.CreatePullRequest(ctx, NewPullRequest{Title: "Fix #4", Body: "Closes #4", Head: Branch(4), Base: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.PullRequest(ctx, made.Number)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := PullRequest{
+		Number: made.Number, URL: made.URL, HeadSHA: sha, State: "open", Title: "Fix #4", Body: "Closes #4",
+		HeadRef: Branch(4), HeadRepo: "octo/calc", BaseRepo: "octo/calc", Author: "github-actions[bot]", AuthorType: "Bot",
+	}
+	if got != want {
+		t.Errorf("PullRequest = %+v\nwant %+v", got, want)
+	}
+	if _, err := r.PullRequest(ctx, made.Number+1); !errors.Is(err, ErrNotFound) {
+		t.Errorf("PullRequest of a missing one: %v, want ErrNotFound", err)
+	}
+	if msg, err := r.CommitMessage(ctx, sha); err != nil || msg != "Fix #4\n\nCapsule-Issue: 4\n" {
+		t.Errorf("CommitMessage = %q, %v", msg, err)
+	}
+}
+
+// TestRepositoryAdvanceBranch: a round's push moves the branch forward
+// only; a branch someone moved meanwhile is ErrNotFastForward.
+func TestRepositoryAdvanceBranch(t *testing.T) {
+	r, _, repo := adapter(t, map[string]string{"README.md": "# calc\n"})
+	ctx := context.Background()
+	head, err := repo.Push(Branch(4), "Fix #4", map[string]string{"calc.py": "x = 1\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, err := r.CreateCommit(ctx, head, "Round", []File{{Path: "calc.py", Content: "x = 2\n", Mode: "100644"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A human pushes before the round does.
+	human, err := repo.Push(Branch(4), "a human's commit", map[string]string{"calc.py": "x = 3\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.AdvanceBranch(ctx, Branch(4), next); !errors.Is(err, ErrNotFastForward) {
+		t.Fatalf("AdvanceBranch over a human's commit: %v, want ErrNotFastForward", err)
+	}
+	if got, _ := r.BranchHead(ctx, Branch(4)); got != human {
+		t.Errorf("branch at %s, want the human's %s", got, human)
+	}
+	onTop, err := r.CreateCommit(ctx, human, "Round", []File{{Path: "calc.py", Content: "x = 2\n", Mode: "100644"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.AdvanceBranch(ctx, Branch(4), onTop); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := r.BranchHead(ctx, Branch(4)); got != onTop {
+		t.Errorf("branch at %s, want %s", got, onTop)
+	}
+	if err := r.AdvanceBranch(ctx, "no-such-branch", onTop); err == nil || errors.Is(err, ErrNotFastForward) {
+		t.Errorf("AdvanceBranch of a missing branch: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package job
 
 import (
 	"context"
+	"errors"
 	"io"
 )
 
@@ -45,6 +46,13 @@ type GitHub interface {
 	// MoveBranch makes an existing branch point at sha, even when sha
 	// does not descend from its head.
 	MoveBranch(ctx context.Context, branch, sha string) error
+	// AdvanceBranch makes an existing branch point at sha, which must
+	// descend from its head: it never forces. The error wraps
+	// ErrNotFastForward when the branch moved on meanwhile (someone
+	// pushed).
+	AdvanceBranch(ctx context.Context, branch, sha string) error
+	// CommitMessage returns the message of commit sha.
+	CommitMessage(ctx context.Context, sha string) (string, error)
 
 	// OpenPullRequest finds the open pull request from branch; false when
 	// there is none.
@@ -53,6 +61,8 @@ type GitHub interface {
 	CreatePullRequest(ctx context.Context, pr NewPullRequest) (PullRequest, error)
 	// EditPullRequest replaces a pull request's title and body.
 	EditPullRequest(ctx context.Context, number int, title, body string) (PullRequest, error)
+	// PullRequest reads a pull request, whatever its state.
+	PullRequest(ctx context.Context, number int) (PullRequest, error)
 }
 
 // Issue is what the job reads of an issue.
@@ -65,6 +75,10 @@ type Comment struct {
 	ID   int64
 	Body string
 }
+
+// ErrNotFastForward is wrapped by AdvanceBranch's error when the branch's
+// head is not an ancestor of the commit: someone pushed to it.
+var ErrNotFastForward = errors.New("the branch moved: not a fast-forward")
 
 // File is one file a commit changes.
 type File struct {
@@ -81,12 +95,25 @@ type NewPullRequest struct {
 	Draft       bool
 }
 
-// PullRequest is a pull request opened or updated.
+// PullRequest is a pull request opened, updated or read.
 type PullRequest struct {
 	Number int
 	URL    string
 	Draft  bool
 	// HeadSHA is the commit the pull request's branch points at, when the
-	// job knows it (after it pushed).
+	// job knows it (after it pushed, or when it read the pull request).
 	HeadSHA string
+
+	// The fields below are what PullRequest reads, to tell Capsule's pull
+	// request from one that only looks like it.
+
+	State       string // open or closed
+	Title, Body string
+	HeadRef     string // the head branch's name
+	// HeadRepo and BaseRepo are the full names (owner/name) of the head
+	// and base repositories: they differ for a fork's pull request.
+	HeadRepo, BaseRepo string
+	// Author is the login of who opened it, AuthorType its type: "Bot"
+	// for an App's bot user or github-actions[bot], else "User".
+	Author, AuthorType string
 }
