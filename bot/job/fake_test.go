@@ -31,6 +31,8 @@ type fakeGitHub struct {
 	labels        map[int][]string
 	commits       []fakeCommit
 	pulls         []fakePull
+	reviews       []fakeReview        // with their comments
+	replies       []fakeReviewComment // Capsule's (and others') replies in threads
 	fail          map[string]error
 	failOnce      map[string]error
 	calls         []string // the methods called, in order
@@ -45,6 +47,16 @@ type fakeComment struct {
 type fakeCommit struct {
 	SHA, Parent, Message string
 	Files                []File
+}
+
+type fakeReview struct {
+	Review
+	Pull int
+}
+
+type fakeReviewComment struct {
+	ReviewComment
+	Pull int
 }
 
 type fakePull struct {
@@ -359,6 +371,73 @@ func (f *fakeGitHub) PullRequest(_ context.Context, number int) (PullRequest, er
 		}
 	}
 	return PullRequest{}, notFoundf("pull request %d", number)
+}
+
+func (f *fakeGitHub) Review(_ context.Context, pull int, id int64) (Review, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("Review"); err != nil {
+		return Review{}, err
+	}
+	for _, rv := range f.reviews {
+		if rv.Pull == pull && rv.ID == id {
+			rv.Comments = slices.Clone(rv.Comments)
+			return rv.Review, nil
+		}
+	}
+	return Review{}, notFoundf("review %d", id)
+}
+
+func (f *fakeGitHub) ReviewComments(_ context.Context, pull int) ([]ReviewComment, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("ReviewComments"); err != nil {
+		return nil, err
+	}
+	var out []ReviewComment
+	for _, rv := range f.reviews {
+		if rv.Pull == pull {
+			out = append(out, rv.Comments...)
+		}
+	}
+	for _, c := range f.replies {
+		if c.Pull == pull {
+			out = append(out, c.ReviewComment)
+		}
+	}
+	slices.SortFunc(out, func(a, b ReviewComment) int { return int(a.ID - b.ID) })
+	return out, nil
+}
+
+func (f *fakeGitHub) ReplyToReviewComment(_ context.Context, pull int, id int64, body string) (int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("ReplyToReviewComment"); err != nil {
+		return 0, err
+	}
+	for _, rv := range f.reviews {
+		for _, c := range rv.Comments {
+			if rv.Pull == pull && c.ID == id {
+				f.nextID++
+				f.replies = append(f.replies, fakeReviewComment{ReviewComment{ID: f.nextID, InReplyTo: id, Author: fakeBot, Path: c.Path, Line: c.Line, Body: body}, pull})
+				return f.nextID, nil
+			}
+		}
+	}
+	return 0, notFoundf("review comment %d (replies answer a thread's first comment)", id)
+}
+
+// threadReplies returns the bodies of the replies to review comment id.
+func (f *fakeGitHub) threadReplies(id int64) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, c := range f.replies {
+		if c.InReplyTo == id {
+			out = append(out, c.Body)
+		}
+	}
+	return out
 }
 
 func (f *fakeGitHub) OpenPullRequest(_ context.Context, branch string) (PullRequest, bool, error) {

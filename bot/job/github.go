@@ -295,6 +295,65 @@ func (r *Repository) PullRequest(ctx context.Context, number int) (PullRequest, 
 	return pullRequest(pr), nil
 }
 
+// Review implements GitHub, reading every page of its comments.
+func (r *Repository) Review(ctx context.Context, pull int, id int64) (Review, error) {
+	rv, _, err := r.gh.PullRequests.GetReview(ctx, r.owner, r.name, pull, id)
+	if err != nil {
+		return Review{}, notFound(err)
+	}
+	out := Review{ID: rv.GetID(), Author: rv.GetUser().GetLogin(), Body: rv.GetBody()}
+	out.Comments, err = allPages(func(opts github.ListOptions) ([]*github.PullRequestComment, *github.Response, error) {
+		return r.gh.PullRequests.ListReviewComments(ctx, r.owner, r.name, pull, id, &opts)
+	})
+	return out, err
+}
+
+// ReviewComments implements GitHub, reading every page.
+func (r *Repository) ReviewComments(ctx context.Context, pull int) ([]ReviewComment, error) {
+	return allPages(func(opts github.ListOptions) ([]*github.PullRequestComment, *github.Response, error) {
+		return r.gh.PullRequests.ListComments(ctx, r.owner, r.name, pull,
+			&github.PullRequestListCommentsOptions{Sort: "created", Direction: "asc", ListOptions: opts})
+	})
+}
+
+// allPages reads review comments page by page.
+func allPages(list func(github.ListOptions) ([]*github.PullRequestComment, *github.Response, error)) ([]ReviewComment, error) {
+	opts := github.ListOptions{PerPage: 100}
+	var out []ReviewComment
+	for {
+		page, resp, err := list(opts)
+		if err != nil {
+			return nil, notFound(err)
+		}
+		for _, c := range page {
+			out = append(out, ReviewComment{
+				ID: c.GetID(), InReplyTo: c.GetInReplyTo(), Author: c.GetUser().GetLogin(),
+				Path: c.GetPath(), Line: c.GetLine(), DiffHunk: c.GetDiffHunk(), Body: c.GetBody(),
+			})
+		}
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// ReplyToReviewComment implements GitHub with a request of its own:
+// go-github's CreateCommentInReplyTo posts to /pulls/{n}/comments with
+// in_reply_to, which GitHub's API description does not allow.
+func (r *Repository) ReplyToReviewComment(ctx context.Context, pull int, id int64, body string) (int64, error) {
+	u := fmt.Sprintf("repos/%s/%s/pulls/%d/comments/%d/replies", url.PathEscape(r.owner), url.PathEscape(r.name), pull, id)
+	req, err := r.gh.NewRequest(ctx, http.MethodPost, u, map[string]string{"body": body})
+	if err != nil {
+		return 0, err
+	}
+	var c github.PullRequestComment
+	if _, err := r.gh.Do(req, &c); err != nil {
+		return 0, notFound(err)
+	}
+	return c.GetID(), nil
+}
+
 func pullRequest(pr *github.PullRequest) PullRequest {
 	return PullRequest{
 		Number: pr.GetNumber(), URL: pr.GetHTMLURL(), Draft: pr.GetDraft(), HeadSHA: pr.GetHead().GetSHA(),

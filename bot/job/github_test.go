@@ -279,3 +279,51 @@ func TestRepositoryAdvanceBranch(t *testing.T) {
 		t.Errorf("AdvanceBranch of a missing branch: %v", err)
 	}
 }
+
+// TestRepositoryReviews: a round reads the review it answers and replies
+// in its threads through /replies, which GitHub's description allows
+// (go-github's CreateCommentInReplyTo it does not).
+func TestRepositoryReviews(t *testing.T) {
+	r, _, repo := adapter(t, map[string]string{"README.md": "# calc\n"})
+	ctx := context.Background()
+	if _, err := repo.Push(Branch(4), "Fix #4", map[string]string{"calc.py": "x = 1\n"}); err != nil {
+		t.Fatal(err)
+	}
+	pr, err := r.CreatePullRequest(ctx, NewPullRequest{Title: "Fix #4", Body: "Closes #4", Head: Branch(4), Base: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var comments []fakegithub.ReviewComment
+	for i := range 120 { // more than a page
+		comments = append(comments, fakegithub.ReviewComment{Path: "calc.py", Line: 1, DiffHunk: "@@ -0,0 +1 @@\n+x = 1", Body: fmt.Sprintf("comment %d", i)})
+	}
+	seeded := repo.AddReview(pr.Number, fakegithub.Review{User: "alice", State: "CHANGES_REQUESTED", Body: "Please use 2.", Comments: comments})
+
+	rv, err := r.Review(ctx, pr.Number, seeded.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := ReviewComment{ID: seeded.Comments[0].ID, Author: "alice", Path: "calc.py", Line: 1, DiffHunk: "@@ -0,0 +1 @@\n+x = 1", Body: "comment 0"}
+	if rv.ID != seeded.ID || rv.Author != "alice" || rv.Body != "Please use 2." || len(rv.Comments) != 120 || rv.Comments[0] != first {
+		t.Errorf("Review = %+v (%d comments), first %+v", rv, len(rv.Comments), rv.Comments[0])
+	}
+	if _, err := r.Review(ctx, pr.Number, seeded.ID+1000); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Review of a missing review: %v, want ErrNotFound", err)
+	}
+
+	id, err := r.ReplyToReviewComment(ctx, pr.Number, first.ID, "Done in abc1234.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.ReplyToReviewComment(ctx, pr.Number, id, "a reply to a reply"); err == nil {
+		t.Error("a reply to a reply was taken; GitHub refuses it")
+	}
+	all, err := r.ReviewComments(ctx, pr.Number)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := all[len(all)-1]
+	if len(all) != 121 || all[0] != first || last.ID != id || last.InReplyTo != first.ID || last.Author != "github-actions[bot]" || last.Body != "Done in abc1234." {
+		t.Errorf("ReviewComments: %d, first %+v, last %+v", len(all), all[0], last)
+	}
+}

@@ -63,6 +63,15 @@ type GitHub interface {
 	EditPullRequest(ctx context.Context, number int, title, body string) (PullRequest, error)
 	// PullRequest reads a pull request, whatever its state.
 	PullRequest(ctx context.Context, number int) (PullRequest, error)
+
+	// Review reads a review of pull request pull, with its comments.
+	Review(ctx context.Context, pull int, id int64) (Review, error)
+	// ReviewComments lists the review comments of pull request pull,
+	// replies included, oldest first.
+	ReviewComments(ctx context.Context, pull int) ([]ReviewComment, error)
+	// ReplyToReviewComment answers review comment id, the first of its
+	// thread, in that thread, and returns the reply's id.
+	ReplyToReviewComment(ctx context.Context, pull int, id int64, body string) (int64, error)
 }
 
 // Issue is what the job reads of an issue.
@@ -74,6 +83,28 @@ type Issue struct {
 type Comment struct {
 	ID   int64
 	Body string
+}
+
+// Review is a submitted pull request review.
+type Review struct {
+	ID       int64
+	Author   string
+	Body     string // the reviewer's summary; may be empty
+	Comments []ReviewComment
+}
+
+// ReviewComment is a comment on a line of a pull request's diff.
+type ReviewComment struct {
+	ID int64
+	// InReplyTo is the first comment of the thread a reply answers; 0 for
+	// a thread's first comment.
+	InReplyTo int64
+	Author    string
+	Path      string
+	Line      int // 0 for a comment on a whole file
+	// DiffHunk is the diff shown above the comment, ending at its line.
+	DiffHunk string
+	Body     string
 }
 
 // ErrNotFastForward is wrapped by AdvanceBranch's error when the branch's
