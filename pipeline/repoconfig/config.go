@@ -48,7 +48,10 @@ type Config struct {
 	// infrastructure (conftest.py, pytest's settings, sitecustomize.py,
 	// .pth files), which is protected by default whatever Protected says.
 	AllowTestInfrastructureChanges bool
-	Source                         string // the file the configuration came from; "" for defaults
+	// CIRounds is the most rounds Capsule makes on one of its pull
+	// requests to fix the checks that fail on it; 0 turns them off.
+	CIRounds int
+	Source   string // the file the configuration came from; "" for defaults
 }
 
 // Default returns the configuration used when a repository has none.
@@ -63,5 +66,6 @@ func Default() Config {
 		Reproduce:   ReproduceAuto,
 
 		ReproduceTries: 3,
+		CIRounds:       2,
 	}
 }

@@ -20,9 +20,10 @@
 //	cpus: 1                        # CPU cores of the tests, such as 2 or 1.5
 //	disk: 1g                       # bytes the tests may write in the workspace
 //	allow_test_infrastructure_changes: false  # let the model change conftest.py and pytest's settings
+//	ci_rounds: 2                   # rounds on Capsule's pull request that fix its failing checks; 0: none
 //
 // The operator who runs Capsule caps timeout, max_attempts, history, memory,
-// cpus, disk and reproduce_tries; a value above the operator's maximum is cut to it and the log
+// cpus, disk, reproduce_tries and ci_rounds; a value above the operator's maximum is cut to it and the log
 // says so. The test infrastructure (conftest.py, pytest's settings,
 // sitecustomize.py, .pth files; see package edits) is protected whatever
 // protected says; only allow_test_infrastructure_changes lifts that.

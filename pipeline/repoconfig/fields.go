@@ -38,6 +38,7 @@ var fields = []field{
 	{"cpus", func(c *Config, v value) { v.cores(&c.CPUs) }},
 	{"disk", func(c *Config, v value) { v.size(&c.Disk, sandbox.MinDisk) }},
 	{"allow_test_infrastructure_changes", func(c *Config, v value) { v.boolean(&c.AllowTestInfrastructureChanges) }},
+	{"ci_rounds", func(c *Config, v value) { v.count(&c.CIRounds) }},
 }
 
 // lookup returns the field called key.

@@ -34,6 +34,7 @@ func TestParse(t *testing.T) {
 		Source:         Path,
 
 		AllowTestInfrastructureChanges: true,
+		CIRounds:                       5,
 	}
 	defaults := Default()
 	defaults.Source = Path
@@ -68,7 +69,9 @@ memory: 2GiB
 cpus: 1.5
 disk: 3g
 allow_test_infrastructure_changes: true
+ci_rounds: 5
 `, full},
+		{"no CI rounds", "ci_rounds: 0", with(func(c *Config) { c.CIRounds = 0 })},
 		{"memory as Docker writes it", "memory: 512m", with(func(c *Config) { c.Memory = 512 << 20 })},
 		{"memory in bytes", "memory: 1073741824", with(func(c *Config) { c.Memory = 1 << 30 })},
 		{"memory with a space", "memory: 3 GB", with(func(c *Config) { c.Memory = 3 << 30 })},
@@ -207,7 +210,8 @@ func TestSuggest(t *testing.T) {
 		"on-failure":   `(did you mean "on_failure"?)`,
 		"protect":      `(did you mean "protected"?)`,
 		"timout":       `(did you mean "timeout"?)`,
-		"retries":      "(known keys: label, test, setup, network, image, timeout, max_attempts, history, protected, on_failure, reproduce, reproduce_tries, memory, cpus, disk, allow_test_infrastructure_changes)",
+		"retries":      "(known keys: label, test, setup, network, image, timeout, max_attempts, history, protected, on_failure, reproduce, reproduce_tries, memory, cpus, disk, allow_test_infrastructure_changes, ci_rounds)",
+		"ci_round":     `(did you mean "ci_rounds"?)`,
 		"cpu":          `(did you mean "cpus"?)`,
 		"x":            "(known keys:",
 		"labelled_bot": "(known keys:",
@@ -237,7 +241,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if c.Label == "" || c.Timeout <= 0 || c.MaxAttempts < 0 || c.History < 0 || c.Memory < 0 || c.CPUs < 0 || c.Disk < 0 {
+		if c.Label == "" || c.Timeout <= 0 || c.MaxAttempts < 0 || c.History < 0 || c.Memory < 0 || c.CPUs < 0 || c.Disk < 0 || c.CIRounds < 0 {
 			t.Errorf("Parse accepted %q as %+v", data, c)
 		}
 		if c.OnFailure != OnFailureDraft && c.OnFailure != OnFailureComment {
