@@ -34,6 +34,10 @@ type Status struct {
 	Log *attemptlog.Log
 	// RunURL links to the workflow run (Action); empty for none.
 	RunURL string
+	// Round, when set, makes this the status comment of a round on the
+	// pull request: it carries the round's marker, names the round, and
+	// says what it pushed instead of linking the pull request.
+	Round *Round
 }
 
 // Marker is an HTML comment that identifies Capsule's status comment on
@@ -66,7 +70,13 @@ func StatusComment(s Status) string {
 func statusBody(s Status, t trim) string {
 	var b strings.Builder
 	b.WriteString(Marker + "\n")
+	if s.Round != nil {
+		b.WriteString(RoundMarker(s.Round.Key) + "\n")
+	}
 	b.WriteString(headline(s) + "\n\n")
+	if s.Round != nil {
+		paragraph(&b, roundLine(s))
+	}
 	if s.Busy {
 		b.WriteString(busyNote + "\n\n")
 	}
@@ -139,11 +149,29 @@ func headline(s Status) string {
 	return "**Capsule: " + text(string(s.State)) + ".**"
 }
 
+// roundLine names a round and, once it ended, says what it pushed.
+func roundLine(s Status) string {
+	r := s.Round
+	line := "This round answers " + oneLineText(r.Cause) + "."
+	if r.Number > 0 {
+		line = fmt.Sprintf("Round %d answers %s.", r.Number, oneLineText(r.Cause))
+	}
+	switch {
+	case r.Commit != "":
+		return line + " It pushed commit " + shortSHA(r.Commit) + " to the branch."
+	case s.State.Terminal():
+		return line + " It pushed nothing: the branch is as it was."
+	}
+	return line
+}
+
 // pullRequestLine links the pull request, warning about a draft whose
-// tests do not pass.
+// tests do not pass; a round's status has none.
 func pullRequestLine(s Status) string {
 	url := clip(s.PullRequestURL, maxURL)
 	switch {
+	case s.Round != nil:
+		return ""
 	case url == "":
 		if s.State == work.Done {
 			return "No pull request was opened."

@@ -1,0 +1,104 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/capsulehq/capsule/bot/work"
+)
+
+const commitA = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678"
+
+func reviewRound(n int) Round {
+	return Round{
+		Number: n, Key: fmt.Sprintf("review:%d", 900+n), Cause: "the review by @alice", Log: solvedLog(), Commit: commitA,
+		StatusURL: fmt.Sprintf("https://github.com/acme/calc/pull/13#issuecomment-%d", 500+n),
+	}
+}
+
+// TestRoundsGolden: the pull request's body after two rounds, a
+// round's replies and status comments, and the note for a reviewer
+// without permission.
+func TestRoundsGolden(t *testing.T) {
+	_, body := PullRequest(issue, solvedLog(), "0.1.0", 0)
+	if NextRound(body) != 2 || HasRounds(body) {
+		t.Fatalf("a fresh body: NextRound %d, HasRounds %v", NextRound(body), HasRounds(body))
+	}
+	body = AddRound(body, reviewRound(2), 0)
+	third := Round{Number: 3, Key: "comment:77", Cause: "`/capsule` by @bob", Commit: "ffff000011112222333344445555666677778888"}
+	body = AddRound(body, third, 0)
+	if NextRound(body) != 4 || !HasRounds(body) || !HasRound(body, "review:902") || !HasRound(body, "comment:77") || HasRound(body, "comment:78") {
+		t.Errorf("after two rounds: NextRound %d, HasRounds %v", NextRound(body), HasRounds(body))
+	}
+	if again := AddRound(body, third, 0); again != body {
+		t.Error("a round added twice changed the body")
+	}
+	if !strings.HasSuffix(body, "<sub>Made by Capsule 0.1.0.</sub>\n") {
+		t.Error("the footer is not last")
+	}
+	checkMarkdown(t, body)
+	golden(t, "pr_rounds.md", body)
+
+	failed := Round{Number: 4, Key: "review:904", Cause: "the review by @alice", Reason: "No attempt passed within 2 fix attempts."}
+	replies := RoundReply(reviewRound(2)) + "\n---\n\n" + RoundReply(Round{Number: 3, Key: "comment:77", Commit: commitA}) + "\n---\n\n" + RoundReply(failed)
+	golden(t, "round_replies.md", replies)
+
+	var statuses []string
+	for _, s := range []Status{
+		{State: work.Running, Attempt: 1, Of: 5, LastResult: "1 failed", Round: &Round{Number: 2, Key: "review:902", Cause: "the review by @alice"}},
+		{State: work.Done, Log: solvedLog(), Round: &Round{Number: 2, Key: "review:902", Cause: "the review by @alice", Commit: commitA}},
+		{State: work.Failed, Reason: failedLog().Stopped, Log: failedLog(), Round: &Round{Key: "run:31", Cause: "the failing checks"}},
+	} {
+		got := StatusComment(s)
+		if !strings.HasPrefix(got, Marker+"\n"+RoundMarker(s.Round.Key)+"\n") || strings.Contains(got, "Pull request") {
+			t.Errorf("a round's status comment:\n%s", got)
+		}
+		checkMarkdown(t, got)
+		statuses = append(statuses, got)
+	}
+	golden(t, "round_status.md", strings.Join(statuses, "\n---\n\n"))
+	golden(t, "round_denied.md", RoundPermissionDenied("mallory", "read", "write"))
+}
+
+// TestAddRoundTrims: the oldest rounds leave a full body first, then the
+// opening job's attempt log; the numbering goes on.
+func TestAddRoundTrims(t *testing.T) {
+	_, body := PullRequest(issue, solvedLog(), "0.1.0", 0)
+	limit := len([]rune(body)) + 1500
+	for n := 2; n <= 12; n++ {
+		body = AddRound(body, reviewRound(n), limit)
+		if got := len([]rune(body)); got > limit {
+			t.Fatalf("round %d: body of %d characters, limit %d", n, got, limit)
+		}
+		checkMarkdown(t, body)
+		if !HasRound(body, reviewRound(n).Key) || NextRound(body) != n+1 {
+			t.Fatalf("round %d: not logged, or NextRound %d", n, NextRound(body))
+		}
+	}
+	if HasRound(body, reviewRound(2).Key) || !strings.Contains(body, "Rounds 2–") || !strings.Contains(body, "**Tests pass** at attempt 1") {
+		t.Errorf("the oldest rounds were not trimmed first:\n%s", body)
+	}
+
+	// Too small a limit for the opening job's log and one round.
+	_, body = PullRequest(issue, solvedLog(), "0.1.0", 0)
+	limit = len([]rune(body)) - 200
+	body = AddRound(body, reviewRound(2), limit)
+	if got := len([]rune(body)); got > limit || !HasRound(body, reviewRound(2).Key) || strings.Contains(body, "**Tests pass** at attempt 1") ||
+		!strings.Contains(body, "The attempt log is left out") || !strings.HasPrefix(body, "| Test |") && !strings.Contains(body, "Closes #12.") {
+		t.Errorf("body of %d characters (limit %d):\n%s", got, limit, body)
+	}
+	checkMarkdown(t, body)
+}
+
+// TestRoundMarkersHold: a round key cannot close its marker, and a body
+// whose owner edited the section keeps its text.
+func TestRoundMarkersHold(t *testing.T) {
+	if m := RoundMarker("review:1 --> <b>x</b>\n"); strings.Count(m, "-->") != 1 || strings.Contains(m, "\n") {
+		t.Errorf("RoundMarker = %q", m)
+	}
+	body := AddRound("A body a human wrote.", Round{Number: 2, Key: "comment:5", Cause: "`/capsule` by @bob", Reason: "the tests do not pass"}, 0)
+	if !strings.HasPrefix(body, "A body a human wrote.\n\n"+roundsMarker) || !HasRound(body, "comment:5") || NextRound(body) != 3 {
+		t.Errorf("body:\n%s", body)
+	}
+}
