@@ -122,9 +122,9 @@ func TestDoctorGitHubApp(t *testing.T) {
 			t.Setenv("GITHUB_APP_PRIVATE_KEY", tt.key)
 			t.Setenv("GITHUB_APP_PRIVATE_KEY_FILE", "")
 			t.Setenv("GITHUB_WEBHOOK_SECRET", tt.secret)
-			c := githubAppCheck(context.Background())
+			c := githubAppChecks(context.Background())[0]
 			if c.ok != tt.ok || c.skip != tt.skip || !strings.Contains(c.info, tt.info) {
-				t.Errorf("githubAppCheck = %+v, want ok %v, skip %v, info with %q", c, tt.ok, tt.skip, tt.info)
+				t.Errorf("githubAppChecks()[0] = %+v, want ok %v, skip %v, info with %q", c, tt.ok, tt.skip, tt.info)
 			}
 		})
 	}
