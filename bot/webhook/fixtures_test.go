@@ -139,3 +139,72 @@ func all(fns ...func(map[string]any)) func(map[string]any) {
 		}
 	}
 }
+
+// Edits of pull request and check payloads.
+
+// withHeadRef sets the head branch of the payload's pull request, or of
+// the first pull request of its workflow run or check suite.
+func withHeadRef(ref string) func(map[string]any) {
+	return func(m map[string]any) { pullRequestOf(m)["head"].(map[string]any)["ref"] = ref }
+}
+
+// withHeadRepo sets the id of the head repository of the payload's pull
+// request (see withHeadRef).
+func withHeadRepo(id int64) func(map[string]any) {
+	return func(m map[string]any) {
+		pullRequestOf(m)["head"].(map[string]any)["repo"].(map[string]any)["id"] = id
+	}
+}
+
+// withBaseRepo sets the id of the base repository of the payload's pull
+// request (see withHeadRef).
+func withBaseRepo(id int64) func(map[string]any) {
+	return func(m map[string]any) {
+		pullRequestOf(m)["base"].(map[string]any)["repo"].(map[string]any)["id"] = id
+	}
+}
+
+// pullRequestOf is the pull request a payload is about: its pull_request,
+// or the first of its workflow run's or check suite's pull_requests.
+func pullRequestOf(m map[string]any) map[string]any {
+	if pr, ok := m["pull_request"].(map[string]any); ok {
+		return pr
+	}
+	for _, k := range []string{"workflow_run", "check_suite"} {
+		if c, ok := m[k].(map[string]any); ok {
+			return c["pull_requests"].([]any)[0].(map[string]any)
+		}
+	}
+	panic("payload has no pull request")
+}
+
+// withReview sets the submitted review's state and body.
+func withReview(state, body string) func(map[string]any) {
+	return func(m map[string]any) {
+		r := m["review"].(map[string]any)
+		r["state"], r["body"] = state, body
+	}
+}
+
+// withConclusion sets the conclusion of the payload's workflow run or
+// check suite.
+func withConclusion(conclusion string) func(map[string]any) {
+	return func(m map[string]any) {
+		for _, k := range []string{"workflow_run", "check_suite"} {
+			if c, ok := m[k].(map[string]any); ok {
+				c["conclusion"] = conclusion
+			}
+		}
+	}
+}
+
+// withApp sets the check suite's app.
+func withApp(id int64, slug string) func(map[string]any) {
+	return func(m map[string]any) {
+		m["check_suite"].(map[string]any)["app"] = map[string]any{"id": id, "slug": slug, "name": slug}
+	}
+}
+
+func withSenderLogin(login string) func(map[string]any) {
+	return func(m map[string]any) { m["sender"].(map[string]any)["login"] = login }
+}

@@ -103,9 +103,9 @@ type Options struct {
 //   - a Request (see Parse): Sink.Accept, then 202 "queued", or 503 if
 //     Accept failed, so that GitHub shows the delivery as failed and it
 //     can be redelivered;
-//   - an *Ignored delivery, including any other event: 202 "ignored" with
-//     the reason;
-//   - a malformed issues or issue_comment payload: 400.
+//   - an *Ignored delivery, by Parse or by Sink.Accept, including any
+//     other event: 202 "ignored" with the reason;
+//   - a malformed payload of an event Parse handles: 400.
 //
 // The body's HMAC is computed as it is read, in chunks taken from the
 // shared budget; nothing is parsed, and nothing stored, before the
@@ -277,13 +277,12 @@ func (h *handler) issue(w http.ResponseWriter, r *http.Request, d delivery, body
 	if req.Owner != "" {
 		d.log = d.log.With("repo", req.Owner+"/"+req.Repo, "issue", req.Issue)
 	}
-	var ignored *Ignored
-	switch {
-	case errors.As(err, &ignored):
-		reply(w, http.StatusAccepted, "ignored", ignored.Reason)
-		d.log.Info("webhook: delivery ignored", "reason", ignored.Reason)
-		return outcomeIgnored
-	case err != nil:
+	if req.PullRequest != 0 {
+		d.log = d.log.With("pull_request", req.PullRequest)
+	}
+	if ignored := (*Ignored)(nil); errors.As(err, &ignored) {
+		return h.ignored(w, d, ignored)
+	} else if err != nil {
 		reply(w, http.StatusBadRequest, "error", "malformed payload")
 		d.log.Warn("webhook: malformed payload", "err", err)
 		return outcomeMalformed
@@ -294,14 +293,25 @@ func (h *handler) issue(w http.ResponseWriter, r *http.Request, d delivery, body
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), acceptTimeout)
 	defer cancel()
 	if err := h.sink.Accept(ctx, req); err != nil {
+		if ignored := (*Ignored)(nil); errors.As(err, &ignored) {
+			return h.ignored(w, d, ignored)
+		}
 		reply(w, http.StatusServiceUnavailable, "error", "could not queue the delivery")
 		d.log.Error("webhook: could not queue the delivery", "err", err)
 		return outcomeError
 	}
 	reply(w, http.StatusAccepted, "queued", "")
-	d.log.Info("webhook: delivery queued", "trigger", string(req.Trigger), "label", req.Label,
+	d.log.Info("webhook: delivery queued", "trigger", string(req.Trigger), "label", req.Label, "round", req.Round,
 		"sender", req.Sender, "installation", req.Installation)
 	return outcomeAccepted
+}
+
+// ignored answers a delivery that starts no work, by Parse's judgement or
+// the Sink's.
+func (h *handler) ignored(w http.ResponseWriter, d delivery, ignored *Ignored) string {
+	reply(w, http.StatusAccepted, "ignored", ignored.Reason)
+	d.log.Info("webhook: delivery ignored", "reason", ignored.Reason)
+	return outcomeIgnored
 }
 
 func (h *handler) tooLarge(w http.ResponseWriter, r *http.Request, d delivery) string {

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -283,8 +284,9 @@ func TestHandlerIgnored(t *testing.T) {
 		{"status label", "issues__labeled.payload.json", all(withInstallation(1), withLabel("capsule:done")), "status label"},
 		{"comment without command", "issue_comment__created.payload.json", withInstallation(1), "not a command"},
 		{"edited comment", "issue_comment__edited.payload.json", all(withInstallation(1), withComment("/capsule retry")), `"edited"`},
-		{"command on a pull request", "issue_comment__created.with-installation.payload.json",
-			all(withComment("/capsule retry"), withPullRequest), "pull request"},
+		{"comment on a pull request", "issue_comment__created.with-installation.payload.json",
+			all(withComment("LGTM /capsule"), withPullRequest), "not a command"},
+
 		{"bot command", "issue_comment__created.payload.json", all(withComment("/capsule retry"), withSenderType("Bot")), "sender is a bot"},
 	}
 	for _, tt := range tests {
@@ -298,8 +300,50 @@ func TestHandlerIgnored(t *testing.T) {
 			if got := hs.sink.requests(); len(got) != 0 {
 				t.Errorf("sink got %+v", got)
 			}
-			if rec := hs.logged(t); rec["repo"] != "Codertocat/Hello-World" || rec["issue"] != float64(1) {
-				t.Errorf("log line %v lacks repo and issue", rec)
+			// A comment on pull request #1 names it, and no issue.
+			if rec := hs.logged(t); rec["repo"] != "Codertocat/Hello-World" || rec["issue"] != float64(1) && rec["pull_request"] != float64(1) {
+				t.Errorf("log line %v lacks repo and issue or pull request", rec)
+			}
+		})
+	}
+}
+
+// TestHandlerRounds sends a review on Capsule's pull request to sinks
+// that take it, judge it no round of theirs, and fail.
+func TestHandlerRounds(t *testing.T) {
+	review := edit(t, fixture(t, "pull_request_review__submitted.payload.json"), withHeadRef("capsule/issue-7"))
+	tests := []struct {
+		name    string
+		sinkErr error
+		code    int
+		want    response
+		outcome string
+	}{
+		{"queued", nil, http.StatusAccepted, response{Status: "queued"}, outcomeAccepted},
+		{"ignored by the sink", fmt.Errorf("check: %w", &Ignored{Reason: "not Capsule's pull request"}),
+			http.StatusAccepted, response{Status: "ignored", Reason: "not Capsule's pull request"}, outcomeIgnored},
+		{"sink fails", errors.New("disk full"), http.StatusServiceUnavailable,
+			response{Status: "error", Reason: "could not queue the delivery"}, outcomeError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hs := newHarness(t, func(o *Options) { o.Sink.(*sink).err = tt.sinkErr })
+			code, resp := hs.serve(t, post("pull_request_review", review))
+			if code != tt.code || resp != tt.want {
+				t.Fatalf("answer %d %+v, want %d %+v", code, resp, tt.code, tt.want)
+			}
+			if got := hs.observed[0]; got != [2]string{"pull_request_review", tt.outcome} {
+				t.Errorf("observed %v", got)
+			}
+			rec := hs.logged(t)
+			if rec["repo"] != "Codertocat/Hello-World" || rec["issue"] != float64(7) || rec["pull_request"] != float64(2) {
+				t.Errorf("log line %v lacks repo, issue and pull request", rec)
+			}
+			if tt.sinkErr == nil {
+				got := hs.sink.requests()
+				if len(got) != 1 || got[0].Round != "review:237895671" || got[0].Delivery != testDelivery {
+					t.Errorf("sink got %+v", got)
+				}
 			}
 		})
 	}

@@ -18,39 +18,76 @@ const statusLabelPrefix = "capsule:"
 // GITHUB_EVENT_NAME in the Action) and returns the Request it carries.
 // Delivery is left for the caller to set.
 //
-// It returns an *Ignored error for a delivery that starts no work: an event
-// other than issues and issue_comment, an action other than issues
-// "labeled" and issue_comment "created" (an edited comment does not
-// re-trigger), a sender of type "Bot" (or whose login ends in "[bot]"), an
-// issue that is a pull request, a label named "capsule:..." (the bot's own
-// status labels, compared case-insensitively), or a comment that is not the
-// retry command. Along with an *Ignored error the Request holds the
-// repository, issue, sender and installation when the payload has them all
-// valid, for logging; its Trigger and Label are empty and it must not be
-// acted on.
+// Work on an issue: an issues "labeled" delivery gives a TriggerLabel
+// Request (which label names start work is the caller's decision), and an
+// issue_comment "created" on an issue whose comment is the retry command
+// a TriggerRetry Request.
 //
-// Any label other than a status label gives a TriggerLabel Request: which
-// label names start work is the caller's decision.
+// Rounds on a pull request (see work.Trigger.Round), which set
+// PullRequest and Round:
+//   - pull_request_review "submitted" and pull_request_review_comment
+//     "created": TriggerReview, Round "review:<review id>" for both, so
+//     that a review and its comments make one round. An approval without
+//     a body starts nothing.
+//   - issue_comment "created" on a pull request whose first non-empty
+//     line starts with "/capsule" (see isPullRequestCommand):
+//     TriggerCommand, Round "comment:<comment id>". Its Issue is 0: the
+//     payload does not say which issue the pull request answers, and the
+//     caller must find out (see parseCommand).
+//   - workflow_run and check_suite "completed" with conclusion "failure"
+//     or "timed_out": TriggerCI, Round "run:<workflow run id>" or
+//     "suite:<check suite id>", HeadSHA the commit the checks ran on, the
+//     pull request the one of the payload's pull_requests that is
+//     Capsule's. A check suite of GitHub Actions is ignored in favour of
+//     its workflow run (see parseCheckSuite).
 //
-// The retry command is a comment whose first non-empty line is exactly the
-// two words "/capsule retry", compared case-insensitively, with any spaces
-// or tabs around and between them. Text after the two words on that line
-// disqualifies the comment (so that arguments a later version may add are
-// not mistaken for a plain retry); later lines may hold anything, such as
-// the reason for the retry.
+// A round's pull request must be Capsule's as far as the payload can
+// tell: its head is a branch capsule/issue-N (N, positive, becomes
+// Issue) of the repository itself, not of a fork. The payload cannot
+// prove more: the caller checks the pull request against what it stored
+// when it opened it. Reviews and commands from a bot never start a round;
+// CI deliveries are not judged by their sender, often Capsule itself.
+//
+// It returns an *Ignored error for a delivery that starts no work: another
+// event or action (an edited comment does not re-trigger), a sender of
+// type "Bot" (or whose login ends in "[bot]") on the events above but the
+// CI ones, a labeled issue that is a pull request, a label named
+// "capsule:..." (the bot's own status labels, compared case-insensitively),
+// a comment that is not a command, a check that did not fail, or a pull
+// request that is not Capsule's by the rules above. Along with an
+// *Ignored error the Request holds what of the repository, issue, sender
+// and installation the payload has valid, for logging; its Trigger and
+// Label are empty and it must not be acted on.
+//
+// The retry command on an issue is a comment whose first non-empty line
+// is exactly the two words "/capsule retry", compared case-insensitively,
+// with any spaces or tabs around and between them. Text after the two
+// words on that line disqualifies the comment (so that arguments a later
+// version may add are not mistaken for a plain retry); later lines may
+// hold anything, such as the reason for the retry.
 //
 // Any other error wraps ErrMalformed: invalid JSON, a missing action, or,
 // for the actions Parse handles, a missing or invalid required field: the
 // repository's owner login and name (letters, digits, '.', '-' and '_'
 // only, so that no path or URL built from them can escape), the issue and
 // its positive number, the sender's login, the label of "labeled", the
-// comment of issue_comment.
+// comment of issue_comment, the pull request and its positive number, the
+// review's id, the comment's id and its review's id, the workflow run or
+// check suite with its id and head SHA.
 func Parse(event string, payload []byte) (work.Request, error) {
 	switch event {
 	case "issues":
 		return parseIssues(payload)
 	case "issue_comment":
 		return parseIssueComment(payload)
+	case "pull_request_review":
+		return parseReview(payload)
+	case "pull_request_review_comment":
+		return parseReviewComment(payload)
+	case "workflow_run":
+		return parseWorkflowRun(payload)
+	case "check_suite":
+		return parseCheckSuite(payload)
 	}
 	return work.Request{}, ignoredf("event %q is not handled", event)
 }
@@ -100,6 +137,9 @@ func parseIssueComment(payload []byte) (work.Request, error) {
 	if ev.Comment == nil {
 		return work.Request{}, malformedf("issue_comment", "comment missing")
 	}
+	if ev.Issue.IsPullRequest() {
+		return parseCommand(r, ev.Comment, ev.Sender)
+	}
 	if err := skip(ev.Sender, ev.Issue); err != nil {
 		return r, err
 	}
@@ -110,9 +150,27 @@ func parseIssueComment(payload []byte) (work.Request, error) {
 	return r, nil
 }
 
-// request checks the fields every Request needs and returns one holding
-// them, without a Trigger, or the zero Request and an error.
+// request checks the fields every Request about an issue needs and
+// returns one holding them, without a Trigger, or the zero Request and an
+// error.
 func request(event string, repo *github.Repository, issue *github.Issue, sender *github.User, inst *github.Installation) (work.Request, error) {
+	r, err := repoRequest(event, repo, sender, inst)
+	switch {
+	case err != nil:
+		return work.Request{}, err
+	case issue == nil:
+		return work.Request{}, malformedf(event, "issue missing")
+	case issue.GetNumber() <= 0:
+		return work.Request{}, malformedf(event, "issue number %d missing or invalid", issue.GetNumber())
+	}
+	r.Issue = issue.GetNumber()
+	return r, nil
+}
+
+// repoRequest checks the repository and sender every Request needs and
+// returns one holding them and the installation, or the zero Request and
+// an error.
+func repoRequest(event string, repo *github.Repository, sender *github.User, inst *github.Installation) (work.Request, error) {
 	owner, name := repo.GetOwner().GetLogin(), repo.GetName()
 	switch {
 	case repo == nil:
@@ -121,10 +179,6 @@ func request(event string, repo *github.Repository, issue *github.Issue, sender 
 		return work.Request{}, malformedf(event, "repository owner login %q missing or invalid", owner)
 	case !validName(name):
 		return work.Request{}, malformedf(event, "repository name %q missing or invalid", name)
-	case issue == nil:
-		return work.Request{}, malformedf(event, "issue missing")
-	case issue.GetNumber() <= 0:
-		return work.Request{}, malformedf(event, "issue number %d missing or invalid", issue.GetNumber())
 	case sender.GetLogin() == "":
 		return work.Request{}, malformedf(event, "sender login missing")
 	}
@@ -133,21 +187,26 @@ func request(event string, repo *github.Repository, issue *github.Issue, sender 
 		Installation: inst.GetID(),
 		Owner:        owner,
 		Repo:         name,
-		Issue:        issue.GetNumber(),
 		Sender:       sender.GetLogin(),
 	}, nil
 }
 
 // skip returns an *Ignored error for the senders and issues that never
-// start work whatever the action.
+// start work on an issue whatever the action.
 func skip(sender *github.User, issue *github.Issue) error {
-	if strings.EqualFold(sender.GetType(), "Bot") || strings.HasSuffix(sender.GetLogin(), "[bot]") {
+	if isBot(sender) {
 		return &Ignored{Reason: "sender is a bot"}
 	}
 	if issue.IsPullRequest() {
 		return &Ignored{Reason: "issue is a pull request"}
 	}
 	return nil
+}
+
+// isBot reports whether a user is a bot: of type "Bot", or with a login
+// ending in "[bot]".
+func isBot(u *github.User) bool {
+	return strings.EqualFold(u.GetType(), "Bot") || strings.HasSuffix(u.GetLogin(), "[bot]")
 }
 
 // isRetryCommand reports whether a comment body is the retry command: its

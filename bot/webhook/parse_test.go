@@ -81,8 +81,6 @@ func TestParseIgnored(t *testing.T) {
 		{name: "command with arguments", file: "issue_comment__created.payload.json", edit: withComment("/capsule retry --force"), reason: "not a command"},
 		{name: "command quoted", file: "issue_comment__created.payload.json", edit: withComment("> /capsule retry\n\nDone"), reason: "not a command"},
 		{name: "edited", file: "issue_comment__edited.payload.json", edit: withComment("/capsule retry"), reason: `action "edited"`},
-		{name: "comment on pull request", file: "issue_comment__created.payload.json",
-			edit: all(withComment("/capsule retry"), withPullRequest), reason: "pull request"},
 		{name: "bot comment", file: "issue_comment__created.payload.json",
 			edit: all(withComment("/capsule retry"), withSenderType("Bot")), reason: "sender is a bot"},
 		{name: "pull_request", file: "pull_request__labeled.payload.json", reason: `event "pull_request"`},
@@ -267,6 +265,20 @@ func FuzzParse(f *testing.F) {
 		f.Add(eventOf(name), payload)
 		f.Add("issues", payload)
 		f.Add("issue_comment", payload)
+		f.Add("pull_request_review", payload)
+		f.Add("workflow_run", payload)
+	}
+	for _, p := range []struct {
+		event, file string
+		edit        func(map[string]any)
+	}{
+		{"pull_request_review", "pull_request_review__submitted.payload.json", onCapsuleBranch},
+		{"pull_request_review_comment", "pull_request_review_comment__created.payload.json", onCapsuleBranch},
+		{"issue_comment", "issue_comment__created.payload.json", all(withPullRequest, withComment("/capsule x"))},
+		{"workflow_run", "workflow_run__completed.with-pull-requests.payload.json", octoRun},
+		{"check_suite", "check_suite__completed.payload.json", all(onCapsuleBranch, withConclusion("failure"))},
+	} {
+		f.Add(p.event, edit(f, fixture(f, p.file), p.edit))
 	}
 	f.Add("issues", []byte(`{"action":"labeled","issue":{"number":1},"label":{"name":"x"},"repository":{"name":"r","owner":{"login":"o"}},"sender":{"login":"s"}}`))
 	f.Add("issue_comment", []byte(`{"action":"created","issue":{"number":1,"pull_request":null},"comment":{"body":"/capsule retry"},"repository":{"name":"r","owner":{"login":"o"}},"sender":{"login":"s"}}`))
@@ -277,10 +289,24 @@ func FuzzParse(f *testing.F) {
 		var ignored *Ignored
 		switch {
 		case err == nil:
-			if r.Trigger != work.TriggerLabel && r.Trigger != work.TriggerRetry {
+			switch r.Trigger {
+			case work.TriggerLabel, work.TriggerRetry:
+				if r.PullRequest != 0 || r.Round != "" || r.HeadSHA != "" {
+					t.Errorf("issue Request with round fields: %+v", r)
+				}
+			case work.TriggerReview, work.TriggerCommand, work.TriggerCI:
+				if r.PullRequest <= 0 || r.Round == "" {
+					t.Errorf("round Request without its pull request or key: %+v", r)
+				}
+			default:
 				t.Errorf("Request without a trigger: %+v", r)
 			}
-			if !validName(r.Owner) || !validName(r.Repo) || r.Issue <= 0 || r.Sender == "" || r.Event != event {
+			// A command's issue is the caller's to find; every other
+			// Request names it.
+			if (r.Issue <= 0) != (r.Trigger == work.TriggerCommand) {
+				t.Errorf("Request's issue %d with trigger %q", r.Issue, r.Trigger)
+			}
+			if !validName(r.Owner) || !validName(r.Repo) || r.Sender == "" || r.Event != event {
 				t.Errorf("Request missing required fields: %+v", r)
 			}
 			if (r.Trigger == work.TriggerLabel) != (r.Label != "") {

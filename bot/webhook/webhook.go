@@ -1,8 +1,9 @@
 // Package webhook receives GitHub's webhook deliveries for the Capsule
 // GitHub App. NewHandler returns the handler for POST /webhook: it checks
 // each delivery's HMAC-SHA256 signature, turns the deliveries that ask for
-// work (a label added to an issue, a "/capsule retry" comment) into a
-// Request and stores it through a Sink before acknowledging it.
+// work (a label added to an issue, a "/capsule retry" comment, a review or
+// a "/capsule" comment on Capsule's pull request, its failing checks) into
+// a Request and stores it through a Sink before acknowledging it.
 //
 // Parse is shared with the GitHub Action, which reads the same payloads from
 // GITHUB_EVENT_PATH (with the event name from GITHUB_EVENT_NAME).
@@ -34,6 +35,10 @@ var ErrMalformed = errors.New("webhook: malformed payload")
 // gave up waiting for is still stored or not as a whole. GitHub keeps the
 // X-GitHub-Delivery id when a delivery is redelivered, so Accept should
 // treat a Request whose Delivery it already holds as done.
+//
+// Accept may refuse a Request for what only it knows (a round on a pull
+// request it has no record of, say) with an *Ignored error: the delivery
+// is then answered as one Parse ignored, and not redelivered.
 type Sink interface {
 	Accept(ctx context.Context, r work.Request) error
 }
