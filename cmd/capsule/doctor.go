@@ -24,6 +24,19 @@ type check struct {
 	fix  string // what to do when not ok
 }
 
+// status is the check's mark: ok, - (skipped), WARN or FAIL.
+func (c check) status() string {
+	switch {
+	case c.skip:
+		return "-"
+	case c.warn:
+		return "WARN"
+	case !c.ok:
+		return "FAIL"
+	}
+	return "ok"
+}
+
 func runDoctor(ctx context.Context, env *environment, args []string) int {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
 	fs.Usage = func() {
@@ -43,17 +56,11 @@ func runDoctor(ctx context.Context, env *environment, args []string) int {
 // warns, then how many failed; it returns that number.
 func printChecks(w io.Writer, checks []check) (failed int) {
 	for _, c := range checks {
-		status := "ok  "
-		switch {
-		case c.skip:
-			status = "-   "
-		case c.warn:
-			status = "WARN"
-		case !c.ok:
-			status = "FAIL"
+		status := c.status()
+		if status == "FAIL" {
 			failed++
 		}
-		fmt.Fprintf(w, "%s %-16s %s\n", status, c.name, c.info)
+		fmt.Fprintf(w, "%-4s %-16s %s\n", status, c.name, c.info)
 		if (!c.ok || c.warn) && c.fix != "" {
 			fmt.Fprintf(w, "     %-16s fix: %s\n", "", c.fix)
 		}

@@ -61,17 +61,17 @@ func TestGrantChecks(t *testing.T) {
 		insts []ghapp.Installation
 		want  []string // "status name info" of each check, info shortened to a prefix
 	}{
-		{"installed nowhere", all, nil, []string{"skip installations the App is installed nowhere yet"}},
+		{"installed nowhere", all, nil, []string{"- installations the App is installed nowhere yet"}},
 		{"all complete", all, []ghapp.Installation{{ID: 1, Grants: all}, {ID: 2, Grants: all}},
 			[]string{"ok installations 2 of 2 hold all that the App asks for"}},
 		{"suspended", all, []ghapp.Installation{{ID: 1, Account: "octo", Suspended: true, Grants: all}},
-			[]string{"warn installation octo (installation 1) is suspended"}},
+			[]string{"WARN installation octo (installation 1) is suspended"}},
 		{"the App lacks review events: said once, not per installation", noReviews,
 			[]ghapp.Installation{{ID: 1, Grants: noReviews}, {ID: 2, Grants: noReviews}},
-			[]string{"warn app permissions the App lacks pull_request_review events, pull_request_review_comment events: review rounds will not work",
+			[]string{"WARN app permissions the App lacks pull_request_review events, pull_request_review_comment events: review rounds will not work",
 				"ok installations 2 of 2"}},
 		{"an installation lacks commands", all, []ghapp.Installation{{ID: 3, Account: "acme", Grants: ghapp.Grants{Permissions: all.Permissions, Events: []string{"issues", "pull_request_review", "pull_request_review_comment", "check_suite", "workflow_run"}}}},
-			[]string{"warn installation acme (installation 3) lacks issue_comment events: /capsule commands will not work"}},
+			[]string{"WARN installation acme (installation 3) lacks issue_comment events: /capsule commands will not work"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -80,16 +80,7 @@ func TestGrantChecks(t *testing.T) {
 				t.Fatalf("%d checks %+v, want %d", len(got), got, len(tt.want))
 			}
 			for i, c := range got {
-				status := map[bool]string{true: "ok"}[c.ok]
-				switch {
-				case c.skip:
-					status = "skip"
-				case c.warn:
-					status = "warn"
-				case !c.ok:
-					status = "fail"
-				}
-				if line := status + " " + c.name + " " + c.info; !strings.HasPrefix(line, tt.want[i]) {
+				if line := c.status() + " " + c.name + " " + c.info; !strings.HasPrefix(line, tt.want[i]) {
 					t.Errorf("check %d: %q, want it to start %q", i, line, tt.want[i])
 				}
 			}
