@@ -109,7 +109,10 @@ type Runner struct {
 	// WorkDir holds the fetched trees; empty means the system's temporary
 	// directory.
 	WorkDir string
-	Logger  *slog.Logger
+	// MaxCIRounds is the operator's maximum of a repository's ci_rounds:
+	// 0 means DefaultMaxCIRounds, a negative value turns CI rounds off.
+	MaxCIRounds int
+	Logger      *slog.Logger
 }
 
 // ErrNotFound is returned when the issue or repository does not exist

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/pipeline/programmer"
 	"github.com/capsulehq/capsule/pipeline/reposolve"
 	"github.com/capsulehq/capsule/sandbox"
@@ -16,6 +17,9 @@ import (
 type operatorLimits struct {
 	max         reposolve.Maxima
 	answerBytes int64
+	// ciRounds is the most CI rounds a repository's ci_rounds may ask
+	// for on one pull request; 0 turns CI rounds off.
+	ciRounds int
 }
 
 // operatorLimitEnv names the environment variable of each flag.
@@ -29,6 +33,7 @@ var operatorLimitEnv = []struct{ flag, env string }{
 	{"max-answer-bytes", "CAPSULE_MAX_ANSWER_BYTES"},
 	{"max-answer-files", "CAPSULE_MAX_ANSWER_FILES"},
 	{"max-reproduce-tries", "CAPSULE_MAX_REPRODUCE_TRIES"},
+	{"max-ci-rounds", "CAPSULE_MAX_CI_ROUNDS"},
 }
 
 // register adds the limits' flags to fs, with the defaults, and then
@@ -45,6 +50,7 @@ func (l *operatorLimits) register(fs *flag.FlagSet) error {
 	fs.Var((*byteSize)(&l.answerBytes), "max-answer-bytes", "largest model response read, a `SIZE` such as 4m; a longer answer is a failed attempt ($CAPSULE_MAX_ANSWER_BYTES)")
 	fs.IntVar(&l.max.AnswerFiles, "max-answer-files", d.AnswerFiles, "most files one answer may change ($CAPSULE_MAX_ANSWER_FILES)")
 	fs.IntVar(&l.max.ReproduceTries, "max-reproduce-tries", d.ReproduceTries, "most answers of the test designer a repository's reproduce_tries may ask for ($CAPSULE_MAX_REPRODUCE_TRIES)")
+	fs.IntVar(&l.ciRounds, "max-ci-rounds", job.DefaultMaxCIRounds, "most CI rounds on one pull request a repository's ci_rounds may ask for; 0 turns them off ($CAPSULE_MAX_CI_ROUNDS)")
 	for _, e := range operatorLimitEnv {
 		if v := os.Getenv(e.env); v != "" {
 			if err := fs.Set(e.flag, v); err != nil {
@@ -71,10 +77,21 @@ func (l *operatorLimits) check() error {
 	if err := l.max.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
+	if l.ciRounds < 0 {
+		return fmt.Errorf("%w: the most CI rounds must not be negative, got %d (0 turns them off)", errUsage, l.ciRounds)
+	}
 	if l.answerBytes < 1<<10 {
 		return fmt.Errorf("%w: the largest answer read, %s, is below 1 KiB", errUsage, sandbox.FormatBytes(l.answerBytes))
 	}
 	return nil
+}
+
+// runnerCIRounds is ciRounds as job.Runner.MaxCIRounds takes it.
+func (l *operatorLimits) runnerCIRounds() int {
+	if l.ciRounds == 0 {
+		return -1
+	}
+	return l.ciRounds
 }
 
 // byteSize is a flag holding a size as Docker's CLI writes it: 512m, 4g.

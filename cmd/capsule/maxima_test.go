@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/pipeline/programmer"
 	"github.com/capsulehq/capsule/pipeline/reposolve"
 )
@@ -26,10 +27,11 @@ func TestOperatorLimits(t *testing.T) {
 			env: map[string]string{
 				"CAPSULE_MAX_ATTEMPTS": "3", "CAPSULE_MAX_TIMEOUT": "10m", "CAPSULE_MAX_HISTORY": "2",
 				"CAPSULE_MAX_MEMORY": "2g", "CAPSULE_MAX_CPUS": "0.5", "CAPSULE_MAX_DISK": "3g", "CAPSULE_MAX_ANSWER_BYTES": "512k", "CAPSULE_MAX_ANSWER_FILES": "7",
+				"CAPSULE_MAX_CI_ROUNDS": "1",
 			},
 			want: func(l *operatorLimits) {
 				l.max = reposolve.Maxima{Attempts: 3, Timeout: 10 * time.Minute, History: 2, Memory: 2 << 30, CPUs: 0.5, Disk: 3 << 30, AnswerFiles: 7, ReproduceTries: 5}
-				l.answerBytes = 512 << 10
+				l.answerBytes, l.ciRounds = 512<<10, 1
 			},
 		},
 		{
@@ -38,6 +40,14 @@ func TestOperatorLimits(t *testing.T) {
 			args: []string{"--max-attempts", "1", "--max-memory", "1g", "--max-answer-bytes", "2m"},
 			want: func(l *operatorLimits) { l.max.Attempts, l.max.Memory, l.answerBytes = 1, 1<<30, 2<<20 },
 		},
+		{
+			name: "no CI rounds",
+			env:  map[string]string{"CAPSULE_MAX_CI_ROUNDS": "3"},
+			args: []string{"--max-ci-rounds", "0"},
+			want: func(l *operatorLimits) { l.ciRounds = 0 },
+		},
+		{name: "negative CI rounds", env: map[string]string{"CAPSULE_MAX_CI_ROUNDS": "-1"}, err: "CI rounds must not be negative"},
+		{name: "bad CI rounds", env: map[string]string{"CAPSULE_MAX_CI_ROUNDS": "two"}, err: "$CAPSULE_MAX_CI_ROUNDS"},
 		{name: "bad environment", env: map[string]string{"CAPSULE_MAX_TIMEOUT": "soon"}, err: "$CAPSULE_MAX_TIMEOUT"},
 		{name: "bad size", env: map[string]string{"CAPSULE_MAX_MEMORY": "lots"}, err: "$CAPSULE_MAX_MEMORY"},
 		{name: "no time", args: []string{"--max-timeout", "0s"}, err: "maximum timeout must be positive"},
@@ -71,11 +81,22 @@ func TestOperatorLimits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := operatorLimits{max: reposolve.DefaultMaxima(), answerBytes: programmer.DefaultMaxAnswerBytes}
+			want := operatorLimits{max: reposolve.DefaultMaxima(), answerBytes: programmer.DefaultMaxAnswerBytes, ciRounds: job.DefaultMaxCIRounds}
 			tt.want(&want)
 			if got != want {
 				t.Errorf("limits = %+v, want %+v", got, want)
 			}
 		})
+	}
+}
+
+// TestOperatorCIRounds: the operator's maximum reaches the job's Runner,
+// where 0 (off) must not read as "the default".
+func TestOperatorCIRounds(t *testing.T) {
+	for _, tc := range []struct{ flag, runner int }{{0, -1}, {1, 1}, {job.DefaultMaxCIRounds, job.DefaultMaxCIRounds}} {
+		l := operatorLimits{ciRounds: tc.flag}
+		if got := l.runnerCIRounds(); got != tc.runner {
+			t.Errorf("runnerCIRounds of %d = %d, want %d", tc.flag, got, tc.runner)
+		}
 	}
 }

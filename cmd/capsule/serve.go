@@ -206,7 +206,7 @@ func newServer(ctx context.Context, env *environment, log *slog.Logger, mf *mode
 		Runner: &job.Runner{
 			Solver: &reposolve.Sandboxed{Engine: eng, Model: client, ModelName: client.Config().Model, TestModel: testModel,
 				Overrides: overrides, Maxima: ss.limits.max},
-			MinPermission: ss.minPermission, Version: version.Version, Logger: log,
+			MinPermission: ss.minPermission, MaxCIRounds: ss.limits.runnerCIRounds(), Version: version.Version, Logger: log,
 		},
 	})
 	if err != nil {
