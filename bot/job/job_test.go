@@ -109,7 +109,8 @@ func TestRunDecisions(t *testing.T) {
 			solver: solves(outcome(attemptlog.Solved, fix)),
 			state:  work.Done, status: "**Capsule: done.** Solved", labels: []string{LabelDone}, pulls: 1,
 			check: func(t *testing.T, f *fakeGitHub, res Result) {
-				if len(f.commits) != 1 || f.commits[0].Parent != fakeBase || !strings.HasPrefix(f.commits[0].Message, "Fix #12: add subtracts") {
+				if len(f.commits) != 1 || f.commits[0].Parent != fakeBase || !strings.HasPrefix(f.commits[0].Message, "Fix #12: add subtracts") ||
+					trailer(f.commits[0].Message, TrailerIssue) != "12" {
 					t.Errorf("commits = %+v", f.commits)
 				}
 				if f.heads[Branch(fakeIssue)] != f.commits[0].SHA {

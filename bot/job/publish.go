@@ -68,7 +68,7 @@ func (s *session) commit(ctx context.Context, title string, o *pipeline.RepoOutc
 		}
 		files = append(files, f)
 	}
-	sha, err := s.gh.CreateCommit(ctx, s.base, commitMessage(s.t.Issue, title, o), files)
+	sha, err := s.gh.CreateCommit(ctx, s.base, withTrailers(commitMessage(s.t.Issue, title, o), s.t.Issue, ""), files)
 	if err != nil {
 		return "", githubError("write the commit", err)
 	}
