@@ -171,12 +171,8 @@ func (s *Server) runJob(shutdown context.Context, j store.Job) {
 	case state == work.Done && res.PullRequestURL != "":
 		reason = "pull request " + res.PullRequestURL
 	}
-	if res.StatusComment != 0 || res.PullRequest != 0 {
-		if err := s.cfg.Store.Note(background, j.ID, res.StatusComment, res.PullRequest); err != nil {
-			log.Warn("remember the job's comment and pull request", "err", err)
-		}
-	}
-	if err := s.cfg.Store.Finish(background, j.ID, s.cfg.WorkerID, state, reason); err != nil {
+	end := store.End{State: state, Reason: reason, StatusComment: res.StatusComment, PullRequest: res.PullRequest, HeadSHA: res.HeadSHA}
+	if err := s.cfg.Store.Finish(background, j.ID, s.cfg.WorkerID, end); err != nil {
 		log.Error("record the job's end", "err", err)
 		return
 	}

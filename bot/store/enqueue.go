@@ -16,11 +16,22 @@ import (
 const activeQuery = `SELECT ` + jobColumns + ` FROM jobs
 	WHERE owner = ? AND repo = ? AND issue = ? AND state IN ('queued', 'running')`
 
+// roundQuery finds the job of round (?, ?, ?, ?): owner, repo, pull
+// request and round key. The round term matches jobs_round's WHERE clause
+// word for word, which is what lets SQLite use that partial index.
+const roundQuery = `SELECT ` + jobColumns + ` FROM jobs
+	WHERE owner = ? AND repo = ? AND pull_request = ? AND round = ? AND round != ''`
+
 // Enqueue queues r as a job, atomically with the checks that keep the queue sane:
 //
 //   - a delivery ID seen before changes nothing (Duplicate), so GitHub's
 //     redeliveries are harmless;
-//   - an issue has at most one active (queued or running) job: a delivery
+//   - a round (r.Round set) that its pull request already has, active or
+//     ended, is not made again: the delivery is recorded against the
+//     round's job and answered Duplicate, so that the comments of one
+//     review make one round, whenever they come;
+//   - an issue has at most one active (queued or running) job, shared by
+//     the work on the issue and the rounds on its pull request: a delivery
 //     for an issue that has one is recorded against it and answered Busy,
 //     and the active job is marked Busy. Owner and repo compare
 //     case-insensitively, as on GitHub.
@@ -68,6 +79,10 @@ func validate(j work.Request) error {
 		return fmt.Errorf("delivery %s: job without owner or repository: %w", j.Delivery, ErrInvalid)
 	case j.Issue <= 0:
 		return fmt.Errorf("delivery %s: issue number %d: %w", j.Delivery, j.Issue, ErrInvalid)
+	case j.Trigger.Round() && (j.PullRequest <= 0 || j.Round == ""):
+		return fmt.Errorf("delivery %s: round without a pull request or a key: %w", j.Delivery, ErrInvalid)
+	case !j.Trigger.Round() && (j.PullRequest != 0 || j.Round != ""):
+		return fmt.Errorf("delivery %s: %s job with a pull request or a round key: %w", j.Delivery, j.Trigger, ErrInvalid)
 	}
 	return nil
 }
@@ -82,6 +97,16 @@ func (s *Store) enqueue(ctx context.Context, tx *sql.Tx, r work.Request) (Job, O
 		return got, Duplicate, err
 	case !errors.Is(err, sql.ErrNoRows):
 		return Job{}, 0, err
+	}
+
+	if r.Round != "" {
+		same, err := scanJob(tx.QueryRowContext(ctx, roundQuery, r.Owner, r.Repo, r.PullRequest, r.Round))
+		switch {
+		case err == nil:
+			return same, Duplicate, recordDelivery(ctx, tx, r.Delivery, same.ID)
+		case !errors.Is(err, sql.ErrNoRows):
+			return Job{}, 0, err
+		}
 	}
 
 	active, err := scanJob(tx.QueryRowContext(ctx, activeQuery, r.Owner, r.Repo, r.Issue))
@@ -102,10 +127,12 @@ func (s *Store) enqueue(ctx context.Context, tx *sql.Tx, r work.Request) (Job, O
 	now := s.clock()
 	j := Job{Request: r, State: work.Queued, CreatedAt: now, UpdatedAt: now}
 	err = tx.QueryRowContext(ctx, `INSERT INTO jobs
-		(delivery, event, trigger, installation, owner, repo, issue, sender, label, state, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		(delivery, event, trigger, installation, owner, repo, issue, sender, label, state, created_at, updated_at,
+			pull_request, round, head_sha)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		j.Delivery, j.Event, j.Trigger, j.Installation, j.Owner, j.Repo, j.Issue,
-		j.Sender, j.Label, string(j.State), toNanos(now), toNanos(now)).Scan(&j.ID)
+		j.Sender, j.Label, string(j.State), toNanos(now), toNanos(now),
+		j.PullRequest, j.Round, j.HeadSHA).Scan(&j.ID)
 	if err != nil {
 		return Job{}, 0, err
 	}

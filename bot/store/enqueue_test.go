@@ -46,7 +46,7 @@ func TestLifecycle(t *testing.T) {
 			}
 			wantCounts(t, s, map[work.State]int{work.Running: 1})
 
-			if err := s.Finish(ctx, running.ID, "w1", tt.state, tt.reason); err != nil {
+			if err := s.Finish(ctx, running.ID, "w1", End{State: tt.state, Reason: tt.reason}); err != nil {
 				t.Fatal(err)
 			}
 			got := get(t, s, queued.ID)
@@ -193,7 +193,7 @@ func TestEnqueueBusy(t *testing.T) {
 			if !tt.claim {
 				claim(t, s, "w1", time.Minute)
 			}
-			if err := s.Finish(ctx, active.ID, "w1", work.Done, "opened #2"); err != nil {
+			if err := s.Finish(ctx, active.ID, "w1", End{State: work.Done, Reason: "opened #2"}); err != nil {
 				t.Fatal(err)
 			}
 			tt.other.Delivery = "d3"

@@ -137,3 +137,33 @@ func get(t testing.TB, s *Store, id int64) Job {
 
 // delivery names the i-th delivery of a test.
 func delivery(i int) string { return fmt.Sprintf("delivery-%04d", i) }
+
+// newRound is a request, made by delivery, for round key on pull request
+// pr of issue n of acme/widgets, whose delivery saw head commit head.
+func newRound(delivery string, n, pr int, key, head string) work.Request {
+	return work.Request{
+		Delivery:     delivery,
+		Event:        "pull_request_review",
+		Trigger:      work.TriggerReview,
+		Installation: 42,
+		Owner:        "acme",
+		Repo:         "widgets",
+		Issue:        n,
+		Sender:       "octocat",
+		PullRequest:  pr,
+		Round:        key,
+		HeadSHA:      head,
+	}
+}
+
+// finish claims the oldest claimable job, which must be j, and ends it as
+// e says.
+func finish(t testing.TB, s *Store, j Job, e End) {
+	t.Helper()
+	if got := claim(t, s, "w-finish", time.Minute); got.ID != j.ID {
+		t.Fatalf("claimed job %d, want %d", got.ID, j.ID)
+	}
+	if err := s.Finish(context.Background(), j.ID, "w-finish", e); err != nil {
+		t.Fatal(err)
+	}
+}

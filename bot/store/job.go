@@ -13,8 +13,15 @@ import (
 // another crash.
 const MaxClaims = 3
 
-// Job is one unit of work: an issue to take to a pull request, as the
-// delivery that created it asked (its Delivery is unique).
+// Job is one unit of work: an issue to take to a pull request, or a round
+// on that pull request, as the delivery that created it asked (its
+// Delivery is unique).
+//
+// The Request's PullRequest is the number of the pull request the job
+// works on (a round) or opened (0 until then), and its HeadSHA the head
+// commit a round's delivery saw while the job is active, and the commit
+// the job left the branch at once it ended (empty when it pushed
+// nothing).
 type Job struct {
 	ID int64
 	work.Request
@@ -30,12 +37,36 @@ type Job struct {
 	Worker        string    // the worker that holds the lease, or last held it
 	LeaseUntil    time.Time // when the lease runs out; zero unless Running
 	StatusComment int64     // id of the issue's status comment once known (0 = unknown)
-	PullRequest   int       // number of the pull request once opened (0 = none)
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
 	// NotBefore, when set, is when a queued job may be claimed again: a
 	// job put back with Defer waits until then.
 	NotBefore time.Time
+}
+
+// End is how a job ended, as Finish records it.
+type End struct {
+	State  work.State // Done, Failed or Skipped
+	Reason string     // why it failed or was skipped, or a one-line result for done
+	// StatusComment and PullRequest are the ids of the issue's status
+	// comment and of the pull request the job opened or worked on; 0
+	// leaves what the store holds.
+	StatusComment int64
+	PullRequest   int
+	// HeadSHA is the commit the job left its pull request's branch at;
+	// empty when it pushed nothing.
+	HeadSHA string
+}
+
+// PullRequest is what the store knows of the pull request Capsule opened
+// for an issue: what the latest of the issue's jobs that opened or
+// worked on one recorded.
+type PullRequest struct {
+	Issue  int
+	Number int
+	// HeadSHA is the last commit the issue's jobs pushed to the pull
+	// request's branch; empty when none recorded one.
+	HeadSHA string
 }
 
 // Outcome says what Enqueue did with a job.
@@ -45,9 +76,11 @@ type Outcome int
 const (
 	// Created means a new job was queued.
 	Created Outcome = iota
-	// Duplicate means the delivery ID was seen before and nothing changed.
-	// The returned job is the one the delivery created or, for a delivery
-	// that was answered Busy, the job that was active then.
+	// Duplicate means the delivery ID was seen before, or the delivery
+	// asks for a round its pull request already has (active or ended),
+	// and nothing changed but the delivery recorded. The returned job is
+	// the one the delivery created, the round's, or, for a delivery that
+	// was answered Busy, the job that was active then.
 	Duplicate
 	// Busy means the issue already has an active (queued or running) job,
 	// which is the one returned. The delivery ID is recorded so that a

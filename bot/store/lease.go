@@ -74,8 +74,9 @@ func (s *Store) claim(ctx context.Context, tx *sql.Tx, worker string, lease time
 			return Job{}, false, err
 		}
 		if j.Claims >= MaxClaims {
+			// It pushed nothing that anyone knows of.
 			_, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'failed', reason = ?,
-				lease_until = 0, updated_at = ? WHERE id = ?`,
+				head_sha = '', lease_until = 0, updated_at = ? WHERE id = ?`,
 				abandonedReason, toNanos(now), j.ID)
 			if err != nil {
 				return Job{}, false, err
@@ -116,21 +117,24 @@ func (s *Store) Renew(ctx context.Context, id int64, worker string, lease time.D
 	return nil
 }
 
-// Finish ends job id, which must be running under worker, in state (Done,
-// Failed or Skipped) for reason. It fails with ErrLeaseLost when the job is
-// no longer running under worker.
-func (s *Store) Finish(ctx context.Context, id int64, worker string, state work.State, reason string) error {
-	if !state.Terminal() {
-		return fmt.Errorf("store: finish job %d: state %q is not done, failed or skipped: %w", id, state, ErrInvalid)
+// Finish ends job id, which must be running under worker, as e says: in
+// e.State (Done, Failed or Skipped) for e.Reason, with what the job made.
+// It fails with ErrLeaseLost when the job is no longer running under
+// worker.
+func (s *Store) Finish(ctx context.Context, id int64, worker string, e End) error {
+	if !e.State.Terminal() {
+		return fmt.Errorf("store: finish job %d: state %q is not done, failed or skipped: %w", id, e.State, ErrInvalid)
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		return s.leased(ctx, tx, id, worker, `UPDATE jobs SET state = ?, reason = ?,
-			lease_until = 0, updated_at = ?
-			WHERE id = ? AND state = 'running' AND worker = ?`,
-			string(state), reason, toNanos(s.clock()), id, worker)
+		return s.leased(ctx, tx, id, worker, `UPDATE jobs SET state = ?1, reason = ?2,
+			status_comment = CASE WHEN ?3 = 0 THEN status_comment ELSE ?3 END,
+			pull_request = CASE WHEN ?4 = 0 THEN pull_request ELSE ?4 END,
+			head_sha = ?5, lease_until = 0, updated_at = ?6
+			WHERE id = ?7 AND state = 'running' AND worker = ?8`,
+			string(e.State), e.Reason, e.StatusComment, e.PullRequest, e.HeadSHA, toNanos(s.clock()), id, worker)
 	})
 	if err != nil {
-		return fmt.Errorf("store: finish job %d as %s: %w", id, state, err)
+		return fmt.Errorf("store: finish job %d as %s: %w", id, e.State, err)
 	}
 	return nil
 }

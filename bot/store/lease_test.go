@@ -121,7 +121,7 @@ func TestLeaseLost(t *testing.T) {
 		}, "running under w2"},
 		{"finished", func(t *testing.T, s *Store, clk *clock) {
 			claim(t, s, "w1", time.Minute)
-			if err := s.Finish(context.Background(), 1, "w1", work.Done, ""); err != nil {
+			if err := s.Finish(context.Background(), 1, "w1", End{State: work.Done}); err != nil {
 				t.Fatal(err)
 			}
 		}, "done"},
@@ -144,7 +144,9 @@ func TestLeaseLost(t *testing.T) {
 		op   func(s *Store, id int64) error
 	}{
 		{"Renew", func(s *Store, id int64) error { return s.Renew(context.Background(), id, "w1", time.Minute) }},
-		{"Finish", func(s *Store, id int64) error { return s.Finish(context.Background(), id, "w1", work.Failed, "") }},
+		{"Finish", func(s *Store, id int64) error {
+			return s.Finish(context.Background(), id, "w1", End{State: work.Failed})
+		}},
 		{"Release", func(s *Store, id int64) error { return s.Release(context.Background(), id, "w1") }},
 	}
 	for _, st := range setups {
@@ -184,7 +186,7 @@ func TestFinishInvalidState(t *testing.T) {
 	j := enqueue(t, s, newRequest("d1", 1), Created)
 	claim(t, s, "w1", time.Minute)
 	for _, state := range []work.State{work.Queued, work.Running, "", "lost"} {
-		if err := s.Finish(context.Background(), j.ID, "w1", state, ""); !errors.Is(err, ErrInvalid) {
+		if err := s.Finish(context.Background(), j.ID, "w1", End{State: state}); !errors.Is(err, ErrInvalid) {
 			t.Errorf("Finish(%q) = %v, want ErrInvalid", state, err)
 		}
 	}
@@ -266,7 +268,7 @@ func TestRecoverAbandoned(t *testing.T) {
 	running := claim(t, s, "w1", time.Hour)
 	claim(t, s, "w2", time.Hour)
 	done := claim(t, s, "w3", time.Hour)
-	if err := s.Finish(ctx, done.ID, "w3", work.Done, ""); err != nil {
+	if err := s.Finish(ctx, done.ID, "w3", End{State: work.Done}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {

@@ -154,6 +154,10 @@ func TestQueryPlans(t *testing.T) {
 	}{
 		{activeQuery, []any{"acme", "widgets", 1}, "jobs_active_issue"},
 		{claimableQuery, []any{0, 1}, "jobs_claimable"},
+		{roundQuery, []any{"acme", "widgets", 12, "review:1"}, "jobs_round"},
+		{pullRequestQuery, []any{"acme", "widgets", 1}, "jobs_issue"},
+		{headQuery, []any{"acme", "widgets", 1, 12}, "jobs_issue"},
+		{issueQuery, []any{"acme", "widgets", 12}, "jobs_pull_request"},
 	}
 	for _, tt := range tests {
 		rows, err := s.r.Query("EXPLAIN QUERY PLAN "+tt.query, tt.args...)

@@ -84,28 +84,62 @@ func (s *Store) List(ctx context.Context, limit int) ([]Job, error) {
 	return jobs, nil
 }
 
-// Note remembers job id's status comment and pull request; a zero argument
-// leaves its field as it is. It fails with ErrNotFound when there is no
-// such job.
-func (s *Store) Note(ctx context.Context, id int64, statusComment int64, pullRequest int) error {
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE jobs SET
-			status_comment = CASE WHEN ?1 = 0 THEN status_comment ELSE ?1 END,
-			pull_request = CASE WHEN ?2 = 0 THEN pull_request ELSE ?2 END,
-			updated_at = ?3
-			WHERE id = ?4`, statusComment, pullRequest, toNanos(s.clock()), id)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return ErrNotFound
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("store: note on job %d: %w", id, err)
+// The queries of PullRequestOf and PullRequestNumbered. pullRequestQuery
+// finds the pull request the latest job of issue (?, ?, ?) opened or
+// worked on; headQuery the last commit the ended jobs of issue (?, ?, ?)
+// pushed to pull request ?; issueQuery the issue of the latest job that
+// opened or worked on pull request (?, ?, ?), its pull_request term
+// matching jobs_pull_request's WHERE clause.
+const (
+	pullRequestQuery = `SELECT pull_request FROM jobs
+		WHERE owner = ? AND repo = ? AND issue = ? AND pull_request != 0
+		ORDER BY id DESC LIMIT 1`
+	headQuery = `SELECT head_sha FROM jobs
+		WHERE owner = ? AND repo = ? AND issue = ? AND pull_request = ? AND head_sha != ''
+			AND state IN ('done', 'failed', 'skipped')
+		ORDER BY id DESC LIMIT 1`
+	issueQuery = `SELECT issue FROM jobs
+		WHERE owner = ? AND repo = ? AND pull_request = ? AND pull_request != 0
+		ORDER BY id DESC LIMIT 1`
+)
+
+// PullRequestOf returns what the store knows of the pull request Capsule
+// opened for issue issue of owner/repo: the latest one a job of the issue
+// opened or worked on, with the last commit the issue's ended jobs pushed
+// to it. It reports false when no job of the issue has a pull request.
+func (s *Store) PullRequestOf(ctx context.Context, owner, repo string, issue int) (PullRequest, bool, error) {
+	pr := PullRequest{Issue: issue}
+	err := s.r.QueryRowContext(ctx, pullRequestQuery, owner, repo, issue).Scan(&pr.Number)
+	if errors.Is(err, sql.ErrNoRows) {
+		return PullRequest{}, false, nil
 	}
-	return nil
+	if err == nil {
+		err = s.r.QueryRowContext(ctx, headQuery, owner, repo, issue, pr.Number).Scan(&pr.HeadSHA)
+		if errors.Is(err, sql.ErrNoRows) {
+			err = nil
+		}
+	}
+	if err != nil {
+		return PullRequest{}, false, fmt.Errorf("store: the pull request of %s/%s#%d: %w", owner, repo, issue, err)
+	}
+	return pr, true, nil
+}
+
+// PullRequestNumbered is PullRequestOf for the issue whose pull request
+// is number: it reports false unless a job opened or worked on that pull
+// request, and its issue's pull request is still that one.
+func (s *Store) PullRequestNumbered(ctx context.Context, owner, repo string, number int) (PullRequest, bool, error) {
+	var issue int
+	err := s.r.QueryRowContext(ctx, issueQuery, owner, repo, number).Scan(&issue)
+	if errors.Is(err, sql.ErrNoRows) {
+		return PullRequest{}, false, nil
+	}
+	if err != nil {
+		return PullRequest{}, false, fmt.Errorf("store: pull request %s/%s#%d: %w", owner, repo, number, err)
+	}
+	pr, ok, err := s.PullRequestOf(ctx, owner, repo, issue)
+	if err != nil || !ok || pr.Number != number {
+		return PullRequest{}, false, err
+	}
+	return pr, true, nil
 }

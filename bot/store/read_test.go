@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/capsulehq/capsule/bot/work"
 )
 
 func TestNotFound(t *testing.T) {
@@ -15,9 +17,6 @@ func TestNotFound(t *testing.T) {
 	}
 	if _, err := s.ByDelivery(ctx, "d1"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("ByDelivery = %v, want ErrNotFound", err)
-	}
-	if err := s.Note(ctx, 1, 2, 3); !errors.Is(err, ErrNotFound) {
-		t.Errorf("Note = %v, want ErrNotFound", err)
 	}
 }
 
@@ -30,29 +29,39 @@ func TestByDelivery(t *testing.T) {
 	}
 }
 
-func TestNote(t *testing.T) {
-	s, _ := openTest(t)
-	j := enqueue(t, s, newRequest("d1", 1), Created)
+// TestFinishRecords checks what Finish keeps of what a job made.
+func TestFinishRecords(t *testing.T) {
+	label := newRequest("d1", 1)
+	review := newRound("d1", 1, 12, "review:5", "seen")
 	tests := []struct {
-		comment int64
-		pr      int
-		want    [2]int64 // status comment, pull request
+		name          string
+		req           work.Request
+		end           End
+		comment       int64
+		pr            int
+		head, ofIssue string // the job's head SHA, PullRequestOf's
 	}{
-		{0, 0, [2]int64{0, 0}},
-		{1001, 0, [2]int64{1001, 0}},
-		{0, 7, [2]int64{1001, 7}},
-		{1002, 8, [2]int64{1002, 8}},
-		{0, 0, [2]int64{1002, 8}},
+		{"opened", label, End{State: work.Done, StatusComment: 1001, PullRequest: 7, HeadSHA: "c0ffee"}, 1001, 7, "c0ffee", "c0ffee"},
+		{"failed", label, End{State: work.Failed, Reason: "no"}, 0, 0, "", ""},
+		{"round pushed", review, End{State: work.Done, StatusComment: 1001, HeadSHA: "pushed"}, 1001, 12, "pushed", "pushed"},
+		{"round pushed nothing", review, End{State: work.Done}, 0, 12, "", ""},
 	}
 	for _, tt := range tests {
-		if err := s.Note(context.Background(), j.ID, tt.comment, tt.pr); err != nil {
-			t.Fatal(err)
-		}
-		got := get(t, s, j.ID)
-		if [2]int64{got.StatusComment, int64(got.PullRequest)} != tt.want {
-			t.Errorf("after Note(%d, %d): comment %d, pull request %d; want %v",
-				tt.comment, tt.pr, got.StatusComment, got.PullRequest, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := openTest(t)
+			ctx := context.Background()
+			j := enqueue(t, s, tt.req, Created)
+			finish(t, s, j, tt.end)
+			got := get(t, s, j.ID)
+			if got.State != tt.end.State || got.Reason != tt.end.Reason || got.StatusComment != tt.comment ||
+				got.PullRequest != tt.pr || got.HeadSHA != tt.head {
+				t.Errorf("after Finish(%+v): %+v", tt.end, got)
+			}
+			pr, ok, err := s.PullRequestOf(ctx, "acme", "widgets", 1)
+			if want := (PullRequest{Issue: 1, Number: tt.pr, HeadSHA: tt.ofIssue}); err != nil || ok != (tt.pr != 0) || ok && pr != want {
+				t.Errorf("PullRequestOf = %+v, %v, %v; want %+v", pr, ok, err, want)
+			}
+		})
 	}
 }
 

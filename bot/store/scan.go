@@ -13,7 +13,7 @@ import (
 // jobColumns is the column list scanJob expects, in its order.
 const jobColumns = `id, delivery, event, trigger, installation, owner, repo, issue,
 	sender, label, state, reason, claims, worker, lease_until, status_comment,
-	pull_request, created_at, updated_at, not_before, busy`
+	pull_request, created_at, updated_at, not_before, busy, round, head_sha`
 
 // scanner is what *sql.Row and *sql.Rows have in common.
 type scanner interface {
@@ -31,7 +31,7 @@ func scanJob(row scanner) (Job, error) {
 	err := row.Scan(&j.ID, &j.Delivery, &j.Event, &j.Trigger, &j.Installation,
 		&j.Owner, &j.Repo, &j.Issue, &j.Sender, &j.Label, &state, &j.Reason,
 		&j.Claims, &j.Worker, &lease, &j.StatusComment, &j.PullRequest,
-		&created, &updated, &notBefore, &j.Busy)
+		&created, &updated, &notBefore, &j.Busy, &j.Round, &j.HeadSHA)
 	if err != nil {
 		return Job{}, err
 	}

@@ -57,6 +57,27 @@ CREATE TABLE deliveries (
 	// 3: whether another delivery for the issue arrived while the job was
 	// active; 0, for every job of version 2, is no.
 	`ALTER TABLE jobs ADD COLUMN busy INTEGER NOT NULL DEFAULT 0 CHECK (busy IN (0, 1));`,
+	// 4: rounds on Capsule's pull requests, and the commits jobs pushed.
+	//
+	// round is a round's key within its pull request (pull_request), ''
+	// for work on an issue; the unique partial index makes the deliveries
+	// of one round one job, whenever they come. head_sha is the head
+	// commit a round's delivery saw while the job is active, and once it
+	// ended the commit the job left the branch at ('' when it pushed
+	// nothing). The other two indexes find an issue's and a pull
+	// request's jobs.
+	`
+ALTER TABLE jobs ADD COLUMN round TEXT NOT NULL DEFAULT '';
+ALTER TABLE jobs ADD COLUMN head_sha TEXT NOT NULL DEFAULT '';
+
+CREATE UNIQUE INDEX jobs_round ON jobs (owner, repo, pull_request, round)
+	WHERE round != '';
+
+CREATE INDEX jobs_issue ON jobs (owner, repo, issue);
+
+CREATE INDEX jobs_pull_request ON jobs (owner, repo, pull_request)
+	WHERE pull_request != 0;
+`,
 }
 
 // schemaVersion is the version this build writes and understands.

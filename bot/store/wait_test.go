@@ -87,7 +87,7 @@ func TestMigrateKeepsJobs(t *testing.T) {
 	}
 	defer s.Close()
 	j := claim(t, s, "w", time.Minute)
-	if j.Delivery != "old-delivery" || j.Issue != 7 || !j.NotBefore.IsZero() || j.Busy {
+	if j.Delivery != "old-delivery" || j.Issue != 7 || !j.NotBefore.IsZero() || j.Busy || j.Round != "" || j.HeadSHA != "" || j.PullRequest != 0 {
 		t.Errorf("claimed %+v, want the old job", j)
 	}
 	var v int
