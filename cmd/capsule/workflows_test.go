@@ -86,7 +86,9 @@ type workflowJob struct {
 type workflowFile struct {
 	Name string `yaml:"name"`
 	On   map[string]*struct {
-		Types []string `yaml:"types"`
+		Types     []string `yaml:"types"`
+		Workflows []string `yaml:"workflows"`
+		Branches  []string `yaml:"branches"`
 	} `yaml:"on"`
 	Permissions map[string]string `yaml:"permissions"`
 	Concurrency struct {
@@ -205,27 +207,34 @@ func packageStrings(t *testing.T) map[string]bool {
 }
 
 // TestWorkflowExample checks the workflow users copy: its triggers, that
-// it asks for no more than it needs, one run per issue, the `if:` on real
-// events, and the steps.
+// it asks for no more than it needs, one run per issue and per pull
+// request, the `if:` on real events, and the steps.
 func TestWorkflowExample(t *testing.T) {
 	const name = "examples/workflows/capsule.yml"
 	var w workflowFile
 	decodeYAML(t, name, false, &w)
 
-	if got := slices.Sorted(maps.Keys(w.On)); !slices.Equal(got, []string{"issue_comment", "issues"}) {
-		t.Errorf("triggers %v, want issues and issue_comment", got)
+	wantOn := map[string][]string{
+		"issues": {"labeled"}, "issue_comment": {"created"},
+		"pull_request_review": {"submitted"}, "pull_request_review_comment": {"created"},
+		"workflow_run": {"completed"},
 	}
-	for event, want := range map[string][]string{"issues": {"labeled"}, "issue_comment": {"created"}} {
+	if got := slices.Sorted(maps.Keys(w.On)); !slices.Equal(got, slices.Sorted(maps.Keys(wantOn))) {
+		t.Errorf("triggers %v, want %v", got, slices.Sorted(maps.Keys(wantOn)))
+	}
+	for event, want := range wantOn {
 		if on := w.On[event]; on == nil || !slices.Equal(on.Types, want) {
 			t.Errorf("on %s: types %v, want %v", event, on, want)
 		}
 	}
-	wantPermissions := map[string]string{"contents": "write", "issues": "write", "pull-requests": "write"}
+	// workflow_run needs the names of the workflows it follows; the
+	// branch filter keeps other branches' runs from starting a job at all.
+	if run := w.On["workflow_run"]; run == nil || len(run.Workflows) == 0 || !slices.Equal(run.Branches, []string{"capsule/issue-*"}) {
+		t.Errorf("on workflow_run: %+v, want workflows named and branches [capsule/issue-*]", run)
+	}
+	wantPermissions := map[string]string{"contents": "write", "issues": "write", "pull-requests": "write", "checks": "read", "actions": "read"}
 	if !maps.Equal(w.Permissions, wantPermissions) {
 		t.Errorf("permissions %v, want exactly %v", w.Permissions, wantPermissions)
-	}
-	if !regexp.MustCompile(`\$\{\{\s*github\.event\.issue\.number\s*\}\}`).MatchString(w.Concurrency.Group) {
-		t.Errorf("concurrency group %q does not hold the issue number", w.Concurrency.Group)
 	}
 	if w.Concurrency.CancelInProgress != false {
 		t.Errorf("cancel-in-progress %v, want false: a retry must not kill the run it follows", w.Concurrency.CancelInProgress)
@@ -241,28 +250,64 @@ func TestWorkflowExample(t *testing.T) {
 	if job.RunsOn != "ubuntu-latest" {
 		t.Errorf("runs-on %q: a Docker action needs a Linux runner with Docker, such as ubuntu-latest", job.RunsOn)
 	}
+	checkout := slices.IndexFunc(job.Steps, func(s workflowStep) bool { return strings.HasPrefix(s.Uses, "actions/checkout@") })
+	if checkout < 0 {
+		t.Fatal("no checkout step")
+	}
 
-	// The `if:` on the events it must and must not take.
+	// The `if:` on the events it must and must not take; for those it
+	// takes, the concurrency group (the issue's number, or the pull
+	// request's) and whether the default branch is checked out (for
+	// issues only: a round reads its branch through the API).
+	user, bot := map[string]any{"login": "alice", "type": "User"}, map[string]any{"login": "capsule-app[bot]", "type": "Bot"}
 	label := func(name string) map[string]any { return map[string]any{"name": name} }
 	issue := map[string]any{"number": 7.0}
 	pull := map[string]any{"number": 8.0, "pull_request": map[string]any{"url": "x"}}
 	comment := func(body string) map[string]any { return map[string]any{"body": body} }
+	head := func(ref, repo string) map[string]any {
+		return map[string]any{"number": 8.0, "head": map[string]any{"ref": ref, "repo": map[string]any{"full_name": repo}}}
+	}
+	capsulePR := head("capsule/issue-7", "octo/calc")
+	run := func(workflow, conclusion, branch, repo string, pulls ...any) map[string]any {
+		return map[string]any{"name": workflow, "conclusion": conclusion, "head_branch": branch,
+			"head_repository": map[string]any{"full_name": repo}, "pull_requests": pulls}
+	}
+	pr8 := map[string]any{"number": 8.0}
+	type ev = map[string]any
 	cases := []struct {
 		name  string
 		event string
 		body  map[string]any
 		vars  map[string]any
-		want  bool
+		group string // "" when the job must not run
 	}{
-		{"the trigger label", "issues", map[string]any{"label": label("capsule"), "issue": issue}, nil, true},
-		{"another label", "issues", map[string]any{"label": label("bug"), "issue": issue}, nil, false},
-		{"the label set in CAPSULE_LABEL", "issues", map[string]any{"label": label("fix-me"), "issue": issue}, map[string]any{"CAPSULE_LABEL": "fix-me"}, true},
-		{"the default label when CAPSULE_LABEL differs", "issues", map[string]any{"label": label("capsule"), "issue": issue}, map[string]any{"CAPSULE_LABEL": "fix-me"}, false},
-		{"retry on an issue", "issue_comment", map[string]any{"comment": comment("/capsule retry"), "issue": issue}, nil, true},
-		{"retry with a reason", "issue_comment", map[string]any{"comment": comment("/capsule retry\nthe tests changed"), "issue": issue}, nil, true},
-		{"retry on a pull request", "issue_comment", map[string]any{"comment": comment("/capsule retry"), "issue": pull}, nil, false},
-		{"another comment", "issue_comment", map[string]any{"comment": comment("thanks!"), "issue": issue}, nil, false},
-		{"retry quoted mid-comment", "issue_comment", map[string]any{"comment": comment("why not /capsule retry"), "issue": issue}, nil, false},
+		{"the trigger label", "issues", ev{"label": label("capsule"), "issue": issue, "sender": user}, nil, "capsule-7"},
+		{"another label", "issues", ev{"label": label("bug"), "issue": issue, "sender": user}, nil, ""},
+		{"the trigger label added by a bot", "issues", ev{"label": label("capsule"), "issue": issue, "sender": bot}, nil, ""},
+		{"the label set in CAPSULE_LABEL", "issues", ev{"label": label("fix-me"), "issue": issue, "sender": user}, ev{"CAPSULE_LABEL": "fix-me"}, "capsule-7"},
+		{"the default label when CAPSULE_LABEL differs", "issues", ev{"label": label("capsule"), "issue": issue, "sender": user}, ev{"CAPSULE_LABEL": "fix-me"}, ""},
+		{"retry on an issue", "issue_comment", ev{"comment": comment("/capsule retry"), "issue": issue, "sender": user}, nil, "capsule-7"},
+		{"retry with a reason", "issue_comment", ev{"comment": comment("/capsule retry\nthe tests changed"), "issue": issue, "sender": user}, nil, "capsule-7"},
+		{"another command on an issue", "issue_comment", ev{"comment": comment("/capsule please"), "issue": issue, "sender": user}, nil, ""},
+		{"another comment", "issue_comment", ev{"comment": comment("thanks!"), "issue": issue, "sender": user}, nil, ""},
+		{"retry quoted mid-comment", "issue_comment", ev{"comment": comment("why not /capsule retry"), "issue": issue, "sender": user}, nil, ""},
+		{"retry on a pull request (a round)", "issue_comment", ev{"comment": comment("/capsule retry"), "issue": pull, "sender": user}, nil, "capsule-8"},
+		{"a command on a pull request", "issue_comment", ev{"comment": comment("/capsule also handle negative numbers"), "issue": pull, "sender": user}, nil, "capsule-8"},
+		{"a command from a bot", "issue_comment", ev{"comment": comment("/capsule retry"), "issue": pull, "sender": bot}, nil, ""},
+		{"another comment on a pull request", "issue_comment", ev{"comment": comment("LGTM"), "issue": pull, "sender": user}, nil, ""},
+		{"a review of Capsule's pull request", "pull_request_review", ev{"pull_request": capsulePR, "review": ev{"id": 1.0}, "sender": user}, nil, "capsule-8"},
+		{"a review comment on Capsule's pull request", "pull_request_review_comment", ev{"pull_request": capsulePR, "comment": comment("off by one"), "sender": user}, nil, "capsule-8"},
+		{"a review by a bot", "pull_request_review", ev{"pull_request": capsulePR, "sender": bot}, nil, ""},
+		{"a review of another branch", "pull_request_review", ev{"pull_request": head("feature", "octo/calc"), "sender": user}, nil, ""},
+		{"a review of a fork's capsule/issue-7", "pull_request_review_comment", ev{"pull_request": head("capsule/issue-7", "mallory/calc"), "sender": user}, nil, ""},
+		{"CI failed on Capsule's branch, run by Capsule's bot", "workflow_run", ev{"workflow_run": run("CI", "failure", "capsule/issue-7", "octo/calc", pr8), "sender": bot}, nil, "capsule-8"},
+		{"CI timed out", "workflow_run", ev{"workflow_run": run("CI", "timed_out", "capsule/issue-7", "octo/calc", pr8), "sender": user}, nil, "capsule-8"},
+		{"CI passed", "workflow_run", ev{"workflow_run": run("CI", "success", "capsule/issue-7", "octo/calc", pr8), "sender": bot}, nil, ""},
+		{"CI cancelled", "workflow_run", ev{"workflow_run": run("CI", "cancelled", "capsule/issue-7", "octo/calc", pr8), "sender": bot}, nil, ""},
+		{"CI failed on another branch", "workflow_run", ev{"workflow_run": run("CI", "failure", "main", "octo/calc", pr8), "sender": user}, nil, ""},
+		{"CI failed on a fork's branch", "workflow_run", ev{"workflow_run": run("CI", "failure", "capsule/issue-7", "mallory/calc", pr8), "sender": user}, nil, ""},
+		{"CI failed with no pull request", "workflow_run", ev{"workflow_run": run("CI", "failure", "capsule/issue-7", "octo/calc"), "sender": bot}, nil, ""},
+		{"this workflow failed", "workflow_run", ev{"workflow_run": run("Capsule", "failure", "capsule/issue-7", "octo/calc", pr8), "sender": bot}, nil, ""},
 	}
 	for _, c := range cases {
 		vars := c.vars
@@ -270,21 +315,32 @@ func TestWorkflowExample(t *testing.T) {
 			vars = map[string]any{}
 		}
 		ctx := map[string]any{
-			"github":  map[string]any{"event_name": c.event, "event": c.body},
-			"vars":    vars,
-			"secrets": map[string]any{},
+			"github": map[string]any{"event_name": c.event, "event": c.body, "repository": "octo/calc", "workflow": w.Name},
+			"vars":   vars, "secrets": map[string]any{},
 		}
 		got, err := evalExpression(job.If, ctx)
 		if err != nil {
 			t.Fatalf("the job's if: %v\n%s", err, job.If)
 		}
-		if truthy(got) != c.want {
-			t.Errorf("%s: the job runs = %v, want %v", c.name, truthy(got), c.want)
+		if truthy(got) != (c.group != "") {
+			t.Errorf("%s: the job runs = %v, want %v", c.name, truthy(got), c.group != "")
+			continue
+		}
+		if c.group == "" {
+			continue
+		}
+		if group, err := evalTemplate(w.Concurrency.Group, ctx); err != nil || group != c.group {
+			t.Errorf("%s: concurrency group %q (%v), want %q", c.name, group, err, c.group)
+		}
+		checks, err := evalExpression(job.Steps[checkout].If, ctx)
+		if wantCheckout := c.group == "capsule-7"; err != nil || truthy(checks) != wantCheckout {
+			t.Errorf("%s: checkout = %v (%v), want %v", c.name, truthy(checks), err, wantCheckout)
 		}
 	}
 
 	// The steps: checkout, the action, the attempt log.
-	var checkout, action, upload = -1, -1, -1
+	var action, upload = -1, -1
+	checkout = -1
 	for i, s := range job.Steps {
 		switch {
 		case strings.HasPrefix(s.Uses, "actions/checkout@"):
@@ -433,9 +489,9 @@ func evalTemplate(s string, ctx map[string]any) (string, error) {
 
 // evalExpression evaluates a GitHub Actions expression, with or without
 // ${{ }}, in ctx. It knows the part of the language the workflows here
-// use: literals, property paths, ! && || == !=, parentheses, startsWith
-// and contains. Like GitHub it compares strings ignoring case, and || and
-// && yield an operand, not a bool.
+// use: literals, property paths (with [n] indexes), ! && || == !=,
+// parentheses, startsWith and contains. Like GitHub it compares strings
+// ignoring case, and || and && yield an operand, not a bool.
 func evalExpression(expr string, ctx map[string]any) (any, error) {
 	expr = strings.TrimSpace(expr)
 	if inner, ok := strings.CutPrefix(expr, "${{"); ok {
@@ -490,7 +546,7 @@ func (p *exprParser) lex(s string) error {
 			i = j + 1
 		default:
 			j := i
-			for j < len(s) && (s[j] == '_' || s[j] == '-' || s[j] == '.' || s[j] >= '0' && s[j] <= '9' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z') {
+			for j < len(s) && (strings.IndexByte("_-.[]", s[j]) >= 0 || s[j] >= '0' && s[j] <= '9' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z') {
 				j++
 			}
 			if j == i {
@@ -603,11 +659,20 @@ func (p *exprParser) primary() (any, error) {
 	}
 	var v any = p.ctx
 	for _, key := range strings.Split(tok, ".") {
+		key, index, indexed := strings.Cut(strings.TrimSuffix(key, "]"), "[")
 		m, ok := v.(map[string]any)
 		if !ok {
 			return nil, nil
 		}
 		v = m[key]
+		if indexed {
+			i, err := strconv.Atoi(index)
+			a, ok := v.([]any)
+			if err != nil || !ok || i < 0 || i >= len(a) {
+				return nil, nil
+			}
+			v = a[i]
+		}
 	}
 	return v, nil
 }
