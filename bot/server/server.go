@@ -230,16 +230,27 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 // Accept stores a request as a job; it is the webhook's sink. It refuses
 // the request while the store cannot serve the workers, so that the
 // delivery is answered 503 and can be redelivered rather than stored
-// where no worker will find it.
+// where no worker will find it. A round is taken only on the pull
+// request the store says Capsule opened (see admitRound); other rounds
+// are answered with an *webhook.Ignored error.
 func (s *Server) Accept(ctx context.Context, r work.Request) error {
 	if _, err := s.health.store(); err != nil {
 		return fmt.Errorf("the store cannot serve: %w", err)
+	}
+	if r.Trigger.Round() {
+		var err error
+		if r, err = s.admitRound(ctx, r); err != nil {
+			return err
+		}
 	}
 	j, outcome, err := s.cfg.Store.Enqueue(ctx, r)
 	if err != nil {
 		return fmt.Errorf("store the job: %w", err)
 	}
 	log := s.log.With("delivery", r.Delivery, "repo", r.Owner+"/"+r.Repo, "issue", r.Issue, "job", j.ID)
+	if r.Round != "" {
+		log = log.With("pull_request", r.PullRequest, "round", r.Round)
+	}
 	switch outcome {
 	case store.Created:
 		log.Info("job queued", "trigger", r.Trigger)
@@ -251,7 +262,7 @@ func (s *Server) Accept(ctx context.Context, r work.Request) error {
 			s.outbox.add(func(ctx context.Context) { s.announce(ctx, j, "") }) // every worker is busy
 		}
 	case store.Duplicate:
-		log.Info("delivery seen before; nothing queued")
+		log.Info("delivery or round seen before; nothing queued")
 	case store.Busy:
 		log.Info("issue already has an active job", "state", j.State)
 		s.noteBusy(j)
