@@ -152,7 +152,9 @@ func TestAcceptRounds(t *testing.T) {
 			func(t *testing.T) []byte { return reviewCommentPayload(t, ours, maintainer, 501, 601, "Use a loop.") },
 			"review:501", ""},
 		{"command", "issue_comment",
-			func(t *testing.T) []byte { return commandPayload(t, 30, maintainer, 701, "/capsule also handle negatives") },
+			func(t *testing.T) []byte {
+				return commandPayload(t, 30, maintainer, 701, "/capsule also handle negatives")
+			},
 			"comment:701", ""},
 		{"failing run on Capsule's commit", "workflow_run",
 			func(t *testing.T) []byte { return workflowRunPayload(t, ours, 801, "capsule-head", "failure") },
@@ -169,7 +171,9 @@ func TestAcceptRounds(t *testing.T) {
 			func(t *testing.T) []byte { return commandPayload(t, 31, maintainer, 702, "/capsule retry") },
 			"", "#31 is not one Capsule opened"},
 		{"failing run after a human pushed", "workflow_run",
-			func(t *testing.T) []byte { return workflowRunPayload(t, capsulePR(30, "human-head"), 802, "human-head", "failure") },
+			func(t *testing.T) []byte {
+				return workflowRunPayload(t, capsulePR(30, "human-head"), 802, "human-head", "failure")
+			},
 			"", "a human pushed"},
 		{"failing run of another pull request", "workflow_run",
 			func(t *testing.T) []byte { return workflowRunPayload(t, impostor, 803, "capsule-head", "failure") },
