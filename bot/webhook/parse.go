@@ -30,7 +30,7 @@ const statusLabelPrefix = "capsule:"
 //     that a review and its comments make one round. An approval without
 //     a body starts nothing.
 //   - issue_comment "created" on a pull request whose first non-empty
-//     line starts with "/capsule" (see isPullRequestCommand):
+//     line starts with "/capsule" (see work.PullRequestCommand):
 //     TriggerCommand, Round "comment:<comment id>". Its Issue is 0: the
 //     payload does not say which issue the pull request answers, and the
 //     caller must find out (see parseCommand).

@@ -125,32 +125,11 @@ func parseCommand(r work.Request, comment *github.IssueComment, sender *github.U
 	if err := skipReviewer(sender); err != nil {
 		return r, err
 	}
-	if !isPullRequestCommand(comment.GetBody()) {
+	if _, ok := work.PullRequestCommand(comment.GetBody()); !ok {
 		return r, ignoredf("comment on a pull request is not a command")
 	}
 	r.Trigger, r.Round = work.TriggerCommand, fmt.Sprintf("comment:%d", comment.GetID())
 	return r, nil
-}
-
-// isPullRequestCommand reports whether a comment on a pull request is a
-// command to Capsule: its first non-empty line starts with "/capsule",
-// compared case-insensitively, after any spaces or tabs, and followed by
-// white space or the end of the line. What follows is the reviewer's
-// request, which the job reads from the comment.
-func isPullRequestCommand(body string) bool {
-	for line := range strings.Lines(body) {
-		line = strings.TrimLeft(line, " \t")
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		const command = "/capsule"
-		if !hasPrefixFold(line, command) {
-			return false
-		}
-		rest := line[len(command):]
-		return rest == "" || strings.ContainsRune(" \t\r\n\v\f", rune(rest[0]))
-	}
-	return false
 }
 
 // parseWorkflowRun reads a workflow_run delivery: a completed run that

@@ -219,29 +219,3 @@ func TestIssueOfBranch(t *testing.T) {
 		}
 	}
 }
-
-func TestIsPullRequestCommand(t *testing.T) {
-	tests := []struct {
-		body string
-		want bool
-	}{
-		{"/capsule", true},
-		{"/capsule retry", true},
-		{"/Capsule please also handle negative numbers", true},
-		{"\r\n  \t/capsule\tfix the docstring\nand the test", true},
-		{"/capsule\r\nrename it", true},
-		{"", false},
-		{" \n\t\n", false},
-		{"/capsules", false},
-		{"/capsule-retry", false},
-		{"capsule retry", false},
-		{"> /capsule retry", false},
-		{"`/capsule`", false},
-		{"LGTM\n/capsule retry", false},
-	}
-	for _, tt := range tests {
-		if got := isPullRequestCommand(tt.body); got != tt.want {
-			t.Errorf("isPullRequestCommand(%q) = %v, want %v", tt.body, got, tt.want)
-		}
-	}
-}
