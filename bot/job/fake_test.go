@@ -33,6 +33,7 @@ type fakeGitHub struct {
 	pulls         []fakePull
 	reviews       []fakeReview        // with their comments
 	replies       []fakeReviewComment // Capsule's (and others') replies in threads
+	ci            fakeCI              // check runs, jobs and logs: fake_ci_test.go
 	fail          map[string]error
 	failOnce      map[string]error
 	calls         []string // the methods called, in order

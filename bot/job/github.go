@@ -19,8 +19,8 @@ import (
 type Repository struct {
 	gh          *github.Client
 	owner, name string
-	// Download fetches archives; nil means a client with a timeout of
-	// downloadTimeout.
+	// Download fetches archives and job logs; nil means a client with a
+	// timeout of downloadTimeout.
 	Download *http.Client
 }
 
@@ -171,23 +171,7 @@ func (r *Repository) Archive(ctx context.Context, ref string) (io.ReadCloser, er
 	if err != nil {
 		return nil, notFound(err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, link.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-	client := r.Download
-	if client == nil {
-		client = &http.Client{Timeout: downloadTimeout}
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("download: %w", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		resp.Body.Close()
-		return nil, fmt.Errorf("download: %s", resp.Status)
-	}
-	return resp.Body, nil
+	return r.download(ctx, link.String())
 }
 
 // CreateCommit implements GitHub through the Git Data API: a tree over

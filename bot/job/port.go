@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+
+	"github.com/capsulehq/capsule/bot/round"
 )
 
 // GitHub is what a job does on GitHub, on the repository it works on:
@@ -72,6 +74,20 @@ type GitHub interface {
 	// ReplyToReviewComment answers review comment id, the first of its
 	// thread, in that thread, and returns the reply's id.
 	ReplyToReviewComment(ctx context.Context, pull int, id int64, body string) (int64, error)
+
+	// PullRequestCommits lists the commits of pull request pull, oldest
+	// first (GitHub lists 250 at most).
+	PullRequestCommits(ctx context.Context, pull int) ([]Commit, error)
+	// CheckRuns lists the latest check run of each name on commit sha.
+	CheckRuns(ctx context.Context, sha string) ([]CheckRun, error)
+	// Annotations lists the first annotations of check run id.
+	Annotations(ctx context.Context, checkRun int64) ([]round.Annotation, error)
+	// WorkflowJobs lists the jobs of GitHub Actions workflow run id (its
+	// latest attempt).
+	WorkflowJobs(ctx context.Context, run int64) ([]WorkflowJob, error)
+	// JobLog returns the end of the log of GitHub Actions job id: its last
+	// MaxJobLogBytes at most, from the start of a line.
+	JobLog(ctx context.Context, job int64) (string, error)
 }
 
 // Issue is what the job reads of an issue.

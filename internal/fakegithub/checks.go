@@ -22,6 +22,8 @@ type CheckRun struct {
 	Conclusion           string
 	Title, Summary, Text string
 	Annotations          []Annotation
+	// App is the slug of the App that made it; none when empty.
+	App string
 }
 
 // Annotation is a check run's note on a line of a file.
@@ -127,7 +129,7 @@ func (c *call) checkRunJSON(cr *CheckRun) map[string]any {
 			"annotations_count": len(cr.Annotations),
 			"annotations_url":   api + "/annotations",
 		},
-		"app":           nil,
+		"app":           c.checkRunApp(cr),
 		"pull_requests": []any{},
 	}
 }

@@ -83,32 +83,7 @@ func (st *repoState) sortedIssues() []*issue {
 }
 
 // commitsBetween counts the commits reachable from head but not from base.
-func (st *repoState) commitsBetween(base, head string) int {
-	inBase := map[string]bool{}
-	stack := []string{base}
-	for len(stack) > 0 {
-		sha := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if inBase[sha] || st.object(sha, "commit") == nil {
-			continue
-		}
-		inBase[sha] = true
-		stack = append(stack, st.objects[sha].commit.parents...)
-	}
-	n, seen := 0, map[string]bool{}
-	stack = []string{head}
-	for len(stack) > 0 {
-		sha := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if inBase[sha] || seen[sha] || st.object(sha, "commit") == nil {
-			continue
-		}
-		seen[sha] = true
-		n++
-		stack = append(stack, st.objects[sha].commit.parents...)
-	}
-	return n
-}
+func (st *repoState) commitsBetween(base, head string) int { return len(st.commitsFrom(base, head)) }
 
 // changedFiles counts the paths that differ between two commits.
 func (st *repoState) changedFiles(base, head string) int {

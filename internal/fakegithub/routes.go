@@ -68,6 +68,7 @@ var endpoints = map[string]endpoint{
 	"GET /repos/{owner}/{repo}/pulls/{pull_number}":   {authToken, getPull},
 	"PATCH /repos/{owner}/{repo}/pulls/{pull_number}": {authToken, updatePull},
 
+	"GET /repos/{owner}/{repo}/pulls/{pull_number}/commits":                        {authToken, listPullCommits},
 	"GET /repos/{owner}/{repo}/pulls/{pull_number}/comments":                       {authToken, listReviewComments},
 	"GET /repos/{owner}/{repo}/pulls/comments/{comment_id}":                        {authToken, getReviewComment},
 	"POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies": {authToken, createReviewReply},
