@@ -21,6 +21,7 @@ const (
 	MaxCommentBytes = 4 << 10
 	MaxHunkLines    = 30
 	MaxChecks       = 5
+	MaxAnnotations  = 20 // of one check
 	MaxLogBytes     = 8 << 10
 )
 
@@ -56,8 +57,9 @@ type Check struct {
 	// Summary is the check run's output (summary and text).
 	Summary     string
 	Annotations []Annotation
-	// Log is the failing job's log for a GitHub Actions check; empty for
-	// other CI.
+	// Log is the failing steps of the job's log for a GitHub Actions
+	// check, as cilog.Excerpt gives them in MaxLogBytes; empty for other
+	// CI.
 	Log string
 }
 
@@ -120,14 +122,17 @@ func CITask(issue Issue, n int, checks []Check) Task {
 		if s := strings.TrimSpace(c.Summary); s != "" {
 			fmt.Fprintf(&b, "%s\n\n", markdown.Fence("text", clip(cilog.Redact(s), MaxCommentBytes)))
 		}
-		for _, a := range c.Annotations {
+		for _, a := range c.Annotations[:min(len(c.Annotations), MaxAnnotations)] {
 			fmt.Fprintf(&b, "- %s, %s: %s\n", where(a.Path, a.Line), a.Level, oneLine(cilog.Redact(strings.TrimSpace(a.Title+" "+a.Message))))
+		}
+		if more := len(c.Annotations) - MaxAnnotations; more > 0 {
+			fmt.Fprintf(&b, "- (%d more annotations are not shown.)\n", more)
 		}
 		if len(c.Annotations) > 0 {
 			b.WriteString("\n")
 		}
-		if c.Log != "" {
-			fmt.Fprintf(&b, "The failing steps of its log:\n\n%s\n\n", markdown.Fence("text", cilog.Excerpt(c.Log, MaxLogBytes)))
+		if log := strings.TrimRight(c.Log, "\n"); log != "" {
+			fmt.Fprintf(&b, "The failing steps of its log:\n\n%s\n\n", markdown.Fence("text", clip(cilog.Redact(log), MaxLogBytes)))
 		}
 	}
 	if len(checks) > MaxChecks {

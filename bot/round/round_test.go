@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/capsulehq/capsule/bot/cilog"
 	"github.com/capsulehq/capsule/internal/goldenfile"
 )
 
@@ -35,7 +36,7 @@ func TestCITask(t *testing.T) {
 		t.Fatal(err)
 	}
 	task := CITask(issue, 3, []Check{
-		{Name: "test", Conclusion: "failure", Summary: "1 failed", Log: string(log)},
+		{Name: "test", Conclusion: "failure", Summary: "1 failed", Log: cilog.Excerpt(string(log), MaxLogBytes)},
 		{Name: "lint", Conclusion: "failure", Summary: "uploaded with token ghs_16C7e42F292c6912E7710c838347Ae178B4a",
 			Annotations: []Annotation{{Path: "stats.py", Line: 3, Level: "failure", Title: "F821", Message: "undefined name 'y'"}}},
 	})
@@ -61,14 +62,19 @@ func TestBounds(t *testing.T) {
 		t.Errorf("review task of %d bytes, over %d", len(review), max)
 	}
 	var checks []Check
+	notes := make([]Annotation, MaxAnnotations+3)
 	for i := range MaxChecks + 2 {
-		checks = append(checks, Check{Name: fmt.Sprint("c", i), Conclusion: "failure", Log: strings.Repeat("##[group]Run x\nout\n##[error]bad\n", 10000)})
+		checks = append(checks, Check{Name: fmt.Sprint("c", i), Conclusion: "failure", Annotations: notes,
+			Log: strings.Repeat("a line of a log that is longer than the room left for it\n", 1000)})
 	}
 	ci := CITask(issue, 1, checks).Body
 	if n := strings.Count(ci, "### Check "); n != MaxChecks {
 		t.Errorf("%d checks shown, want %d", n, MaxChecks)
 	}
-	if max := MaxChecks * (MaxLogBytes + 600); len(ci) > max {
+	if n := strings.Count(ci, "(3 more annotations are not shown.)"); n != MaxChecks {
+		t.Errorf("%d notes of the annotations left out, want %d", n, MaxChecks)
+	}
+	if max := MaxChecks * (MaxLogBytes + MaxAnnotations*40 + 600); len(ci) > max {
 		t.Errorf("CI task of %d bytes, over %d", len(ci), max)
 	}
 }
