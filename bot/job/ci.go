@@ -58,20 +58,20 @@ const actionsApp = "github-actions"
 // text is the same for the same cause on a pull request, so that it can
 // be said there once.
 //
-// It pins the default branch's head (s.base), as Run does.
+// It pins the default branch's head (s.base) unless that is done. A
+// configuration that is not valid is the round's to report: its
+// defaults hold here.
 func (s *session) ciRound(ctx context.Context) (checks []round.Check, skip string, err error) {
 	run, err := workflowRun(s.t.Round)
 	if err != nil {
 		return nil, "", err
 	}
-	branch, err := s.repository(ctx)
-	if err != nil {
-		return nil, "", err
+	if s.base == "" {
+		if _, err := s.repository(ctx); err != nil {
+			return nil, "", err
+		}
 	}
-	cfg, err := s.config(ctx)
-	if err != nil {
-		return nil, "", fmt.Errorf("the configuration is not valid: %w", err)
-	}
+	cfg, _ := s.config(ctx)
 	limit, capped := s.ciRoundLimit(cfg)
 	if limit == 0 {
 		return nil, ciRoundsOff(cfg, capped), nil
@@ -99,7 +99,7 @@ func (s *session) ciRound(ctx context.Context) (checks []round.Check, skip strin
 	}
 	ours, theirs := splitBy(failing, onDefault)
 	if len(ours) == 0 {
-		return nil, notCapsules(theirs, branch), nil
+		return nil, notCapsules(theirs), nil
 	}
 	checks, err = s.checkDetails(ctx, run, ours)
 	return checks, "", err
@@ -299,13 +299,16 @@ func ciRoundsUsedUp(done, limit int, capped bool) string {
 
 // notCapsules is the skip text when the checks that failed also fail on
 // the default branch.
-func notCapsules(names []string, branch string) string {
-	quoted := make([]string, len(names))
-	for i, n := range names {
-		quoted[i] = strconv.Quote(cilog.Redact(n))
+func notCapsules(names []string) string {
+	quoted := make([]string, 0, len(names))
+	for _, n := range names[:min(len(names), round.MaxChecks)] {
+		quoted = append(quoted, strconv.Quote(oneLine(cilog.Redact(n))))
 	}
-	return fmt.Sprintf("The failing checks (%s) fail on the default branch %s too, so the failure is not Capsule's: "+
-		"Capsule makes no CI round for it.", strings.Join(quoted, ", "), branch)
+	if more := len(names) - len(quoted); more > 0 {
+		quoted = append(quoted, fmt.Sprintf("%d more", more))
+	}
+	return fmt.Sprintf("The failing checks (%s) fail on the default branch's head too, so the failure is not Capsule's: "+
+		"Capsule makes no CI round for it.", strings.Join(quoted, ", "))
 }
 
 // configName names the file the configuration came from.

@@ -140,7 +140,7 @@ func TestCIRound(t *testing.T) {
 				f.addActionsJob(head, run, "test", "failure", actionsLog)
 				f.addCheckRun(fakeBase, CheckRun{Name: "test", Conclusion: "timed_out"})
 			},
-			skip:    `The failing checks ("test") fail on the default branch main too, so the failure is not Capsule's`,
+			skip:    `The failing checks ("test") fail on the default branch's head too, so the failure is not Capsule's`,
 			noCalls: []string{"WorkflowJobs", "JobLog"},
 		},
 		{
@@ -220,7 +220,12 @@ func TestCIRound(t *testing.T) {
 		},
 		{name: "a key that is not a CI round's", key: "review:5", err: `"review:5" is not a CI round's key`},
 		{name: "a key without an id", key: "run:", err: `"run:" is not a CI round's key`},
-		{name: "a configuration that is not valid", config: "ci_rounds: two\n", err: "ci_rounds: expected a whole number"},
+		{
+			name:   "a configuration that is not valid is the round's to report: its defaults hold",
+			config: "ci_rounds: two\n",
+			rounds: []string{withTrailers("Round 2", fakeIssue, "run:1"), withTrailers("Round 3", fakeIssue, "run:2")},
+			skip:   "the most ci_rounds allows (2)",
+		},
 		{
 			name:  "GitHub fails to list the checks",
 			setup: func(f *fakeGitHub, _ string, _ *work.Request) { f.fail["CheckRuns"] = errors.New("502 Bad Gateway") },
