@@ -18,12 +18,12 @@ const (
 	MaxArchiveFiles = 100_000
 )
 
-// fetch downloads the pinned commit's tarball and unpacks it into a new
-// directory, which the caller removes.
+// fetch downloads the tarball of the commit the job works on (parent)
+// and unpacks it into a new directory, which the caller removes.
 func (s *session) fetch(ctx context.Context) (string, error) {
-	archive, err := s.gh.Archive(ctx, s.base)
+	archive, err := s.gh.Archive(ctx, s.parent)
 	if err != nil {
-		return "", githubError("fetch the archive of "+s.base, err)
+		return "", githubError("fetch the archive of "+s.parent, err)
 	}
 	defer archive.Close()
 	dir, err := os.MkdirTemp(s.runner.workDir(), "capsule-tree-")

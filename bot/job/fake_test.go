@@ -37,6 +37,7 @@ type fakeGitHub struct {
 	fail          map[string]error
 	failOnce      map[string]error
 	calls         []string // the methods called, in order
+	killAt        killAt
 	nextID        int64
 }
 
@@ -95,14 +96,40 @@ func newFakeGitHub(t *testing.T) *fakeGitHub {
 
 var _ GitHub = (*fakeGitHub)(nil)
 
+// killAt stops a job as kill -9 would, at the n-th call of method: the
+// call fails and kill (the job's context's cancel) runs, so that the job
+// writes nothing more.
+type killAt struct {
+	method string
+	n      int
+	kill   func()
+}
+
 // call records a call and returns the error set for it.
 func (f *fakeGitHub) call(method string) error {
 	f.calls = append(f.calls, method)
+	if k := f.killAt; k.method == method && k.kill != nil {
+		if f.count(method) == k.n {
+			k.kill()
+			return context.Canceled
+		}
+	}
 	if err, ok := f.failOnce[method]; ok {
 		delete(f.failOnce, method)
 		return err
 	}
 	return f.fail[method]
+}
+
+// count returns how many times method was called.
+func (f *fakeGitHub) count(method string) int {
+	n := 0
+	for _, c := range f.calls {
+		if c == method {
+			n++
+		}
+	}
+	return n
 }
 
 func notFoundf(format string, args ...any) error {
@@ -245,18 +272,20 @@ func (f *fakeGitHub) Archive(_ context.Context, ref string) (io.ReadCloser, erro
 	if err := f.call("Archive"); err != nil {
 		return nil, err
 	}
-	if ref != f.heads[f.defaultBranch] {
-		f.t.Errorf("Archive at %s, not at the pinned head", ref)
+	files, ok := f.filesAt(ref)
+	if !ok {
+		f.t.Errorf("Archive at %s, not at the default branch's head nor a commit made since", ref)
+		return nil, notFoundf("commit %s", ref)
 	}
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
-	for _, name := range slices.Sorted(maps.Keys(f.files)) {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		mode := int64(0o644)
 		if f.executable[name] {
 			mode = 0o755
 		}
-		body := f.files[name]
+		body := files[name]
 		if err := tw.WriteHeader(&tar.Header{Name: "octo-calc-0000001/" + name, Typeflag: tar.TypeReg, Mode: mode, Size: int64(len(body))}); err != nil {
 			return nil, err
 		}
@@ -267,6 +296,31 @@ func (f *fakeGitHub) Archive(_ context.Context, ref string) (io.ReadCloser, erro
 	}
 	gz.Close()
 	return io.NopCloser(&buf), nil
+}
+
+// filesAt returns the files of commit sha: the default branch's head, or
+// a commit made over it since.
+func (f *fakeGitHub) filesAt(sha string) (map[string]string, bool) {
+	if sha == f.heads[f.defaultBranch] {
+		return f.files, true
+	}
+	c, ok := f.commit(sha)
+	if !ok {
+		return nil, false
+	}
+	files, ok := f.filesAt(c.Parent)
+	if !ok {
+		return nil, false
+	}
+	files = maps.Clone(files)
+	for _, e := range c.Files {
+		if e.Delete {
+			delete(files, e.Path)
+		} else {
+			files[e.Path] = e.Content
+		}
+	}
+	return files, true
 }
 
 func (f *fakeGitHub) CreateCommit(_ context.Context, parent, message string, files []File) (string, error) {
@@ -528,7 +582,7 @@ func (f *fakeGitHub) wrote() []string {
 	var out []string
 	for _, c := range f.calls {
 		if strings.HasPrefix(c, "Create") || strings.HasPrefix(c, "Edit") || strings.HasPrefix(c, "Add") ||
-			strings.HasPrefix(c, "Remove") || strings.HasPrefix(c, "Move") {
+			strings.HasPrefix(c, "Remove") || strings.HasPrefix(c, "Move") || strings.HasPrefix(c, "Advance") || strings.HasPrefix(c, "Reply") {
 			out = append(out, c)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/capsulehq/capsule/bot/report"
@@ -51,16 +52,30 @@ func permissionOf(ctx context.Context, gh GitHub, t work.Request) (string, error
 	return have, nil
 }
 
+// statusThread is the issue or pull request that holds t's status
+// comment: a round's is on the pull request.
+func statusThread(t work.Request) int {
+	if t.Trigger.Round() {
+		return t.PullRequest
+	}
+	return t.Issue
+}
+
 // findStatusComment returns the newest comment that carries the status
-// marker; its ID is 0 when there is none.
+// marker (and for a round, the round's marker); its ID is 0 when there is
+// none.
 func findStatusComment(ctx context.Context, gh GitHub, t work.Request) (Comment, error) {
-	comments, err := gh.Comments(ctx, t.Issue)
+	comments, err := gh.Comments(ctx, statusThread(t))
 	if err != nil {
-		return Comment{}, githubError("list the issue's comments", err)
+		return Comment{}, githubError("list the comments of #"+strconv.Itoa(statusThread(t)), err)
+	}
+	prefix := report.Marker
+	if t.Trigger.Round() {
+		prefix += "\n" + report.RoundMarker(t.Round) + "\n"
 	}
 	var found Comment
 	for _, c := range comments {
-		if strings.HasPrefix(c.Body, report.Marker) {
+		if strings.HasPrefix(c.Body, prefix) {
 			found = c
 		}
 	}

@@ -119,12 +119,18 @@ type Runner struct {
 // (or the installation cannot see it).
 var ErrNotFound = errors.New("not found")
 
-// Run takes t to a pull request. The error is non-nil when the job could
-// not be carried out (GitHub, the model or the engine failed for good, or
-// ctx ended); the status comment then says why when GitHub still answers.
-// A cancelled ctx leaves GitHub as it is, so that a later run resumes.
+// Run takes t to a pull request; a round (t.Trigger.Round()) adds a
+// commit to Capsule's pull request instead (see the package's round.go).
+// The error is non-nil when the job could not be carried out (GitHub, the
+// model or the engine failed for good, or ctx ended); the status comment
+// then says why when GitHub still answers. A cancelled ctx leaves GitHub
+// as it is, so that a later run resumes.
 func (r *Runner) Run(ctx context.Context, gh GitHub, t work.Request, hooks Hooks) (Result, error) {
 	s := r.session(gh, t, hooks)
+	defer s.removeTree()
+	if t.Trigger.Round() {
+		return s.runRound(ctx)
+	}
 	branch, err := s.repository(ctx)
 	if err != nil {
 		return Result{State: work.Failed, Reason: err.Error()}, err
@@ -147,18 +153,25 @@ func (r *Runner) Run(ctx context.Context, gh GitHub, t work.Request, hooks Hooks
 }
 
 // Announce shows a job that waits in the queue: when the label is the
-// repository's and the sender may run Capsule, it writes the status
-// comment in the queued state, saying what the job waits for when waiting
+// repository's (for a round: the pull request is Capsule's) and the
+// sender may run Capsule, it writes the status comment in the queued
+// state (a round's on the pull request), saying what the job waits for when waiting
 // is not empty (see report.Status). Otherwise it says nothing, leaving
 // those cases to the run.
 func (r *Runner) Announce(ctx context.Context, gh GitHub, t work.Request, waiting string) error {
 	s := r.session(gh, t, Hooks{})
-	if ok, _, err := s.concerned(ctx); !ok {
+	if t.Trigger.Round() {
+		if _, why, err := s.capsulePull(ctx); why != "" || err != nil {
+			return err
+		}
+	} else if ok, _, err := s.concerned(ctx); !ok {
 		return err
 	}
-	have, err := permissionOf(ctx, gh, t)
-	if err != nil || rank(have) < rank(r.minPermission()) {
-		return err
+	if t.Trigger != work.TriggerCI {
+		have, err := permissionOf(ctx, gh, t)
+		if err != nil || rank(have) < rank(r.minPermission()) {
+			return err
+		}
 	}
 	c, err := findStatusComment(ctx, gh, t)
 	if err != nil {
@@ -192,7 +205,12 @@ func (r *Runner) Fail(ctx context.Context, gh GitHub, t work.Request, reason str
 
 func (r *Runner) session(gh GitHub, t work.Request, hooks Hooks) *session {
 	log := r.logger().With("delivery", t.Delivery, "repo", t.Owner+"/"+t.Repo, "issue", t.Issue)
-	return &session{runner: r, gh: gh, t: t, hooks: hooks, log: log}
+	s := &session{runner: r, gh: gh, t: t, hooks: hooks, log: log}
+	if t.Trigger.Round() {
+		s.log = log.With("pull_request", t.PullRequest, "round", t.Round)
+		s.round = &report.Round{Key: t.Round, Cause: roundCause(t)} // numbered when it runs
+	}
+	return s
 }
 
 func (r *Runner) logger() *slog.Logger {

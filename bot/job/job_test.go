@@ -83,6 +83,19 @@ func setUp(t *testing.T, prepare func(*fakeGitHub), change func(*work.Request)) 
 	return f, target
 }
 
+// firstRun leaves on f what a first run for the issue left: Capsule's one
+// commit on the issue's branch, and its draft pull request 7 whose body is
+// body.
+func firstRun(f *fakeGitHub, body string) {
+	sha := "00000000000000000000000000000000000000aa"
+	f.commits = append(f.commits, fakeCommit{SHA: sha, Parent: fakeBase, Message: withTrailers("Fix #12: add subtracts", fakeIssue, ""), Files: []File{fix1}})
+	f.heads[Branch(fakeIssue)] = sha
+	f.pulls = append(f.pulls, fakePull{NewPullRequest: NewPullRequest{Title: "old", Body: body, Head: Branch(fakeIssue), Base: "main", Draft: true}, Number: 7, Open: true})
+}
+
+// fix1 is the first run's change on the branch.
+var fix1 = File{Path: "calc/ops.py", Content: "def add(a, b):\n    return b + a\n", Mode: "100644"}
+
 // TestRunDecisions table-tests what a job does on GitHub for each way it
 // can go, against the port's fake: no HTTP, no Docker, no model.
 func TestRunDecisions(t *testing.T) {
@@ -221,15 +234,14 @@ func TestRunDecisions(t *testing.T) {
 			name:   "a retry moves the branch and updates the open pull request",
 			target: func(t *work.Request) { t.Trigger, t.Label = work.TriggerRetry, "" },
 			prepare: func(f *fakeGitHub) {
-				f.heads[Branch(fakeIssue)] = "00000000000000000000000000000000000000aa"
-				f.pulls = []fakePull{{NewPullRequest: NewPullRequest{Title: "old", Head: Branch(fakeIssue), Base: "main", Draft: true}, Number: 7, Open: true}}
+				firstRun(f, "old")
 				f.labels[fakeIssue] = []string{LabelFailed, "bug"}
 				f.comments = []fakeComment{{Comment{ID: 5, Body: report.Marker + "\n**Capsule: failed.**"}, fakeIssue}}
 			},
 			solver: solves(outcome(attemptlog.Unproven, fix)),
 			state:  work.Done, status: "done, unproven", labels: []string{"bug", LabelUnproven}, pulls: 1, draft: true,
 			check: func(t *testing.T, f *fakeGitHub, res Result) {
-				if f.heads[Branch(fakeIssue)] != f.commits[0].SHA || f.pulls[0].Title == "old" || res.PullRequest != 7 || res.HeadSHA != f.commits[0].SHA {
+				if f.heads[Branch(fakeIssue)] != f.commits[1].SHA || f.commits[1].Parent != fakeBase || f.pulls[0].Title == "old" || res.PullRequest != 7 || res.HeadSHA != f.commits[1].SHA {
 					t.Errorf("branch %s, pull request %+v, result %+v", f.heads[Branch(fakeIssue)], f.pulls[0], res)
 				}
 				if res.StatusComment != 5 {

@@ -24,7 +24,7 @@ func (s *session) publish(ctx context.Context, baseBranch, title string, o *pipe
 	if len(o.Edits) == 0 {
 		return PullRequest{}, nil
 	}
-	sha, err := s.commit(ctx, title, o)
+	sha, err := s.commit(ctx, withTrailers(commitMessage(s.t.Issue, title, o), s.t.Issue, ""), o)
 	if err != nil {
 		return PullRequest{}, err
 	}
@@ -58,8 +58,8 @@ func (s *session) publish(ctx context.Context, baseBranch, title string, o *pipe
 	return pr, nil
 }
 
-// commit makes one commit over the pinned base with the outcome's files.
-func (s *session) commit(ctx context.Context, title string, o *pipeline.RepoOutcome) (string, error) {
+// commit makes one commit over s.parent with the outcome's files.
+func (s *session) commit(ctx context.Context, message string, o *pipeline.RepoOutcome) (string, error) {
 	files := make([]File, 0, len(o.Edits))
 	for _, e := range o.Edits {
 		f := File{Path: e.Path, Mode: fileMode(s.treeDir, e.Path), Delete: e.Deletes()}
@@ -68,7 +68,7 @@ func (s *session) commit(ctx context.Context, title string, o *pipeline.RepoOutc
 		}
 		files = append(files, f)
 	}
-	sha, err := s.gh.CreateCommit(ctx, s.base, withTrailers(commitMessage(s.t.Issue, title, o), s.t.Issue, ""), files)
+	sha, err := s.gh.CreateCommit(ctx, s.parent, message, files)
 	if err != nil {
 		return "", githubError("write the commit", err)
 	}

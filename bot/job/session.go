@@ -5,17 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/capsulehq/capsule/bot/report"
+	"github.com/capsulehq/capsule/bot/round"
 	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
-	"github.com/capsulehq/capsule/pipeline/reposolve"
 )
 
 // session is one run of a job.
@@ -26,9 +25,17 @@ type session struct {
 	hooks  Hooks
 	log    *slog.Logger
 
-	base       string // the default branch's head commit
+	base string // the default branch's head commit
+	// parent is the commit whose tree the loop works on and over which the
+	// job commits: base, or the head of the issue's branch for a round
+	// (and a retry that keeps the branch's rounds).
+	parent string
+	// round is the round a job on Capsule's pull request makes (its status
+	// comment is on the pull request); nil for a job on an issue.
+	round      *report.Round
 	comment    int64  // the status comment's id; 0 until known
-	treeDir    string // the fetched tree
+	treeDir    string // the tree the loop works on
+	fetched    string // the tree, when the job fetched it
 	lastResult string
 }
 
@@ -38,14 +45,25 @@ func (s *session) repository(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", githubError("read the repository", err)
 	}
-	if s.runner.Workspace != "" && s.runner.WorkspaceCommit != "" {
-		s.base = s.runner.WorkspaceCommit
+	if s.workspace() != "" && s.runner.WorkspaceCommit != "" {
+		s.base, s.parent = s.runner.WorkspaceCommit, s.runner.WorkspaceCommit
 		return branch, nil
 	}
 	if s.base, err = s.gh.BranchHead(ctx, branch); err != nil {
 		return "", githubError("read the default branch "+branch, err)
 	}
+	s.parent = s.base
 	return branch, nil
+}
+
+// workspace is the Runner's checkout of the default branch, when the job
+// works on that branch (a round, and a retry that keeps the branch's
+// rounds, work on the pull request's); else "".
+func (s *session) workspace() string {
+	if s.t.Trigger.Round() || s.parent != s.base {
+		return ""
+	}
+	return s.runner.Workspace
 }
 
 // config reads the repository's configuration at the pinned commit. The
@@ -116,7 +134,8 @@ func (s *session) wrongLabel(cfg repoconfig.Config) (bool, string) {
 }
 
 // admit checks the sender's permission; done is true when the job ends
-// here.
+// here. A sender below the minimum hears why: on the issue each time, on
+// the pull request once (a review's deliveries are many).
 func (s *session) admit(ctx context.Context) (res Result, done bool, err error) {
 	need := s.runner.minPermission()
 	have, err := permissionOf(ctx, s.gh, s.t)
@@ -128,9 +147,13 @@ func (s *session) admit(ctx context.Context) (res Result, done bool, err error) 
 	}
 	why := fmt.Sprintf("%s has %s permission; %s is needed", s.t.Sender, have, need)
 	s.log.Info("job skipped", "reason", why)
-	body := report.PermissionDenied(s.t.Sender, have, need, s.t.Label)
-	if _, err := s.gh.CreateComment(ctx, s.t.Issue, body); err != nil {
-		return Result{State: work.Failed, Reason: why}, true, githubError("comment on the issue", err)
+	if s.round != nil {
+		err = s.noteOnce(ctx, report.RoundPermissionDenied(s.t.Sender, have, need))
+	} else if _, err = s.gh.CreateComment(ctx, s.t.Issue, report.PermissionDenied(s.t.Sender, have, need, s.t.Label)); err != nil {
+		err = githubError("comment on the issue", err)
+	}
+	if err != nil {
+		return Result{State: work.Failed, Reason: why}, true, err
 	}
 	return Result{State: work.Skipped, Reason: why}, true, nil
 }
@@ -145,37 +168,31 @@ func (s *session) begin(ctx context.Context) error {
 	if err := s.status(ctx, report.Status{State: work.Running, Attempt: -1}); err != nil {
 		return err
 	}
+	if s.round != nil {
+		return nil // the issue's labels say how its job went
+	}
 	return s.setLabels(ctx, LabelInProgress, LabelDone, LabelFailed, LabelUnproven)
 }
 
-// work fetches the tree, runs the loop and publishes what it made.
+// work fetches the tree, runs the loop and publishes what it made. When
+// the issue's open pull request holds rounds or someone else's commits,
+// the loop runs on its branch instead and adds one commit (see
+// retryOnBranch): those are never wiped.
 func (s *session) work(ctx context.Context, branch string, cfg repoconfig.Config) (Result, error) {
 	issue, err := s.gh.Issue(ctx, s.t.Issue)
 	if err != nil {
 		return s.fail(ctx, nil, "", githubError("read the issue", err))
 	}
-	dir := s.runner.Workspace
-	if dir == "" {
-		if dir, err = s.fetch(ctx); err != nil {
-			return s.fail(ctx, nil, "", err)
-		}
-		defer os.RemoveAll(dir)
+	if pr, head, keep, err := s.keptBranch(ctx); err != nil {
+		return s.fail(ctx, nil, "", err)
+	} else if keep {
+		return s.retryOnBranch(ctx, pr, head, issue, cfg)
 	}
-	s.treeDir = dir
-
-	outcome, err := s.runner.Solver.Solve(ctx, reposolve.Task{
-		ID: fmt.Sprintf("issue-%d", s.t.Issue), Dir: dir, Config: cfg,
-		Title: issue.Title, Body: issue.Body,
-		Progress: func(e pipeline.Event) { s.progress(ctx, e) },
-		Logger:   s.log,
-	})
-	if err != nil && ModelDown(err) && s.hooks.WaitForModel != nil && ctx.Err() == nil && s.hooks.WaitForModel(err) {
-		return s.waitForModel(ctx, err)
+	outcome, res, err := s.solve(ctx, round.Task{Title: issue.Title, Body: issue.Body}, cfg)
+	if outcome == nil || err != nil {
+		return res, err
 	}
-	if err != nil {
-		return s.fail(ctx, outcome, "", err)
-	}
-	res := Result{Outcome: outcome, StatusComment: s.comment}
+	res = Result{Outcome: outcome, StatusComment: s.comment}
 	if outcome.Solved() || cfg.OnFailure == repoconfig.OnFailureDraft {
 		pr, err := s.publish(ctx, branch, issue.Title, outcome)
 		if err != nil {
@@ -183,16 +200,19 @@ func (s *session) work(ctx context.Context, branch string, cfg repoconfig.Config
 		}
 		res.PullRequest, res.PullRequestURL, res.Draft, res.HeadSHA = pr.Number, pr.URL, pr.Draft, pr.HeadSHA
 	}
-	if !outcome.Solved() {
-		res.State, res.Reason = work.Failed, outcome.Log.Stopped
-		if err := s.finish(ctx, res, LabelFailed); err != nil {
-			return res, err
-		}
-		return res, nil
+	return s.done(ctx, res)
+}
+
+// done ends a job whose loop ran: failed when no attempt passed, else
+// done (unproven when no test showed the issue).
+func (s *session) done(ctx context.Context, res Result) (Result, error) {
+	if !res.Outcome.Solved() {
+		res.State, res.Reason = work.Failed, res.Outcome.Log.Stopped
+		return res, s.finish(ctx, res, LabelFailed)
 	}
 	res.State = work.Done
 	label := LabelDone
-	if outcome.Outcome() != attemptlog.Solved {
+	if res.Outcome.Outcome() != attemptlog.Solved {
 		label = LabelUnproven
 	}
 	return res, s.finish(ctx, res, label)
@@ -220,6 +240,9 @@ func (s *session) finish(ctx context.Context, res Result, label string) error {
 	}
 	if err := s.status(ctx, st); err != nil {
 		return err
+	}
+	if s.round != nil {
+		return nil // the issue's labels say how its job went
 	}
 	return s.setLabels(ctx, label, LabelInProgress)
 }
@@ -257,6 +280,7 @@ func (s *session) fail(ctx context.Context, outcome *pipeline.RepoOutcome, reaso
 // status writes the status comment, creating it the first time.
 func (s *session) status(ctx context.Context, st report.Status) error {
 	st.RunURL = s.runner.RunURL
+	st.Round = s.round
 	if s.hooks.Busy != nil && s.hooks.Busy() {
 		st.Busy = true
 	}
@@ -271,7 +295,7 @@ func (s *session) status(ctx context.Context, st report.Status) error {
 		}
 		// Someone deleted it: write a new one.
 	}
-	id, err := s.gh.CreateComment(ctx, s.t.Issue, body)
+	id, err := s.gh.CreateComment(ctx, statusThread(s.t), body)
 	if err != nil {
 		return githubError("write the status comment", err)
 	}

@@ -125,14 +125,15 @@ func HasRounds(body string) bool {
 	return len(r.entries) > 0 || r.trimmed > 0
 }
 
-// HasRound reports whether a pull request body logs round key.
-func HasRound(body, key string) bool {
+// RoundNumber returns the number of round key in a pull request body's
+// log; false when the body does not log it.
+func RoundNumber(body, key string) (int, bool) {
 	for _, e := range parseRounds(body).entries {
 		if e.key == safeKey(key) {
-			return true
+			return e.number, true
 		}
 	}
-	return false
+	return 0, false
 }
 
 // AddRound adds round r to the log of rounds in a pull request body and
@@ -145,7 +146,7 @@ func AddRound(body string, r Round, limit int) string {
 	if limit <= 0 {
 		limit = MaxBody
 	}
-	if HasRound(body, r.Key) {
+	if _, ok := RoundNumber(body, r.Key); ok {
 		return body
 	}
 	p := parseRounds(body)
