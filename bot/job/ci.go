@@ -120,10 +120,12 @@ func workflowRun(key string) (int64, error) {
 }
 
 // ciRoundLimit is the repository's ci_rounds cut to the operator's
-// maximum; capped is true when the operator's maximum decided it.
+// maximum; capped is true when the operator's maximum decided it, which
+// the log says.
 func (s *session) ciRoundLimit(cfg repoconfig.Config) (limit int, capped bool) {
 	most := s.runner.maxCIRounds()
 	if cfg.CIRounds > most {
+		s.log.Info("ci_rounds capped by the operator", "ci_rounds", cfg.CIRounds, "source", configName(cfg), "max", most)
 		return most, true
 	}
 	return cfg.CIRounds, false
