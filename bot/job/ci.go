@@ -66,6 +66,9 @@ func (s *session) ciRound(ctx context.Context) (checks []round.Check, skip strin
 	if err != nil {
 		return nil, "", err
 	}
+	if s.t.HeadSHA == "" {
+		return nil, "", fmt.Errorf("CI round %s names no commit that its checks ran on", s.t.Round)
+	}
 	if s.base == "" {
 		if _, err := s.repository(ctx); err != nil {
 			return nil, "", err

@@ -221,6 +221,11 @@ func TestCIRound(t *testing.T) {
 		{name: "a key that is not a CI round's", key: "review:5", err: `"review:5" is not a CI round's key`},
 		{name: "a key without an id", key: "run:", err: `"run:" is not a CI round's key`},
 		{
+			name:  "no checked commit",
+			setup: func(_ *fakeGitHub, _ string, req *work.Request) { req.HeadSHA = "" },
+			err:   "CI round run:7001 names no commit that its checks ran on",
+		},
+		{
 			name:   "a configuration that is not valid is the round's to report: its defaults hold",
 			config: "ci_rounds: two\n",
 			rounds: []string{withTrailers("Round 2", fakeIssue, "run:1"), withTrailers("Round 3", fakeIssue, "run:2")},
