@@ -175,8 +175,14 @@ func (s *session) roundPushed(ctx context.Context, pr PullRequest, sha string, o
 	return res, nil
 }
 
-// logRound adds r to the pull request's body, unless it is there.
+// logRound adds r to the pull request's body, unless it is there. The
+// body is read again first: someone may have edited it while the loop
+// ran.
 func (s *session) logRound(ctx context.Context, pr PullRequest, r report.Round) error {
+	pr, err := s.gh.PullRequest(ctx, pr.Number)
+	if err != nil {
+		return githubError("read the pull request", err)
+	}
 	body := report.AddRound(pr.Body, r, 0)
 	if body == pr.Body {
 		return nil

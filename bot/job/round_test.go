@@ -12,6 +12,7 @@ import (
 
 	"github.com/capsulehq/capsule/bot/report"
 	"github.com/capsulehq/capsule/bot/work"
+	"github.com/capsulehq/capsule/internal/fakegithub"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/edits"
@@ -435,5 +436,74 @@ func TestRoundAnnounceAndFail(t *testing.T) {
 	f.pulls[0].HeadRepo = "mallory/calc"
 	if err := r.Announce(ctx, f, reviewRound(), ""); err != nil || len(f.wrote()) != 0 {
 		t.Errorf("Announce on a fork's pull request: %v, writes %q", err, f.wrote())
+	}
+}
+
+// TestReviewRoundOverGitHub runs a review round through the go-github
+// adapter on the OpenAPI-checked fake, twice: the second run (a replayed
+// delivery) adds nothing.
+func TestReviewRoundOverGitHub(t *testing.T) {
+	gh, s, repo := adapter(t, map[string]string{"calc/ops.py": "def add(a, b):\n    return a - b\n"})
+	s.SetPermission("octo", "calc", "alice", "write")
+	repo.AddIssue(4, "alice", "add subtracts", "add(1, 2) gives -1")
+	ctx := context.Background()
+	head, err := repo.Push(Branch(4), withTrailers("Fix #4: add subtracts", 4, ""), map[string]string{"calc/ops.py": fix1.Content})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, opening := report.PullRequest(report.Issue{Owner: "octo", Repo: "calc", Number: 4, Title: "add subtracts"}, nil, "test", 0)
+	pr, err := gh.CreatePullRequest(ctx, NewPullRequest{Title: "add subtracts", Body: opening, Head: Branch(4), Base: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv := repo.AddReview(pr.Number, fakegithub.Review{User: "alice", State: "CHANGES_REQUESTED", Comments: []fakegithub.ReviewComment{
+		{Path: "calc/ops.py", Line: 2, DiffHunk: "@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return b + a", Body: commentA},
+	}})
+	target := work.Request{
+		Owner: "octo", Repo: "calc", Issue: 4, Sender: "alice", Trigger: work.TriggerReview, PullRequest: pr.Number,
+		Round: fmt.Sprintf("review:%d", rv.ID), HeadSHA: head, Delivery: "d-9",
+	}
+	solver := solverFunc(func(ctx context.Context, task reposolve.Task) (*pipeline.RepoOutcome, error) {
+		if !strings.Contains(task.Body, commentA) || !strings.Contains(task.Body, "+    return b + a") {
+			return nil, fmt.Errorf("the task lacks the comment and its hunk:\n%s", task.Body)
+		}
+		return answers(outcome(attemptlog.Solved, roundFix))(ctx, task)
+	})
+	r := &Runner{Version: "test", Logger: quiet(), WorkDir: t.TempDir(), Solver: solver}
+	for run := range 2 {
+		res, err := r.Run(ctx, gh, target, Hooks{})
+		if err != nil || res.State != work.Done {
+			t.Fatalf("run %d: %+v, %v", run, res, err)
+		}
+		c, err := repo.Commit(Branch(4))
+		if err != nil || c.SHA != res.HeadSHA || trailer(c.Message, TrailerRound) != target.Round {
+			t.Fatalf("run %d: branch at %+v, %v; result %s", run, c, err, res.HeadSHA)
+		}
+	}
+	files, err := repo.Files(Branch(4))
+	if err != nil || files["calc/ops.py"] != roundFix.Content {
+		t.Errorf("branch files = %q, %v", files, err)
+	}
+	var replies []fakegithub.ReviewComment
+	for _, c := range repo.ReviewComments(pr.Number) {
+		if c.InReplyTo != 0 {
+			replies = append(replies, c)
+		}
+	}
+	if len(replies) != 1 || replies[0].InReplyTo != rv.Comments[0].ID || !strings.HasPrefix(replies[0].Body, report.RoundMarker(target.Round)) {
+		t.Errorf("replies = %+v", replies)
+	}
+	prs := repo.PullRequests()
+	if n, ok := report.RoundNumber(prs[0].Body, target.Round); !ok || n != 2 || strings.Count(prs[0].Body, "#### Round 2") != 1 {
+		t.Errorf("body:\n%s", prs[0].Body)
+	}
+	var statuses int
+	for _, c := range repo.Comments(pr.Number) {
+		if strings.HasPrefix(c.Body, report.Marker) {
+			statuses++
+		}
+	}
+	if statuses != 1 {
+		t.Errorf("%d status comments on the pull request, want 1", statuses)
 	}
 }
