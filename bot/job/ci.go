@@ -2,6 +2,7 @@ package job
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -74,7 +75,10 @@ func (s *session) ciRound(ctx context.Context) (checks []round.Check, skip strin
 			return nil, "", err
 		}
 	}
-	cfg, _ := s.config(ctx)
+	cfg, err := s.config(ctx)
+	if _, invalid := errors.AsType[*repoconfig.ParseError](err); err != nil && !invalid {
+		return nil, "", err
+	}
 	limit, capped := s.ciRoundLimit(cfg)
 	if limit == 0 {
 		return nil, ciRoundsOff(cfg, capped), nil

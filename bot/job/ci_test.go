@@ -232,6 +232,11 @@ func TestCIRound(t *testing.T) {
 			skip:   "the most ci_rounds allows (2)",
 		},
 		{
+			name:  "GitHub fails to read the configuration",
+			setup: func(f *fakeGitHub, _ string, _ *work.Request) { f.fail["File"] = errors.New("502 Bad Gateway") },
+			err:   "read .github/capsule.yml: 502 Bad Gateway",
+		},
+		{
 			name:  "GitHub fails to list the checks",
 			setup: func(f *fakeGitHub, _ string, _ *work.Request) { f.fail["CheckRuns"] = errors.New("502 Bad Gateway") },
 			err:   "list the checks of 0000002: 502 Bad Gateway",
