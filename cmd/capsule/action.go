@@ -121,7 +121,7 @@ func setOutputs(outputs [][2]string) error {
 
 func runAction(ctx context.Context, env *environment, args []string) int {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
-		fmt.Fprintln(env.stdout, "Usage: capsule action\n\nRuns as a step of a GitHub Actions workflow (see action.yml): reads the\nevent from GITHUB_EVENT_PATH and GITHUB_EVENT_NAME and the inputs from\nINPUT_* variables, and takes a labelled issue (or a /capsule retry\ncomment) to a pull request, as the App does.")
+		fmt.Fprintln(env.stdout, "Usage: capsule action\n\nRuns as a step of a GitHub Actions workflow (see action.yml): reads the\nevent from GITHUB_EVENT_PATH and GITHUB_EVENT_NAME and the inputs from\nINPUT_* variables, and takes a labelled issue (or a /capsule retry\ncomment) to a pull request, as the App does; on that pull request a\nreview, a review comment, a /capsule comment or a failed workflow run\nadds a round.")
 		return exitOK
 	}
 	if len(args) > 0 {
@@ -159,6 +159,11 @@ func action(ctx context.Context, env *environment, wf workflow) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%w: the event in %s: %w", errUsage, path, err)
 	}
+	// A run of the workflow stands for a delivery: a re-run of it is the
+	// same one, so that a retry's round is not made twice.
+	if id := os.Getenv("GITHUB_RUN_ID"); id != "" {
+		req.Delivery = "actions-run-" + id
+	}
 	log := slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	apiURL := envOr("GITHUB_API_URL", ghapp.DefaultBaseURL)
 	client, err := actionClient(ctx, in, apiURL, req, log)
@@ -166,6 +171,14 @@ func action(ctx context.Context, env *environment, wf workflow) (int, error) {
 		return 0, err
 	}
 	gh := job.NewRepository(client, req.Owner, req.Repo)
+	if req.Trigger == work.TriggerCommand && req.Issue == 0 {
+		var why string
+		if req, why, err = commandIssue(ctx, gh, req); err != nil {
+			return 0, err
+		} else if why != "" {
+			return nothingToDo(env, why)
+		}
+	}
 	// Whether the event concerns Capsule is decided before the model's
 	// settings are read: a workflow run for another label needs none.
 	runner := &job.Runner{Label: in.label, ConfigPath: in.config, Version: version.Version, Logger: log, RunURL: runURL()}
@@ -216,11 +229,41 @@ func action(ctx context.Context, env *environment, wf workflow) (int, error) {
 	overrides := reposolve.NoOverrides()
 	overrides.MaxAttempts = in.maxAttempts
 	runner.Solver = &reposolve.Sandboxed{Engine: eng, Model: model, ModelName: model.Config().Model, TestModel: testModel, Overrides: overrides, Maxima: limits.max}
-	fmt.Fprintf(env.stdout, "capsule: %s, asked by %s (%s)\n", req.Name(), req.Sender, req.Trigger)
+	fmt.Fprintf(env.stdout, "capsule: %s, asked by %s (%s)\n", describe(req), req.Sender, req.Trigger)
 	res, runErr := runner.Run(ctx, gh, req, job.Hooks{
 		Attempt: func(e pipeline.Event) { printAttempt(wf, e) },
 	})
 	return finishAction(env, wf, req, res, runErr)
+}
+
+// commandIssue finds the issue a /capsule command on pull request
+// req.PullRequest answers, which its payload does not say (the App finds
+// it in its store): the N of the pull request's capsule/issue-N branch of
+// the repository itself. why says why there is none. The job checks again
+// that the pull request is the one Capsule opened for that issue.
+func commandIssue(ctx context.Context, gh job.GitHub, req work.Request) (work.Request, string, error) {
+	pr, err := gh.PullRequest(ctx, req.PullRequest)
+	if errors.Is(err, job.ErrNotFound) {
+		return req, fmt.Sprintf("pull request #%d does not exist", req.PullRequest), nil
+	}
+	if err != nil {
+		return req, "", fmt.Errorf("read pull request #%d: %w", req.PullRequest, err)
+	}
+	n, ok := webhook.IssueOfBranch(pr.HeadRef)
+	if !ok || !strings.EqualFold(pr.HeadRepo, req.Owner+"/"+req.Repo) {
+		return req, fmt.Sprintf("pull request #%d is not from a capsule/issue-N branch of %s/%s", req.PullRequest, req.Owner, req.Repo), nil
+	}
+	req.Issue, req.HeadSHA = n, pr.HeadSHA
+	return req, "", nil
+}
+
+// describe names what a request works on: the issue, or for a round the
+// pull request and the round.
+func describe(req work.Request) string {
+	if !req.Trigger.Round() {
+		return req.Name()
+	}
+	return fmt.Sprintf("%s, pull request #%d, round %s", req.Name(), req.PullRequest, req.Round)
 }
 
 // nothingToDo ends a step whose event is not Capsule's: it says why and
@@ -301,6 +344,12 @@ func finishAction(env *environment, wf workflow, t work.Request, res job.Result,
 	case res.State == work.Skipped:
 		fmt.Fprintf(env.stdout, "capsule: skipped: %s\n", res.Reason)
 		return exitOK, nil
+	case t.Trigger.Round() && res.HeadSHA != "":
+		fmt.Fprintf(env.stdout, "capsule: the round pushed %s to pull request %s\n", res.HeadSHA, res.PullRequestURL)
+		return exitOK, nil
+	case t.Trigger.Round():
+		wf.error("the round pushed nothing: " + cmp.Or(res.Reason, "no attempt passed the tests") + " (the pull request says so, with the log)")
+		return exitFailure, nil
 	case res.PullRequestURL != "" && outcome == string(attemptlog.Solved):
 		fmt.Fprintf(env.stdout, "capsule: solved: the tests that show the issue pass; pull request %s\n", res.PullRequestURL)
 		return exitOK, nil

@@ -1,17 +1,24 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/google/go-github/v88/github"
 
 	"github.com/capsulehq/capsule/internal/calculatortest"
 	"github.com/capsulehq/capsule/internal/fakegithub"
 	"github.com/capsulehq/capsule/internal/fakeopenai"
 	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/internal/webhooktest"
+	"github.com/capsulehq/capsule/pipeline/edits"
+	"github.com/capsulehq/capsule/pipeline/programmer"
 )
 
 // actionWorld sets up the environment a workflow step sees: the event
@@ -56,16 +63,65 @@ func newActionWorld(t *testing.T, script fakeopenai.Script, config string) *acti
 
 // event writes a labelled-issue event by sender with label.
 func (w *actionWorld) event(t *testing.T, sender, label string) {
-	body := webhooktest.Payload(t, "issues__labeled.payload.json", func(m map[string]any) {
+	w.send(t, "issues", webhooktest.Payload(t, "issues__labeled.payload.json", func(m map[string]any) {
 		webhooktest.Retarget(m, "octo", "calculator", 5, sender, 0)
 		webhooktest.Object(m, "label")["name"] = label
-	})
+	}))
+}
+
+// send writes the event file of event, as the runner does.
+func (w *actionWorld) send(t *testing.T, event string, body []byte) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "event.json")
 	if err := os.WriteFile(path, body, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("GITHUB_EVENT_NAME", "issues")
+	t.Setenv("GITHUB_EVENT_NAME", event)
 	t.Setenv("GITHUB_EVENT_PATH", path)
+}
+
+// command sends sender's comment body on pull request pr, stored in the
+// fake (when pr exists) so that the job can read it.
+func (w *actionWorld) command(t *testing.T, pr int, sender, body string) int64 {
+	t.Helper()
+	id := int64(1)
+	if _, ok := w.repo.Issue(pr); ok {
+		id = w.repo.AddComment(pr, sender, body)
+	}
+	w.send(t, "issue_comment", webhooktest.Payload(t, "issue_comment__created.payload.json", func(m map[string]any) {
+		webhooktest.Retarget(m, "octo", "calculator", pr, sender, 0)
+		webhooktest.Object(m, "issue")["pull_request"] = map[string]any{"url": w.gh.URL() + "repos/octo/calculator/pulls/" + strconv.Itoa(pr)}
+		c := webhooktest.Object(m, "comment")
+		c["id"], c["body"] = id, body
+	}))
+	return id
+}
+
+// reviewEvent sends a pull_request_review_comment (comment != 0) or
+// pull_request_review event of review on pull request pr, whose branch is
+// branch, from sender.
+func (w *actionWorld) reviewEvent(t *testing.T, pr int, branch, sender string, review, comment int64) {
+	t.Helper()
+	event, file := "pull_request_review", "pull_request_review__submitted.payload.json"
+	if comment != 0 {
+		event, file = "pull_request_review_comment", "pull_request_review_comment__created.payload.json"
+	}
+	w.send(t, event, webhooktest.Payload(t, file, func(m map[string]any) {
+		webhooktest.Retarget(m, "octo", "calculator", pr, sender, 0)
+		delete(m, "issue")
+		p := webhooktest.Object(m, "pull_request")
+		p["number"] = pr
+		webhooktest.Object(p, "head")["ref"] = branch
+		webhooktest.Object(p, "head", "repo")["full_name"] = "octo/calculator"
+		webhooktest.Object(p, "base", "repo")["full_name"] = "octo/calculator"
+		if comment != 0 {
+			c := webhooktest.Object(m, "comment")
+			c["id"], c["pull_request_review_id"] = comment, review
+		} else {
+			r := webhooktest.Object(m, "review")
+			r["id"], r["state"], r["body"] = review, "commented", "see the comment"
+		}
+	}))
 }
 
 func readFile(t *testing.T, path string) string {
@@ -214,6 +270,169 @@ func TestActionSettingsErrors(t *testing.T) {
 			code, stdout, stderr := capsule(t, "action")
 			if code != tt.code || !strings.Contains(stdout+stderr, tt.want) || !strings.Contains(stdout, "::error::") {
 				t.Errorf("exit %d, want %d with %q and an ::error:: line\nstdout:\n%s\nstderr:\n%s", code, tt.code, tt.want, stdout, stderr)
+			}
+		})
+	}
+}
+
+// TestActionRounds: on the pull request the Action opened, a /capsule
+// command and then a review comment each add one commit made from what
+// was asked, the review's thread gets a reply, and the review's own
+// delivery afterwards makes no second commit nor reply.
+func TestActionRounds(t *testing.T) {
+	sandboxtest.Engine(t)
+	const (
+		asked    = "mention the mean and the median in the module's docstring"
+		reviewed = "say in the docstring what an empty list gives"
+	)
+	docstring := func(s string) string {
+		return strings.Replace(calculatortest.RightStats, `"""Statistics over lists of numbers."""`, `"""`+s+`"""`, 1)
+	}
+	round1, round2 := docstring("Statistics over lists of numbers: mean and median."), docstring("Statistics over lists of numbers: mean and median (0.0 for an empty list).")
+	w := newActionWorld(t, fakeopenai.Sequence(
+		fakeopenai.Reply(calculatortest.Answer("calc/stats.py", calculatortest.WrongStats)),
+		fakeopenai.Reply(calculatortest.Answer("calc/stats.py", calculatortest.RightStats)),
+		fakeopenai.Reply(answerOver("calc/stats.py", calculatortest.RightStats, round1)),
+		fakeopenai.Reply(answerOver("calc/stats.py", round1, round2))), "reproduce: off\n")
+	run := func(what, want string) string {
+		t.Helper()
+		code, stdout, stderr := capsule(t, "action")
+		if code != exitOK || !strings.Contains(stdout, want) {
+			t.Fatalf("%s: exit %d, want 0 and %q\nstdout:\n%s\nstderr:\n%s", what, code, want, stdout, stderr)
+		}
+		return stdout
+	}
+	head := func() fakegithub.Commit {
+		t.Helper()
+		c, err := w.repo.Commit("capsule/issue-5")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+
+	w.event(t, "alice", "capsule")
+	run("the issue", "solved")
+	prs := w.repo.PullRequests()
+	if len(prs) != 1 {
+		t.Fatalf("pull requests %+v, want one", prs)
+	}
+	pr, first := prs[0].Number, head()
+
+	id := w.command(t, pr, "alice", "/capsule "+asked)
+	run("the command", "the round pushed")
+	second := head()
+	files, _ := w.repo.Files("capsule/issue-5")
+	if !slices.Equal(second.Parents, []string{first.SHA}) || files["calc/stats.py"] != round1 ||
+		!strings.Contains(second.Message, fmt.Sprintf("Capsule-Round: comment:%d", id)) {
+		t.Errorf("after the command the branch is at %+v (over %s), want one commit over the first with the round's change", second, first.SHA)
+	}
+	if prompt := lastPrompt(t, w.model); !strings.Contains(prompt, asked) {
+		t.Errorf("the round's prompt lacks the request %q:\n%s", asked, prompt)
+	}
+
+	rv := w.repo.AddReview(pr, fakegithub.Review{User: "alice", Comments: []fakegithub.ReviewComment{
+		{Path: "calc/stats.py", Line: 1, DiffHunk: "@@ -1 +1 @@\n+\"\"\"Statistics over lists of numbers: mean and median.\"\"\"", Body: reviewed},
+	}})
+	thread := rv.Comments[0].ID
+	w.reviewEvent(t, pr, "capsule/issue-5", "alice", rv.ID, thread)
+	run("the review comment", "the round pushed")
+	third := head()
+	if !slices.Equal(third.Parents, []string{second.SHA}) || !strings.Contains(third.Message, fmt.Sprintf("Capsule-Round: review:%d", rv.ID)) {
+		t.Errorf("after the review the branch is at %+v, want one commit over %s", third, second.SHA)
+	}
+	if prompt := lastPrompt(t, w.model); !strings.Contains(prompt, reviewed) || !strings.Contains(prompt, "calc/stats.py") {
+		t.Errorf("the round's prompt lacks the review comment and its file:\n%s", prompt)
+	}
+	replies := func() int {
+		n := 0
+		for _, c := range w.repo.ReviewComments(pr) {
+			if c.InReplyTo == thread {
+				n++
+			}
+		}
+		return n
+	}
+	if n := replies(); n != 1 {
+		t.Errorf("%d replies in the review's thread, want 1", n)
+	}
+
+	// The review's own delivery is the same round: it is done, and the
+	// model is not asked again.
+	calls := len(w.model.Requests())
+	w.reviewEvent(t, pr, "capsule/issue-5", "alice", rv.ID, 0)
+	run("the review", "the round pushed "+third.SHA)
+	if again := head(); again.SHA != third.SHA || replies() != 1 || len(w.model.Requests()) != calls {
+		t.Errorf("the review's delivery after its comment's: head %s (want %s), %d replies (want 1), %d model calls (want %d)",
+			again.SHA, third.SHA, replies(), len(w.model.Requests()), calls)
+	}
+}
+
+// answerOver is a model answer that changes the file at path from old to
+// new in SEARCH/REPLACE blocks.
+func answerOver(path, old, new string) string {
+	f := programmer.File{Path: path}
+	for _, bl := range edits.BlocksFor(old, new) {
+		f.Blocks = append(f.Blocks, programmer.Block{Search: bl.Search, Replace: bl.Replace})
+	}
+	return programmer.FormatFiles([]programmer.File{f}) + "\n"
+}
+
+// lastPrompt is the user messages of the model's last chat request.
+func lastPrompt(t *testing.T, model *fakeopenai.Server) string {
+	t.Helper()
+	reqs := model.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("the model was asked nothing")
+	}
+	var b strings.Builder
+	for _, m := range reqs[len(reqs)-1].Messages {
+		if m.Role == "user" {
+			b.WriteString(m.Content)
+		}
+	}
+	return b.String()
+}
+
+// TestActionRoundsNotCapsules: events the Action ends with nothing to do
+// before it needs the model or the engine (both broken here): a bot's
+// review comment, and a command on a pull request that does not exist or
+// is not from a capsule/issue-N branch.
+func TestActionRoundsNotCapsules(t *testing.T) {
+	w := newActionWorld(t, fakeopenai.Sequence(fakeopenai.Reply("")), "")
+	t.Setenv("INPUT_BASE-URL", "::not a url")
+	t.Setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+	if _, err := w.repo.Push("feature", "a human's change", map[string]string{"NOTES.md": "notes\n"}); err != nil {
+		t.Fatal(err)
+	}
+	gh, err := w.gh.Client(nil).Clone(github.WithAuthToken("ghs_workflow"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	human, _, err := gh.PullRequests.Create(context.Background(), "octo", "calculator", &github.NewPullRequest{Title: github.Ptr("notes"), Head: github.Ptr("feature"), Base: github.Ptr("main")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		send func(t *testing.T)
+		want string
+	}{
+		{"a bot's review comment", func(t *testing.T) { w.reviewEvent(t, human.GetNumber(), "capsule/issue-5", "renovate[bot]", 1, 2) }, "nothing to do: sender is a bot"},
+		{"a review of another branch", func(t *testing.T) { w.reviewEvent(t, human.GetNumber(), "feature", "alice", 1, 2) }, "is not a capsule/issue-N branch"},
+		{"a command on a missing pull request", func(t *testing.T) { w.command(t, 77, "alice", "/capsule retry") }, "nothing to do: pull request #77 does not exist"},
+		{"a command on another branch's pull request", func(t *testing.T) { w.command(t, human.GetNumber(), "alice", "/capsule retry") },
+			fmt.Sprintf("nothing to do: pull request #%d is not from a capsule/issue-N branch", human.GetNumber())},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.send(t)
+			code, stdout, stderr := capsule(t, "action")
+			if code != exitOK || !strings.Contains(stdout, tt.want) {
+				t.Errorf("exit %d, want 0 with %q\nstdout:\n%s\nstderr:\n%s", code, tt.want, stdout, stderr)
+			}
+			if !strings.Contains(readFile(t, w.output), "outcome=none\n") {
+				t.Errorf("outputs do not say outcome=none")
 			}
 		})
 	}
