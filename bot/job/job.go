@@ -1,7 +1,9 @@
 // Package job takes one issue to a pull request: it checks who asked,
 // fetches the default branch, runs repo mode, and reports on GitHub with a
-// status comment, labels, a branch, a commit and a pull request. The App
-// server and the GitHub Action run the same Runner.
+// status comment, labels, a branch, a commit and a pull request. A round
+// on that pull request (a review, a `/capsule` command, failing checks)
+// runs repo mode on the branch's head and adds one commit to it (see
+// round.go). The App server and the GitHub Action run the same Runner.
 package job
 
 import (

@@ -1,6 +1,8 @@
 // Package report renders the texts Capsule posts on GitHub: the pull
 // request, the status comment on the issue, the reply to a sender without
-// enough permission, and the job summary of the GitHub Action.
+// enough permission, and the job summary of the GitHub Action; for a
+// round on the pull request, its entry in the body's log of rounds, its
+// status comment and its replies in review threads.
 //
 // Every text states the outcome plainly: it says the tests pass only when
 // the attempt log says so. Texts with a size limit keep within it by
