@@ -9,7 +9,6 @@ package job
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"os"
 
@@ -149,7 +148,7 @@ func (r *Runner) Run(ctx context.Context, gh GitHub, t work.Request, hooks Hooks
 		return Result{State: work.Failed, Reason: err.Error()}, err
 	}
 	if cfgErr != nil {
-		return s.fail(ctx, nil, fmt.Sprintf("The configuration is not valid, so nothing ran:\n\n```\n%v\n```", cfgErr), nil)
+		return s.failConfig(ctx, cfgErr)
 	}
 	return s.work(ctx, branch, cfg)
 }

@@ -54,11 +54,19 @@ func (s *session) runRound(ctx context.Context) (Result, error) {
 		return Result{State: work.Failed, Reason: err.Error()}, githubError("read the branch's head "+head, err)
 	}
 	if trailer(message, TrailerRound) == oneLine(s.t.Round) {
-		// A run before this one pushed the round's commit and stopped.
+		// A run before this one pushed the round's commit and stopped. Its
+		// status comment, when it can be found, is ended; else a new one
+		// says the round is done.
 		if c, err := findStatusComment(ctx, s.gh, s.t); err == nil {
 			s.comment = c.ID
 		}
 		return s.roundPushed(ctx, pr, head, nil)
+	}
+	if cfgErr != nil {
+		if err := s.begin(ctx); err != nil {
+			return Result{State: work.Failed, Reason: err.Error()}, err
+		}
+		return s.failConfig(ctx, cfgErr)
 	}
 	var checks []round.Check
 	if s.t.Trigger == work.TriggerCI {
@@ -75,9 +83,6 @@ func (s *session) runRound(ctx context.Context) (Result, error) {
 	}
 	if err := s.begin(ctx); err != nil {
 		return Result{State: work.Failed, Reason: err.Error()}, err
-	}
-	if cfgErr != nil {
-		return s.fail(ctx, nil, fmt.Sprintf("The configuration is not valid, so nothing ran:\n\n```\n%v\n```", cfgErr), nil)
 	}
 	return s.solveRound(ctx, pr, cfg, checks)
 }
@@ -114,9 +119,8 @@ func (s *session) removeTree() {
 }
 
 // solve fetches the tree at s.parent (the job removes it as it ends, see
-// removeTree) and runs the loop on task. A nil
-// outcome means the job ended (res and err say how): the model is away,
-// or the loop failed.
+// removeTree) and runs the loop on task. A nil outcome means the job
+// ended (res and err say how): the model is away, or the loop failed.
 func (s *session) solve(ctx context.Context, task round.Task, cfg repoconfig.Config) (*pipeline.RepoOutcome, Result, error) {
 	dir := s.workspace()
 	if dir == "" {

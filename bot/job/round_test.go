@@ -201,6 +201,19 @@ func TestRoundDecisions(t *testing.T) {
 			state:  work.Failed, reason: "no longer starts with /capsule",
 		},
 		{
+			name:    "a configuration error fails the round on the pull request, before the model",
+			prepare: func(f *fakeGitHub) { f.files[".github/capsule.yml"] = "colour: blue\n" },
+			state:   work.Failed, reason: "The configuration is not valid",
+			writes: []string{"CreateComment", "EditComment"},
+		},
+		{
+			name:    "a CI round with a configuration error says so, before looking at the checks",
+			target:  func(r *work.Request) { r.Trigger, r.Round = work.TriggerCI, "run:31" },
+			prepare: func(f *fakeGitHub) { f.files[".github/capsule.yml"] = "ci_rounds: many\n" },
+			state:   work.Failed, reason: "ci_rounds",
+			writes: []string{"CreateComment", "EditComment"},
+		},
+		{
 			name:    "a pull request from a fork's branch of the same name is not Capsule's",
 			prepare: func(f *fakeGitHub) { f.pulls[0].HeadRepo = "mallory/calc" },
 			state:   work.Skipped, reason: "its branch is in mallory/calc", writes: []string{},

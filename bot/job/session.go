@@ -259,6 +259,12 @@ func (s *session) waitForModel(ctx context.Context, cause error) (Result, error)
 	return Result{State: work.Queued, Reason: cause.Error(), StatusComment: s.comment}, err
 }
 
+// failConfig ends as failed, before the model, a job whose repository
+// configuration is not valid.
+func (s *session) failConfig(ctx context.Context, cfgErr error) (Result, error) {
+	return s.fail(ctx, nil, fmt.Sprintf("The configuration is not valid, so nothing ran:\n\n```\n%v\n```", cfgErr), nil)
+}
+
 // fail ends the job as failed: the reason goes in the status comment, with
 // the log so far. Without ctx (it ended) GitHub is left as it is so that a
 // later run picks the job up again.
