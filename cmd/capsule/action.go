@@ -197,6 +197,7 @@ func action(ctx context.Context, env *environment, wf workflow) (int, error) {
 	if err := limits.fromEnv(); err != nil {
 		return 0, err
 	}
+	runner.MaxCIRounds = limits.runnerCIRounds()
 	cfg := programmer.ConfigFromEnv()
 	cfg.Model, cfg.BaseURL, cfg.APIKey = cmp.Or(in.model, cfg.Model), cmp.Or(in.baseURL, cfg.BaseURL), cmp.Or(in.apiKey, cfg.APIKey)
 	cfg.MaxAnswerBytes = limits.answerBytes

@@ -437,3 +437,52 @@ func TestActionRoundsNotCapsules(t *testing.T) {
 		})
 	}
 }
+
+// TestActionCIRound: a failed workflow run on the head of the pull request
+// the Action opened (its delivery sent by Capsule's own bot, as CI runs
+// are) makes a CI round whose prompt holds the failing step's log, a token
+// in it redacted, and whose commit names the run.
+func TestActionCIRound(t *testing.T) {
+	sandboxtest.Engine(t)
+	token := "ghp_" + strings.Repeat("A1b2", 9)
+	fixed := strings.Replace(calculatortest.RightStats, `"""Statistics over lists of numbers."""`, `"""Statistics over lists of numbers (CI-clean)."""`, 1)
+	w := newActionWorld(t, fakeopenai.Sequence(
+		fakeopenai.Reply(calculatortest.Answer("calc/stats.py", calculatortest.WrongStats)),
+		fakeopenai.Reply(calculatortest.Answer("calc/stats.py", calculatortest.RightStats)),
+		fakeopenai.Reply(answerOver("calc/stats.py", calculatortest.RightStats, fixed))), "reproduce: off\n")
+	w.event(t, "alice", "capsule")
+	if code, stdout, stderr := capsule(t, "action"); code != exitOK {
+		t.Fatalf("the issue: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	pr := w.repo.PullRequests()[0]
+	run := w.repo.AddActionsRun(fakegithub.WorkflowRun{
+		Name: "CI", HeadBranch: pr.Head, HeadSHA: pr.HeadSHA, Event: "pull_request", Conclusion: "failure",
+		Jobs: []fakegithub.WorkflowJob{{Name: "docs", Conclusion: "failure",
+			Log: "##[group]Run make docs\nchecking with " + token + "\ndocs/stats.md: the module docstring does not say CI-clean\n##[error]Process completed with exit code 1.\n"}},
+	})
+	w.send(t, "workflow_run", webhooktest.Payload(t, "workflow_run__completed.with-pull-requests.payload.json", func(m map[string]any) {
+		webhooktest.Retarget(m, "octo", "calculator", pr.Number, "capsule-app[bot]", 0)
+		delete(m, "issue")
+		webhooktest.Object(m, "sender")["type"] = "Bot"
+		repoID := webhooktest.Object(m, "repository")["id"]
+		r := webhooktest.Object(m, "workflow_run")
+		r["id"], r["conclusion"], r["head_sha"], r["head_branch"] = run.ID, "failure", pr.HeadSHA, pr.Head
+		p := r["pull_requests"].([]any)[0].(map[string]any)
+		p["number"] = pr.Number
+		webhooktest.Object(p, "head")["ref"] = pr.Head
+		webhooktest.Object(p, "head", "repo")["id"] = repoID
+		webhooktest.Object(p, "base", "repo")["id"] = repoID
+	}))
+	code, stdout, stderr := capsule(t, "action")
+	if code != exitOK || !strings.Contains(stdout, "the round pushed") {
+		t.Fatalf("the CI round: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	head, err := w.repo.Commit(pr.Head)
+	if err != nil || !slices.Equal(head.Parents, []string{pr.HeadSHA}) || !strings.Contains(head.Message, fmt.Sprintf("Capsule-Round: run:%d", run.ID)) {
+		t.Errorf("the branch is at %+v (%v), want one commit over %s naming run %d", head, err, pr.HeadSHA, run.ID)
+	}
+	prompt := lastPrompt(t, w.model)
+	if !strings.Contains(prompt, "the module docstring does not say CI-clean") || strings.Contains(prompt, token) {
+		t.Errorf("the prompt lacks the failing step's log, or holds the token:\n%s", prompt)
+	}
+}
