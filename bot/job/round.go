@@ -62,6 +62,9 @@ func (s *session) runRound(ctx context.Context) (Result, error) {
 		}
 		return s.roundPushed(ctx, pr, head, nil)
 	}
+	if _, logged := report.RoundNumber(pr.Body, s.t.Round); logged {
+		return s.skip(fmt.Sprintf("round %d (%s) was made already", r.Number, s.t.Round))
+	}
 	if cfgErr != nil {
 		if err := s.begin(ctx); err != nil {
 			return Result{State: work.Failed, Reason: err.Error()}, err

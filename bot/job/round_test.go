@@ -174,6 +174,13 @@ func TestRoundDecisions(t *testing.T) {
 			},
 		},
 		{
+			name: "a round the body logs already, with commits since, is not made again",
+			prepare: func(f *fakeGitHub) {
+				f.pulls[0].Body = report.AddRound(openingBody, report.Round{Number: 2, Key: "review:900", Commit: firstHead}, 0)
+			},
+			state: work.Skipped, reason: "round 2 (review:900) was made already", writes: []string{},
+		},
+		{
 			name:   "a command round asks what the comment asks",
 			target: command("/capsule please also handle negative numbers"),
 			solver: answers(outcome(attemptlog.Solved, roundFix), "please also handle negative numbers", "What @alice wrote"),
