@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/capsulehq/capsule/bot/cilog"
+	"github.com/capsulehq/capsule/bot/report"
 	"github.com/capsulehq/capsule/bot/round"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
 )
@@ -98,7 +99,8 @@ func (s *session) ciRound(ctx context.Context) (checks []round.Check, skip strin
 		return nil, "", err
 	}
 	if len(failing) == 0 {
-		return nil, fmt.Sprintf("No check failed on %s (a re-run may have passed), so Capsule makes no CI round.", short(s.t.HeadSHA)), nil
+		s.log.Info("no check failed", "commit", s.t.HeadSHA)
+		return nil, noneFailed, nil
 	}
 	onDefault, err := s.failingChecks(ctx, s.base)
 	if err != nil {
@@ -165,33 +167,65 @@ func (s *session) capsuleHead(ctx context.Context) (skip string, err error) {
 	case trailer(msg, TrailerIssue) != strconv.Itoa(s.t.Issue):
 		return humanPushed, nil
 	case head != s.t.HeadSHA:
-		return fmt.Sprintf("The checks ran on %s, but Capsule has pushed %s since: the checks of that commit decide whether a CI round follows.",
-			short(s.t.HeadSHA), short(head)), nil
+		s.log.Info("the checks ran on an older head", "checked", s.t.HeadSHA, "head", head)
+		return movedOn, nil
 	}
 	return "", nil
 }
 
-// humanPushed is the skip text for a branch whose head someone else
-// pushed.
-const humanPushed = "Someone pushed to this pull request's branch, so Capsule makes no more CI rounds on it: " +
-	"its failing checks are yours to fix. A comment starting with `/capsule` still asks Capsule for a round."
+// The skip texts that name no number: each is said once on a pull
+// request.
+const (
+	humanPushed = "Someone pushed to this pull request's branch, so Capsule makes no more CI rounds on it: " +
+		"its failing checks are yours to fix. A comment starting with `/capsule` still asks Capsule for a round."
+	movedOn = "Some checks failed on a commit that is no longer the branch's head: Capsule has pushed since, " +
+		"and the checks of its head decide whether a CI round follows."
+	noneFailed = "A check run reported a failure, but no check has failed on the branch's head (a re-run may have passed), " +
+		"so Capsule makes no CI round."
+)
 
-// ciRoundsDone counts the CI rounds Capsule made on the pull request: its
-// commits whose Capsule-Round trailer names a workflow run or a check
-// suite.
+// ciRoundsDone counts the CI rounds Capsule made on the pull request
+// before this one: those that pushed, by their commits' Capsule-Round
+// trailer, and those that failed, by their status comments. A failing
+// round pushes nothing, and another workflow's failure on the same head
+// would otherwise start it again.
 func (s *session) ciRoundsDone(ctx context.Context) (int, error) {
 	commits, err := s.gh.PullRequestCommits(ctx, s.t.PullRequest)
 	if err != nil {
 		return 0, githubError("list the pull request's commits", err)
 	}
-	n := 0
+	comments, err := s.gh.Comments(ctx, s.t.PullRequest)
+	if err != nil {
+		return 0, githubError("list the pull request's comments", err)
+	}
+	keys := map[string]bool{}
 	for _, c := range commits {
-		key := trailer(c.Message, TrailerRound)
-		if strings.HasPrefix(key, "run:") || strings.HasPrefix(key, "suite:") {
+		keys[trailer(c.Message, TrailerRound)] = true
+	}
+	for _, c := range comments {
+		if key, ok := roundOfStatus(c.Body); ok {
+			keys[key] = true
+		}
+	}
+	n := 0
+	for key := range keys {
+		if key != s.t.Round && (strings.HasPrefix(key, "run:") || strings.HasPrefix(key, "suite:")) {
 			n++
 		}
 	}
 	return n, nil
+}
+
+// roundOfStatus reads the round key of a round's status comment, whose
+// second line is report.RoundMarker(key).
+func roundOfStatus(body string) (string, bool) {
+	open, end, _ := strings.Cut(report.RoundMarker("\x00"), "\x00")
+	rest, ok := strings.CutPrefix(body, report.Marker+"\n"+open)
+	if !ok {
+		return "", false
+	}
+	key, _, ok := strings.Cut(rest, end+"\n")
+	return key, ok
 }
 
 // failingChecks lists the check runs that failed on commit sha.
