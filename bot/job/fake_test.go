@@ -3,6 +3,7 @@ package job
 import (
 	"archive/tar"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"fmt"
@@ -460,7 +461,7 @@ func (f *fakeGitHub) ReviewComments(_ context.Context, pull int) ([]ReviewCommen
 			out = append(out, c.ReviewComment)
 		}
 	}
-	slices.SortFunc(out, func(a, b ReviewComment) int { return int(a.ID - b.ID) })
+	slices.SortFunc(out, func(a, b ReviewComment) int { return cmp.Compare(a.ID, b.ID) })
 	return out, nil
 }
 

@@ -2,6 +2,7 @@ package job
 
 import (
 	"context"
+	"errors"
 
 	"github.com/capsulehq/capsule/bot/report"
 	"github.com/capsulehq/capsule/bot/round"
@@ -20,7 +21,11 @@ func (s *session) keptBranch(ctx context.Context) (pr PullRequest, head string, 
 	if err != nil || !found {
 		return pr, "", false, wrapIf("look for the issue's pull request", err)
 	}
-	if head, err = s.gh.BranchHead(ctx, branch); err != nil {
+	head, err = s.gh.BranchHead(ctx, branch)
+	if errors.Is(err, ErrNotFound) {
+		return pr, "", false, nil // nothing to keep: publish makes the branch again
+	}
+	if err != nil {
 		return pr, "", false, githubError("read the branch "+branch, err)
 	}
 	message, err := s.gh.CommitMessage(ctx, head)

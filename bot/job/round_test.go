@@ -396,6 +396,19 @@ func TestRetryKeepsRounds(t *testing.T) {
 			},
 		},
 		{
+			name: "an open pull request whose branch is gone: the branch is made again",
+			prepare: func(f *fakeGitHub) {
+				firstRun(f, withRound)
+				delete(f.heads, Branch(fakeIssue))
+			},
+			o: outcome(attemptlog.Solved, roundFix), tree: "def add(a, b):\n    return a - b\n", state: work.Done,
+			check: func(t *testing.T, f *fakeGitHub, res Result) {
+				if c := f.commits[len(f.commits)-1]; c.Parent != fakeBase || !slices.Contains(f.calls, "CreateBranch") || res.HeadSHA != c.SHA {
+					t.Errorf("commit %+v, calls %q", c, f.calls)
+				}
+			},
+		},
+		{
 			name:    "only Capsule's first commit: replaced as before",
 			prepare: func(f *fakeGitHub) { firstRun(f, openingBody) },
 			o:       outcome(attemptlog.Solved, roundFix), tree: "def add(a, b):\n    return a - b\n", state: work.Done,
@@ -420,8 +433,8 @@ func TestRetryKeepsRounds(t *testing.T) {
 			if res.State != tt.state || (err != nil && tt.state != work.Failed) {
 				t.Fatalf("Run = %+v, %v; want %s", res, err, tt.state)
 			}
-			if tt.state == work.Done && (slices.Contains(f.calls, "AdvanceBranch") == slices.Contains(f.calls, "MoveBranch")) {
-				t.Errorf("calls = %q: want the branch advanced or moved, once", f.calls)
+			if pushes := f.count("AdvanceBranch") + f.count("MoveBranch") + f.count("CreateBranch"); tt.state == work.Done && pushes != 1 {
+				t.Errorf("calls = %q: want the branch advanced, moved or made, once", f.calls)
 			}
 			tt.check(t, f, res)
 		})
