@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -53,6 +54,7 @@ type world struct {
 	stop   context.CancelFunc
 	done   chan struct{}
 	next   atomic.Int64 // delivery counter
+	keyPEM []byte       // the App's private key
 }
 
 type worldOptions struct {
@@ -69,7 +71,21 @@ type worldOptions struct {
 	solver job.Solver
 }
 
+// newWorld makes the test world with its server, whose workers start
+// with start.
 func newWorld(t *testing.T, script fakeopenai.Script, o worldOptions) *world {
+	t.Helper()
+	w := newFakes(t, script, o)
+	w.server, w.store = newServer(t, w.endpoints(filepath.Join(t.TempDir(), "capsule.db")), o, quietLogger())
+	w.http = httptest.NewServer(w.server.Handler())
+	t.Cleanup(w.http.Close)
+	return w
+}
+
+// newFakes makes the test world without its server: the fake GitHub
+// with the example repository, its issue and the App's installation, and
+// the scripted model.
+func newFakes(t *testing.T, script fakeopenai.Script, o worldOptions) *world {
 	t.Helper()
 	key, keyPEM := fakegithub.NewAppKey(t)
 	w := &world{t: t}
@@ -89,30 +105,52 @@ func newWorld(t *testing.T, script fakeopenai.Script, o worldOptions) *world {
 	}
 
 	w.model = fakeopenai.New(t, script)
+	w.keyPEM = keyPEM
+	return w
+}
+
+// endpoints are the world's fakes for a server whose store is the file
+// at path.
+func (w *world) endpoints(path string) endpoints {
+	return endpoints{GitHub: w.gh.URL(), Model: w.model.URL(), Key: w.keyPEM, Store: path}
+}
+
+// endpoints are what a server of the test world reaches: the fake GitHub
+// and model by URL, so that it may run in another process (see
+// TestServerProcess), the App's key and the store's file.
+type endpoints struct {
+	GitHub, Model string
+	Key           []byte
+	Store         string
+}
+
+// newServer assembles a server of the test world reaching e, with one
+// worker, and opens its store, which is closed when the test ends.
+func newServer(t testing.TB, e endpoints, o worldOptions, logger *slog.Logger) (*Server, *store.Store) {
+	t.Helper()
 	retries := 0
 	if o.noModelRetries {
 		retries = -1
 	}
-	client, err := programmer.New(programmer.Config{BaseURL: w.model.URL(), Model: "test-model", APIKey: "k", RequestTimeout: time.Minute, MaxRetries: retries})
+	client, err := programmer.New(programmer.Config{BaseURL: e.Model, Model: "test-model", APIKey: "k", RequestTimeout: time.Minute, MaxRetries: retries})
 	if err != nil {
 		t.Fatal(err)
 	}
-	apps, err := ghapp.New(ghapp.Config{AppID: appID, PrivateKey: keyPEM, BaseURL: w.gh.URL(), Retry: ghapp.RetryPolicy{BaseDelay: 10 * time.Millisecond}, Logger: quietLogger()})
+	apps, err := ghapp.New(ghapp.Config{AppID: appID, PrivateKey: e.Key, BaseURL: e.GitHub, Retry: ghapp.RetryPolicy{BaseDelay: 10 * time.Millisecond}, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.store, err = store.Open(filepath.Join(t.TempDir(), "capsule.db"))
+	st, err := store.Open(e.Store)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { w.store.Close() })
-	logger := quietLogger()
+	t.Cleanup(func() { st.Close() })
 	solver := o.solver
 	if solver == nil {
 		solver = &reposolve.Sandboxed{Engine: sandboxtest.Engine(t), Model: client, ModelName: "test-model", Overrides: reposolve.NoOverrides()}
 	}
-	w.server, err = New(Config{
-		Store: w.store, Clients: apps, Secret: secret, Workers: 1, Logger: logger, Grace: o.grace,
+	s, err := New(Config{
+		Store: st, Clients: apps, Secret: secret, Workers: 1, Logger: logger, Grace: o.grace,
 		CheckEvery: o.checkEvery, ModelWait: o.modelWait,
 		Runner: &job.Runner{
 			Solver:  solver,
@@ -122,9 +160,7 @@ func newWorld(t *testing.T, script fakeopenai.Script, o worldOptions) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.http = httptest.NewServer(w.server.Handler())
-	t.Cleanup(w.http.Close)
-	return w
+	return s, st
 }
 
 // start runs the workers until the test ends.
