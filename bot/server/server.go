@@ -266,6 +266,8 @@ func (s *Server) Accept(ctx context.Context, r work.Request) error {
 	case store.Busy:
 		log.Info("issue already has an active job", "state", j.State)
 		s.noteBusy(j)
+	case store.Waiting:
+		log.Info("the round waits for the issue's active job", "state", j.State)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/capsulehq/capsule/bot/work"
 )
@@ -31,10 +32,14 @@ const roundQuery = `SELECT ` + jobColumns + ` FROM jobs
 //     round's job and answered Duplicate, so that the comments of one
 //     review make one round, whenever they come;
 //   - an issue has at most one active (queued or running) job, shared by
-//     the work on the issue and the rounds on its pull request: a delivery
-//     for an issue that has one is recorded against it and answered Busy,
-//     and the active job is marked Busy. Owner and repo compare
-//     case-insensitively, as on GitHub.
+//     the work on the issue and the rounds on its pull request. A round
+//     that arrives while its issue has one waits for it (Waiting, once
+//     per round: Duplicate after), and is queued as the issue's job when
+//     that ends, the oldest first; its delivery is recorded against the
+//     active job until then. Any other delivery for an issue that has one
+//     is recorded against it and answered Busy, and the active job is
+//     marked Busy. Owner and repo compare case-insensitively, as on
+//     GitHub.
 //
 // Once Enqueue has returned without error the outcome is on
 // disk, and the delivery may be acknowledged.
@@ -111,6 +116,8 @@ func (s *Store) enqueue(ctx context.Context, tx *sql.Tx, r work.Request) (Job, O
 
 	active, err := scanJob(tx.QueryRowContext(ctx, activeQuery, r.Owner, r.Repo, r.Issue))
 	switch {
+	case err == nil && r.Round != "":
+		return s.waitFor(ctx, tx, r, active)
 	case err == nil:
 		if err := recordDelivery(ctx, tx, r.Delivery, active.ID); err != nil {
 			return Job{}, 0, err
@@ -124,15 +131,7 @@ func (s *Store) enqueue(ctx context.Context, tx *sql.Tx, r work.Request) (Job, O
 		return Job{}, 0, err
 	}
 
-	now := s.clock()
-	j := Job{Request: r, State: work.Queued, CreatedAt: now, UpdatedAt: now}
-	err = tx.QueryRowContext(ctx, `INSERT INTO jobs
-		(delivery, event, trigger, installation, owner, repo, issue, sender, label, state, created_at, updated_at,
-			pull_request, round, head_sha)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		j.Delivery, j.Event, j.Trigger, j.Installation, j.Owner, j.Repo, j.Issue,
-		j.Sender, j.Label, string(j.State), toNanos(now), toNanos(now),
-		j.PullRequest, j.Round, j.HeadSHA).Scan(&j.ID)
+	j, err := s.insertJob(ctx, tx, r, s.clock())
 	if err != nil {
 		return Job{}, 0, err
 	}
@@ -140,6 +139,20 @@ func (s *Store) enqueue(ctx context.Context, tx *sql.Tx, r work.Request) (Job, O
 		return Job{}, 0, err
 	}
 	return j, Created, nil
+}
+
+// insertJob queues r as a new job created at created.
+func (s *Store) insertJob(ctx context.Context, tx *sql.Tx, r work.Request, created time.Time) (Job, error) {
+	now := s.clock()
+	j := Job{Request: r, State: work.Queued, CreatedAt: created, UpdatedAt: now}
+	err := tx.QueryRowContext(ctx, `INSERT INTO jobs
+		(delivery, event, trigger, installation, owner, repo, issue, sender, label, state, created_at, updated_at,
+			pull_request, round, head_sha)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		j.Delivery, j.Event, j.Trigger, j.Installation, j.Owner, j.Repo, j.Issue,
+		j.Sender, j.Label, string(j.State), toNanos(created), toNanos(now),
+		j.PullRequest, j.Round, j.HeadSHA).Scan(&j.ID)
+	return j, err
 }
 
 // recordDelivery remembers which job a delivery created or was answered

@@ -86,9 +86,13 @@ const (
 	// which is the one returned. The delivery ID is recorded so that a
 	// redelivery of it answers Duplicate.
 	Busy
+	// Waiting means the delivery asks for a round while its issue has an
+	// active job, which is the one returned: the round waits for it and
+	// is queued when it ends. The delivery ID is recorded as for Busy.
+	Waiting
 )
 
-// String returns "created", "duplicate" or "busy".
+// String returns "created", "duplicate", "busy" or "waiting".
 func (o Outcome) String() string {
 	switch o {
 	case Created:
@@ -97,6 +101,8 @@ func (o Outcome) String() string {
 		return "duplicate"
 	case Busy:
 		return "busy"
+	case Waiting:
+		return "waiting"
 	}
 	return "Outcome(" + strconv.Itoa(int(o)) + ")"
 }

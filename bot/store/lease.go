@@ -30,7 +30,8 @@ const claimableQuery = `SELECT ` + jobColumns + ` FROM jobs
 // goes up by one. Claim reports false when there is nothing to claim.
 //
 // A job already claimed MaxClaims times is not handed out again but
-// marked Failed, and Claim moves on to the next. A queued job whose
+// marked Failed (the oldest round waiting for its issue is queued), and
+// Claim moves on to the next. A queued job whose
 // NotBefore is still ahead is not claimable yet.
 func (s *Store) Claim(ctx context.Context, worker string, lease time.Duration) (Job, bool, error) {
 	return s.ClaimCreatedBefore(ctx, worker, lease, time.Time{})
@@ -78,6 +79,9 @@ func (s *Store) claim(ctx context.Context, tx *sql.Tx, worker string, lease time
 			_, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'failed', reason = ?,
 				head_sha = '', lease_until = 0, updated_at = ? WHERE id = ?`,
 				abandonedReason, toNanos(now), j.ID)
+			if err == nil {
+				err = s.promote(ctx, tx, j.ID)
+			}
 			if err != nil {
 				return Job{}, false, err
 			}
@@ -119,6 +123,7 @@ func (s *Store) Renew(ctx context.Context, id int64, worker string, lease time.D
 
 // Finish ends job id, which must be running under worker, as e says: in
 // e.State (Done, Failed or Skipped) for e.Reason, with what the job made.
+// The oldest round waiting for the job's issue is queued (see Enqueue).
 // It fails with ErrLeaseLost when the job is no longer running under
 // worker.
 func (s *Store) Finish(ctx context.Context, id int64, worker string, e End) error {
@@ -126,12 +131,16 @@ func (s *Store) Finish(ctx context.Context, id int64, worker string, e End) erro
 		return fmt.Errorf("store: finish job %d: state %q is not done, failed or skipped: %w", id, e.State, ErrInvalid)
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		return s.leased(ctx, tx, id, worker, `UPDATE jobs SET state = ?1, reason = ?2,
+		err := s.leased(ctx, tx, id, worker, `UPDATE jobs SET state = ?1, reason = ?2,
 			status_comment = CASE WHEN ?3 = 0 THEN status_comment ELSE ?3 END,
 			pull_request = CASE WHEN ?4 = 0 THEN pull_request ELSE ?4 END,
 			head_sha = ?5, lease_until = 0, updated_at = ?6
 			WHERE id = ?7 AND state = 'running' AND worker = ?8`,
 			string(e.State), e.Reason, e.StatusComment, e.PullRequest, e.HeadSHA, toNanos(s.clock()), id, worker)
+		if err != nil {
+			return err
+		}
+		return s.promote(ctx, tx, id)
 	})
 	if err != nil {
 		return fmt.Errorf("store: finish job %d as %s: %w", id, e.State, err)

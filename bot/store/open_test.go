@@ -158,6 +158,8 @@ func TestQueryPlans(t *testing.T) {
 		{pullRequestQuery, []any{"acme", "widgets", 1}, "jobs_issue"},
 		{headQuery, []any{"acme", "widgets", 1, 12}, "jobs_issue"},
 		{issueQuery, []any{"acme", "widgets", 12}, "jobs_pull_request"},
+		{waitingRoundQuery, []any{"acme", "widgets", 12, "review:1"}, "waiting_round"},
+		{nextWaitingQuery, []any{"acme", "widgets", 1}, "waiting_issue"},
 	}
 	for _, tt := range tests {
 		rows, err := s.r.Query("EXPLAIN QUERY PLAN "+tt.query, tt.args...)

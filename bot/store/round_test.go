@@ -32,20 +32,16 @@ func TestEnqueueRound(t *testing.T) {
 	upper := newRound("d3", 7, 12, "review:1", "aaa")
 	upper.Owner, upper.Repo = "ACME", "Widgets"
 	enqueue(t, s, upper, Duplicate)
-	// Another round, and work on the issue, wait for the active job.
-	if got := enqueue(t, s, newRound("d4", 7, 12, "comment:9", "aaa"), Busy); got.ID != review.ID || !got.Busy {
-		t.Fatalf("another round gave %+v", got)
+	// Work on the issue waits for the active job.
+	if got := enqueue(t, s, newRequest("d4", 7), Busy); got.ID != review.ID || !got.Busy {
+		t.Fatalf("a label gave %+v", got)
 	}
-	enqueue(t, s, newRequest("d5", 7), Busy)
 
 	finish(t, s, review, End{State: work.Done, HeadSHA: "bbb"})
 	// A comment of the review that arrives after its round ended starts
-	// nothing, and neither does a redelivery of the busy one.
+	// nothing.
 	if got := enqueue(t, s, newRound("d6", 7, 12, "review:1", "bbb"), Duplicate); got.ID != review.ID || got.State != work.Done {
 		t.Fatalf("a late comment of the review gave %+v", got)
-	}
-	if got := enqueue(t, s, newRound("d4", 7, 12, "comment:9", "aaa"), Duplicate); got.ID != review.ID {
-		t.Fatalf("the redelivery of a busy round gave %+v", got)
 	}
 	for _, d := range []string{"d2", "d3", "d6"} {
 		if got, err := s.ByDelivery(context.Background(), d); err != nil || got.ID != review.ID {
@@ -58,6 +54,69 @@ func TestEnqueueRound(t *testing.T) {
 	other.Repo = "gadgets"
 	enqueue(t, s, other, Created)
 	wantCounts(t, s, map[work.State]int{work.Done: 1, work.Queued: 2})
+}
+
+// TestWaitingRounds sends rounds while their issue has an active job:
+// each waits, once, and is queued in its turn when the job before it
+// ends, as it ends or is abandoned.
+func TestWaitingRounds(t *testing.T) {
+	s, _ := openTest(t)
+	clk := fakeClock(s)
+	ctx := context.Background()
+	byDelivery := func(d string) Job {
+		t.Helper()
+		j, err := s.ByDelivery(ctx, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+
+	crashy := enqueue(t, s, newRequest("label", 7), Created)
+	arrived := clk.Now()
+	if got := enqueue(t, s, newRound("review-1", 7, 12, "review:1", "aaa"), Waiting); got.ID != crashy.ID || got.Busy {
+		t.Fatalf("a review while the issue is active gave %+v", got)
+	}
+	clk.Advance(time.Second)
+	// The review's comments: the same round, still waiting.
+	enqueue(t, s, newRound("review-1-comment", 7, 12, "review:1", "aaa"), Duplicate)
+	enqueue(t, s, newRound("run-5", 7, 12, "run:5", "aaa"), Waiting)
+	enqueue(t, s, newRound("review-1", 7, 12, "review:1", "aaa"), Duplicate)
+	if got := byDelivery("review-1"); got.ID != crashy.ID {
+		t.Fatalf("ByDelivery of a waiting round = %+v, want the active job", got)
+	}
+	wantCounts(t, s, map[work.State]int{work.Queued: 1})
+
+	// The job is abandoned: the review's round is queued, with the time
+	// it arrived.
+	for range MaxClaims {
+		claim(t, s, "w1", time.Minute)
+		clk.Advance(2 * time.Minute)
+	}
+	review := claim(t, s, "w1", time.Minute)
+	if review.Round != "review:1" || review.PullRequest != 12 || review.HeadSHA != "aaa" || review.Delivery != "review-1" ||
+		!review.CreatedAt.Equal(arrived) || review.Claims != 1 {
+		t.Fatalf("claimed %+v, want the review's round", review)
+	}
+	if got := byDelivery("review-1"); got.ID != review.ID {
+		t.Errorf("ByDelivery of the promoted round = job %d, want %d", got.ID, review.ID)
+	}
+	// Its comments, and the CI run still waiting, make no second job.
+	enqueue(t, s, newRound("review-1-comment-2", 7, 12, "review:1", "aaa"), Duplicate)
+	enqueue(t, s, newRound("run-5-again", 7, 12, "run:5", "aaa"), Duplicate)
+
+	if err := s.Finish(ctx, review.ID, "w1", End{State: work.Done, HeadSHA: "bbb"}); err != nil {
+		t.Fatal(err)
+	}
+	run := claim(t, s, "w1", time.Minute)
+	if run.Round != "run:5" || run.Delivery != "run-5" {
+		t.Fatalf("claimed %+v, want the CI run's round", run)
+	}
+	if err := s.Finish(ctx, run.ID, "w1", End{State: work.Failed}); err != nil {
+		t.Fatal(err)
+	}
+	claimNone(t, s, "w1")
+	wantCounts(t, s, map[work.State]int{work.Failed: 2, work.Done: 1})
 }
 
 // TestEnqueueRoundConcurrent sends a review's deliveries at once, as
@@ -172,4 +231,21 @@ func TestPullRequestOf(t *testing.T) {
 	want(7, 20, "third")
 	wantNumbered(20, 7)
 	wantNumbered(12, 0)
+}
+
+// TestWaitingRoundWithAJob breaks the rule that a round waits only while
+// it has no job, by hand: the job that ends still ends, and the waiting
+// round goes to the job it has.
+func TestWaitingRoundWithAJob(t *testing.T) {
+	s, _ := openTest(t)
+	active := enqueue(t, s, newRequest("label", 7), Created)
+	enqueue(t, s, newRound("review-1", 7, 12, "review:1", "aaa"), Waiting)
+	other := newRound("elsewhere", 7, 12, "review:1", "aaa")
+	other.Issue = 8 // the same round key, queued for another issue
+	round := enqueue(t, s, other, Created)
+	finish(t, s, active, End{State: work.Done})
+	if got, err := s.ByDelivery(context.Background(), "review-1"); err != nil || got.ID != round.ID {
+		t.Fatalf("ByDelivery = job %d, %v; want the round's job %d", got.ID, err, round.ID)
+	}
+	wantCounts(t, s, map[work.State]int{work.Done: 1, work.Queued: 1})
 }

@@ -78,6 +78,30 @@ CREATE INDEX jobs_issue ON jobs (owner, repo, issue);
 CREATE INDEX jobs_pull_request ON jobs (owner, repo, pull_request)
 	WHERE pull_request != 0;
 `,
+	// 5: rounds that arrived while their issue had an active job wait
+	// here, one per round, until it ends; the oldest of an issue is then
+	// queued as its job.
+	`
+CREATE TABLE waiting (
+	id           INTEGER PRIMARY KEY,
+	delivery     TEXT    NOT NULL UNIQUE,
+	event        TEXT    NOT NULL,
+	trigger      TEXT    NOT NULL,
+	installation INTEGER NOT NULL,
+	owner        TEXT    NOT NULL COLLATE NOCASE,
+	repo         TEXT    NOT NULL COLLATE NOCASE,
+	issue        INTEGER NOT NULL,
+	sender       TEXT    NOT NULL,
+	pull_request INTEGER NOT NULL,
+	round        TEXT    NOT NULL,
+	head_sha     TEXT    NOT NULL,
+	created_at   INTEGER NOT NULL
+) STRICT;
+
+CREATE UNIQUE INDEX waiting_round ON waiting (owner, repo, pull_request, round);
+
+CREATE INDEX waiting_issue ON waiting (owner, repo, issue);
+`,
 }
 
 // schemaVersion is the version this build writes and understands.
