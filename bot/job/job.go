@@ -156,23 +156,27 @@ func (r *Runner) Run(ctx context.Context, gh GitHub, t work.Request, hooks Hooks
 // Announce shows a job that waits in the queue: when the label is the
 // repository's (for a round: the pull request is Capsule's) and the
 // sender may run Capsule, it writes the status comment in the queued
-// state (a round's on the pull request), saying what the job waits for when waiting
-// is not empty (see report.Status). Otherwise it says nothing, leaving
-// those cases to the run.
+// state (a round's on the pull request), saying what the job waits for
+// when waiting is not empty (see report.Status). Otherwise it says
+// nothing, leaving those cases to the run; so it does for a CI round,
+// which may yet find nothing to do.
 func (r *Runner) Announce(ctx context.Context, gh GitHub, t work.Request, waiting string) error {
 	s := r.session(gh, t, Hooks{})
-	if t.Trigger.Round() {
+	switch {
+	case t.Trigger == work.TriggerCI || t.Trigger.Round() && isBot(t.Sender):
+		return nil
+	case t.Trigger.Round():
 		if _, why, err := s.capsulePull(ctx); why != "" || err != nil {
 			return err
 		}
-	} else if ok, _, err := s.concerned(ctx); !ok {
-		return err
-	}
-	if t.Trigger != work.TriggerCI {
-		have, err := permissionOf(ctx, gh, t)
-		if err != nil || rank(have) < rank(r.minPermission()) {
+	default:
+		if ok, _, err := s.concerned(ctx); !ok {
 			return err
 		}
+	}
+	have, err := permissionOf(ctx, gh, t)
+	if err != nil || rank(have) < rank(r.minPermission()) {
+		return err
 	}
 	c, err := findStatusComment(ctx, gh, t)
 	if err != nil {

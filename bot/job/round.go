@@ -26,11 +26,11 @@ import (
 // status comment on the pull request, with its log.
 func (s *session) runRound(ctx context.Context) (Result, error) {
 	if s.t.Trigger != work.TriggerCI && isBot(s.t.Sender) {
-		return s.skip(s.t.Sender + " is a bot: bots never start rounds")
+		return s.skip(ctx, s.t.Sender+" is a bot: bots never start rounds")
 	}
 	pr, why, err := s.capsulePull(ctx)
 	if err != nil || why != "" {
-		return s.skipOrFail(why, err)
+		return s.skipOrFail(ctx, why, err)
 	}
 	if s.t.Trigger != work.TriggerCI {
 		if res, done, err := s.admit(ctx); done {
@@ -63,7 +63,7 @@ func (s *session) runRound(ctx context.Context) (Result, error) {
 		return s.roundPushed(ctx, pr, head, nil)
 	}
 	if _, logged := report.RoundNumber(pr.Body, s.t.Round); logged {
-		return s.skip(fmt.Sprintf("round %d (%s) was made already", r.Number, s.t.Round))
+		return s.skip(ctx, fmt.Sprintf("round %d (%s) was made already", r.Number, s.t.Round))
 	}
 	if cfgErr != nil {
 		if err := s.begin(ctx); err != nil {
@@ -81,7 +81,7 @@ func (s *session) runRound(ctx context.Context) (Result, error) {
 			if err := s.noteOnce(ctx, noteMarker+"\n"+strings.TrimSpace(skip)+"\n"); err != nil {
 				return Result{State: work.Failed, Reason: skip}, err
 			}
-			return s.skip(skip)
+			return s.skip(ctx, skip)
 		}
 	}
 	if err := s.begin(ctx); err != nil {
@@ -438,16 +438,27 @@ func roundCause(t work.Request) string {
 // github-actions[bot]. Capsule itself is one.
 func isBot(login string) bool { return strings.HasSuffix(strings.ToLower(login), "[bot]") }
 
-// skip ends a job that is not Capsule's to run, writing nothing.
-func (s *session) skip(why string) (Result, error) {
+// skip ends a round that is not Capsule's to run. It writes nothing,
+// but for ending the round's status comment when one says it is queued
+// (see Runner.Announce).
+func (s *session) skip(ctx context.Context, why string) (Result, error) {
 	s.log.Info("job skipped", "reason", why)
-	return Result{State: work.Skipped, Reason: why}, nil
+	res := Result{State: work.Skipped, Reason: why}
+	c, err := findStatusComment(ctx, s.gh, s.t)
+	if err != nil || c.ID == 0 {
+		return res, nil
+	}
+	s.comment, res.StatusComment = c.ID, c.ID
+	if err := s.status(ctx, report.Status{State: work.Skipped, Reason: why}); err != nil {
+		s.log.Warn("end the status comment", "err", err)
+	}
+	return res, nil
 }
 
 // skipOrFail skips for why, or fails on err.
-func (s *session) skipOrFail(why string, err error) (Result, error) {
+func (s *session) skipOrFail(ctx context.Context, why string, err error) (Result, error) {
 	if err != nil {
 		return Result{State: work.Failed, Reason: err.Error()}, err
 	}
-	return s.skip(why)
+	return s.skip(ctx, why)
 }

@@ -464,11 +464,30 @@ func TestRoundAnnounceAndFail(t *testing.T) {
 		t.Errorf("the issue changed: labels %q, comments %q", f.labels[fakeIssue], f.bodies(fakeIssue))
 	}
 
+	// A queued round that turns out to be done already ends its status.
 	f = newFakeGitHub(t)
 	reviewed(f)
-	f.pulls[0].HeadRepo = "mallory/calc"
-	if err := r.Announce(ctx, f, reviewRound(), ""); err != nil || len(f.wrote()) != 0 {
-		t.Errorf("Announce on a fork's pull request: %v, writes %q", err, f.wrote())
+	if err := r.Announce(ctx, f, reviewRound(), ""); err != nil {
+		t.Fatal(err)
+	}
+	f.pulls[0].Body = report.AddRound(openingBody, report.Round{Number: 2, Key: "review:900", Commit: firstHead}, 0)
+	res, err := r.Run(ctx, f, reviewRound(), Hooks{})
+	if st := f.bodies(roundPull); err != nil || res.State != work.Skipped || len(st) != 1 || !strings.Contains(st[0], "**Capsule: skipped.**") || !strings.Contains(st[0], "made already") {
+		t.Errorf("Run = %+v, %v; comments %q", res, err, st)
+	}
+
+	for name, change := range map[string]func(*fakeGitHub, *work.Request){
+		"a fork's pull request": func(f *fakeGitHub, _ *work.Request) { f.pulls[0].HeadRepo = "mallory/calc" },
+		"a bot":                 func(f *fakeGitHub, t *work.Request) { t.Sender, f.perms[fakeBot] = fakeBot, "write" },
+		"a CI round":            func(_ *fakeGitHub, t *work.Request) { t.Trigger, t.Round = work.TriggerCI, "run:31" },
+	} {
+		f := newFakeGitHub(t)
+		reviewed(f)
+		target := reviewRound()
+		change(f, &target)
+		if err := r.Announce(ctx, f, target, ""); err != nil || len(f.wrote()) != 0 {
+			t.Errorf("Announce for %s: %v, writes %q", name, err, f.wrote())
+		}
 	}
 }
 
