@@ -339,8 +339,9 @@ func (s *session) command(ctx context.Context, id string) (string, error) {
 	return "", fmt.Errorf("comment %d: %w", n, ErrNotFound)
 }
 
-// replyInThreads answers each thread of the review a round answered,
-// once: a thread that holds the round's marker already is left alone.
+// replyInThreads answers once each thread of the review a round
+// answered, of the comments its task showed (round.MaxComments): a thread
+// that holds the round's marker already is left alone.
 func (s *session) replyInThreads(ctx context.Context) error {
 	if s.t.Trigger != work.TriggerReview {
 		return nil
@@ -351,7 +352,7 @@ func (s *session) replyInThreads(ctx context.Context) error {
 		return err
 	}
 	var threads []int64
-	for _, c := range rv.Comments {
+	for _, c := range rv.Comments[:min(len(rv.Comments), round.MaxComments)] { // those the task showed
 		root := c.ID
 		if c.InReplyTo != 0 {
 			root = c.InReplyTo

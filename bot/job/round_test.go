@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/capsulehq/capsule/bot/report"
+	"github.com/capsulehq/capsule/bot/round"
 	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/internal/fakegithub"
 	"github.com/capsulehq/capsule/pipeline"
@@ -111,6 +112,26 @@ func TestRoundDecisions(t *testing.T) {
 				}
 				if len(f.labels[fakeIssue]) != 0 {
 					t.Errorf("a round labelled the issue %q", f.labels[fakeIssue])
+				}
+			},
+		},
+		{
+			name: "a flood of comments: replies in the threads the task showed, once each",
+			prepare: func(f *fakeGitHub) {
+				rv := &f.reviews[0].Review
+				for i := range round.MaxComments {
+					c := rv.Comments[0]
+					c.ID, c.Body = int64(1000+i), fmt.Sprintf("nit %d", i)
+					rv.Comments = append(rv.Comments, c)
+				}
+				// A reply of the review's in thread B: no second reply there.
+				rv.Comments[2].InReplyTo = threadB
+			},
+			solver: answers(outcome(attemptlog.Solved, roundFix), "more comments are not shown"),
+			state:  work.Done,
+			check: func(t *testing.T, f *fakeGitHub, _ Result) {
+				if n := f.count("ReplyToReviewComment"); n != round.MaxComments-1 {
+					t.Errorf("%d replies, want one in each of the %d threads shown", n, round.MaxComments-1)
 				}
 			},
 		},
