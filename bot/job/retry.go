@@ -18,8 +18,11 @@ import (
 func (s *session) keptBranch(ctx context.Context) (pr PullRequest, head string, keep bool, err error) {
 	branch := Branch(s.t.Issue)
 	pr, found, err := s.gh.OpenPullRequest(ctx, branch)
-	if err != nil || !found {
-		return pr, "", false, wrapIf("look for the issue's pull request", err)
+	if err != nil {
+		return pr, "", false, githubError("look for the issue's pull request", err)
+	}
+	if !found {
+		return pr, "", false, nil
 	}
 	head, err = s.gh.BranchHead(ctx, branch)
 	if errors.Is(err, ErrNotFound) {
@@ -73,12 +76,4 @@ func (s *session) retryOnBranch(ctx context.Context, pr PullRequest, head string
 		return res, s.finish(ctx, res, LabelDone)
 	}
 	return s.done(ctx, res)
-}
-
-// wrapIf wraps a GitHub error, naming what was being done; nil stays nil.
-func wrapIf(doing string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return githubError(doing, err)
 }
