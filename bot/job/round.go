@@ -46,7 +46,6 @@ func (s *session) runRound(ctx context.Context) (Result, error) {
 	if err != nil {
 		return Result{State: work.Failed, Reason: err.Error()}, githubError("read the branch "+branch, err)
 	}
-	s.parent = head
 	r := newRound(pr.Body, s.t.Round, roundCause(s.t))
 	s.round = &r
 	message, err := s.gh.CommitMessage(ctx, head)
@@ -87,6 +86,7 @@ func (s *session) runRound(ctx context.Context) (Result, error) {
 	if err := s.begin(ctx); err != nil {
 		return Result{State: work.Failed, Reason: err.Error()}, err
 	}
+	s.parent = head // the round works on the branch, and commits over its head
 	return s.solveRound(ctx, pr, cfg, checks)
 }
 

@@ -284,6 +284,26 @@ func TestRoundDecisions(t *testing.T) {
 			},
 		},
 		{
+			name: "a CI round answers the failing step's log with one commit over the head",
+			target: func(r *work.Request) {
+				r.Trigger, r.Round, r.Sender, r.Event = work.TriggerCI, "run:31", fakeBot, "workflow_run"
+			},
+			prepare: func(f *fakeGitHub) {
+				f.addActionsJob(firstHead, 31, "test", "failure", "##[group]Run pytest\nE   assert add(1, 2) == 3\n##[error]Process completed with exit code 1.\n")
+			},
+			solver: answers(outcome(attemptlog.Solved, roundFix), "CI failed", "assert add(1, 2) == 3"),
+			state:  work.Done,
+			check: func(t *testing.T, f *fakeGitHub, res Result) {
+				c := f.commits[len(f.commits)-1]
+				if c.Parent != firstHead || res.HeadSHA != c.SHA || trailer(c.Message, TrailerRound) != "run:31" || len(f.replies) != 0 {
+					t.Errorf("commit %+v, result %+v, replies %+v", c, res, f.replies)
+				}
+				if !strings.Contains(f.pulls[0].Body, "#### Round 2: the failing checks") {
+					t.Errorf("body:\n%s", f.pulls[0].Body)
+				}
+			},
+		},
+		{
 			name:    "CI rounds turned off say so once and run nothing",
 			target:  func(r *work.Request) { r.Trigger, r.Round, r.Sender = work.TriggerCI, "run:31", "alice" },
 			prepare: func(f *fakeGitHub) { f.files[".github/capsule.yml"] = "ci_rounds: 0\n" },
