@@ -1,0 +1,272 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/capsulehq/capsule/bot/job"
+	"github.com/capsulehq/capsule/bot/report"
+	"github.com/capsulehq/capsule/bot/store"
+	"github.com/capsulehq/capsule/bot/work"
+	"github.com/capsulehq/capsule/internal/calculatortest"
+	"github.com/capsulehq/capsule/internal/fakegithub"
+	"github.com/capsulehq/capsule/internal/fakeopenai"
+	"github.com/capsulehq/capsule/pipeline/edits"
+	"github.com/capsulehq/capsule/pipeline/programmer"
+)
+
+// roundsConfig is the example's configuration without the test designer:
+// the rounds' scripted answers are the programmer's alone.
+func roundsConfig(t *testing.T) string {
+	return calculatortest.Files(t)[".github/capsule.yml"] + "reproduce: off\n"
+}
+
+// withDocstring is the fixed calc/stats.py with another module docstring.
+func withDocstring(s string) string {
+	return strings.Replace(calculatortest.RightStats, `"""Statistics over lists of numbers."""`, `"""`+s+`"""`, 1)
+}
+
+// answerOver is a model answer that changes the file at path from old to
+// new in SEARCH/REPLACE blocks: a round's answer, over the branch's head.
+func answerOver(path, old, new string) fakeopenai.Response {
+	f := programmer.File{Path: path}
+	for _, bl := range edits.BlocksFor(old, new) {
+		f.Blocks = append(f.Blocks, programmer.Block{Search: bl.Search, Replace: bl.Replace})
+	}
+	return fakeopenai.Reply(programmer.FormatFiles([]programmer.File{f}) + "\n")
+}
+
+// openPullRequest starts the workers, labels the issue and returns the
+// pull request the job opened.
+func (w *world) openPullRequest() fakegithub.PullRequest {
+	w.t.Helper()
+	w.labelAndWait()
+	prs := w.repo.PullRequests()
+	if len(prs) != 1 {
+		w.t.Fatalf("pull requests = %+v, want one", prs)
+	}
+	return prs[0]
+}
+
+// deliver sends a delivery and returns the answer's status: "queued" or
+// "ignored".
+func (w *world) deliver(event string, body []byte) string {
+	w.t.Helper()
+	code, answer := w.send(event, "", body, secret)
+	if code != http.StatusAccepted {
+		w.t.Fatalf("%s delivery answered %d %s", event, code, answer)
+	}
+	for _, status := range []string{"queued", "ignored"} {
+		if strings.Contains(answer, `"status":"`+status+`"`) {
+			return status
+		}
+	}
+	w.t.Fatalf("%s delivery answered %s", event, answer)
+	return ""
+}
+
+// head is the commit Capsule's branch points at.
+func (w *world) head() fakegithub.Commit {
+	w.t.Helper()
+	c, err := w.repo.Commit(job.Branch(issueNumber))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return c
+}
+
+// replies counts the answers in the review thread that starts with
+// comment thread, and checks that each carries round's marker.
+func (w *world) replies(pr int, thread int64, round string) int {
+	w.t.Helper()
+	n := 0
+	for _, c := range w.repo.ReviewComments(pr) {
+		if c.InReplyTo != thread {
+			continue
+		}
+		n++
+		if !strings.Contains(c.Body, report.RoundMarker(round)) {
+			w.t.Errorf("reply %q lacks the marker of round %s", c.Body, round)
+		}
+	}
+	return n
+}
+
+// lastPrompt is the user messages of the model's last request.
+func (w *world) lastPrompt() string {
+	w.t.Helper()
+	reqs := w.model.Requests()
+	if len(reqs) == 0 {
+		w.t.Fatal("the model was asked nothing")
+	}
+	var b strings.Builder
+	for _, m := range reqs[len(reqs)-1].Messages {
+		if m.Role == "user" {
+			b.WriteString(m.Content)
+		}
+	}
+	return b.String()
+}
+
+// roundJob returns the stored job of round on pull request pr.
+func (w *world) roundJob(pr int, round string) store.Job {
+	w.t.Helper()
+	jobs := mustList(w.t, w.store)
+	for _, j := range jobs {
+		if j.PullRequest == pr && j.Round == round {
+			return j
+		}
+	}
+	w.t.Fatalf("no job of round %s among %+v", round, jobs)
+	return store.Job{}
+}
+
+// TestReviewRound: a review comment on a line of Capsule's pull request
+// leads to one new commit on the branch, made by the scripted model from
+// that comment, a reply in the comment's thread and a second round in the
+// pull request's body. The review's own delivery, and a comment of the
+// review delivered again after the round, make no second round.
+func TestReviewRound(t *testing.T) {
+	const asked = "say in the docstring what an empty list gives"
+	reviewed := withDocstring("Statistics over lists of numbers (0.0 for an empty list).")
+	w := newWorld(t, fakeopenai.Sequence(
+		fakeopenai.Reply(calculatortest.Answer("calc/stats.py", calculatortest.WrongStats)),
+		fakeopenai.Reply(calculatortest.Answer("calc/stats.py", calculatortest.RightStats)),
+		answerOver("calc/stats.py", calculatortest.RightStats, reviewed)),
+		worldOptions{config: roundsConfig(t)})
+	pr := w.openPullRequest()
+	first := w.head()
+	calls := len(w.model.Requests())
+
+	rv := w.repo.AddReview(pr.Number, fakegithub.Review{User: maintainer, Comments: []fakegithub.ReviewComment{{
+		Path: "calc/stats.py", Line: 1, DiffHunk: "@@ -1,3 +1,3 @@\n-\"\"\"Statistics.\"\"\"\n+\"\"\"Statistics over lists of numbers.\"\"\"",
+		Body: asked,
+	}}})
+	thread := rv.Comments[0].ID
+	key := fmt.Sprintf("review:%d", rv.ID)
+	// GitHub sends the comment's delivery and the review's, in no set
+	// order: one round.
+	ref := capsulePR(pr.Number, first.SHA)
+	for _, d := range []struct {
+		event string
+		body  []byte
+	}{
+		{"pull_request_review_comment", reviewCommentPayload(t, ref, maintainer, rv.ID, thread, asked)},
+		{"pull_request_review", reviewPayload(t, ref, maintainer, rv.ID, "commented", "")},
+	} {
+		if got := w.deliver(d.event, d.body); got != "queued" {
+			t.Fatalf("%s: %s, want queued", d.event, got)
+		}
+	}
+	w.wait()
+
+	second := w.head()
+	if !slices.Equal(second.Parents, []string{first.SHA}) || !strings.Contains(second.Message, "Capsule-Round: "+key) ||
+		!strings.Contains(second.Message, fmt.Sprintf("Capsule-Issue: %d", issueNumber)) {
+		t.Errorf("the branch is at %+v, want one commit over %s with the round's trailers", second, first.SHA)
+	}
+	if files, _ := w.repo.Files(job.Branch(issueNumber)); files["calc/stats.py"] != reviewed {
+		t.Errorf("calc/stats.py on the branch:\n%s\nwant the reviewed docstring", files["calc/stats.py"])
+	}
+	if prompt := w.lastPrompt(); !strings.Contains(prompt, asked) || !strings.Contains(prompt, "calc/stats.py") || !strings.Contains(prompt, calculatortest.IssueTitle) {
+		t.Errorf("the round's prompt lacks the issue, or the comment and its file:\n%s", prompt)
+	}
+	if n := len(w.model.Requests()) - calls; n != 1 {
+		t.Errorf("the round asked the model %d times, want once", n)
+	}
+	if n := w.replies(pr.Number, thread, key); n != 1 {
+		t.Errorf("%d replies in the comment's thread, want 1", n)
+	}
+	body := w.repo.PullRequests()[0].Body
+	if !strings.Contains(body, "<!-- capsule:round 2 ") || strings.Contains(body, "<!-- capsule:round 3 ") {
+		t.Errorf("the pull request's body does not log round 2, once:\n%s", body)
+	}
+	if j := w.roundJob(pr.Number, key); j.State != work.Done || j.HeadSHA != second.SHA || j.Issue != issueNumber {
+		t.Errorf("the round's job = %+v, want done at %s", j, second.SHA)
+	}
+
+	// A comment of the same review delivered after its round: nothing.
+	if got := w.deliver("pull_request_review_comment", reviewCommentPayload(t, capsulePR(pr.Number, second.SHA), maintainer, rv.ID, thread, asked)); got != "queued" {
+		t.Fatalf("the late comment: %s", got)
+	}
+	w.wait()
+	if w.head().SHA != second.SHA || w.replies(pr.Number, thread, key) != 1 || len(w.model.Requests())-calls != 1 {
+		t.Errorf("the review's late delivery made another round")
+	}
+	if v := w.gh.Violations(); len(v) > 0 {
+		t.Errorf("requests GitHub would reject: %v", v)
+	}
+}
+
+// TestRoundsThatStartNothing: on Capsule's pull request, reviews from a
+// user below the minimum permission, from a bot and from Capsule itself
+// start no round: no commit, no reply, no model call. The user without
+// permission gets the polite note once, however often they ask; the bots'
+// deliveries are not even stored.
+func TestRoundsThatStartNothing(t *testing.T) {
+	w := newWorld(t, wrongThenRight, worldOptions{config: roundsConfig(t)})
+	pr := w.openPullRequest()
+	first := w.head()
+	calls := len(w.model.Requests())
+	stored := len(mustList(t, w.store))
+	ref := capsulePR(pr.Number, first.SHA)
+
+	for _, sender := range []string{"dependabot[bot]", "capsule-app[bot]"} {
+		rv := w.repo.AddReview(pr.Number, fakegithub.Review{User: sender, Body: "Bump the version.", State: "CHANGES_REQUESTED"})
+		if got := w.deliver("pull_request_review", reviewPayload(t, ref, sender, rv.ID, "changes_requested", rv.Body)); got != "ignored" {
+			t.Errorf("a review by %s: %s, want ignored", sender, got)
+		}
+		if got := w.deliver("issue_comment", commandPayload(t, pr.Number, sender, 900, "/capsule rewrite it all")); got != "ignored" {
+			t.Errorf("a command by %s: %s, want ignored", sender, got)
+		}
+	}
+	if n := len(mustList(t, w.store)); n != stored {
+		t.Errorf("the bots' deliveries stored %d jobs", n-stored)
+	}
+
+	// "reader" may triage, not write: twice asked, once told.
+	for i := range 2 {
+		rv := w.repo.AddReview(pr.Number, fakegithub.Review{User: "reader", Comments: []fakegithub.ReviewComment{{
+			Path: "calc/stats.py", Line: 1, DiffHunk: "@@ -1 +1 @@\n+\"\"\"Statistics over lists of numbers.\"\"\"", Body: fmt.Sprintf("Rename it (%d).", i),
+		}}})
+		w.deliver("pull_request_review_comment", reviewCommentPayload(t, ref, "reader", rv.ID, rv.Comments[0].ID, rv.Comments[0].Body))
+		w.wait()
+		if n := w.replies(pr.Number, rv.Comments[0].ID, fmt.Sprintf("review:%d", rv.ID)); n != 0 {
+			t.Errorf("%d replies to a reviewer without permission", n)
+		}
+	}
+	notes := 0
+	for _, c := range w.repo.Comments(pr.Number) {
+		if strings.Contains(c.Body, report.DeniedMarker("reader")) {
+			notes++
+		}
+	}
+	if notes != 1 {
+		t.Errorf("%d notes to the reviewer without permission on the pull request, want 1", notes)
+	}
+	for _, j := range mustList(t, w.store)[:2] {
+		if j.State != work.Skipped || j.Sender != "reader" {
+			t.Errorf("the round of a reviewer without permission: %+v, want skipped", j)
+		}
+	}
+	if w.head().SHA != first.SHA || len(w.model.Requests()) != calls {
+		t.Errorf("rounds that start nothing moved the branch or asked the model")
+	}
+	if v := w.gh.Violations(); len(v) > 0 {
+		t.Errorf("requests GitHub would reject: %v", v)
+	}
+}
+
+// mustList returns the store's jobs, newest first.
+func mustList(t *testing.T, st *store.Store) []store.Job {
+	t.Helper()
+	jobs, err := st.List(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return jobs
+}
