@@ -297,6 +297,8 @@ func TestWorkflowExample(t *testing.T) {
 		{"another comment on a pull request", "issue_comment", ev{"comment": comment("LGTM"), "issue": pull, "sender": user}, nil, ""},
 		{"a review of Capsule's pull request", "pull_request_review", ev{"pull_request": capsulePR, "review": ev{"id": 1.0}, "sender": user}, nil, "capsule-8"},
 		{"a review comment on Capsule's pull request", "pull_request_review_comment", ev{"pull_request": capsulePR, "comment": comment("off by one"), "sender": user}, nil, "capsule-8"},
+		{"an approval with no text", "pull_request_review", ev{"pull_request": capsulePR, "review": ev{"id": 1.0, "state": "approved", "body": nil}, "sender": user}, nil, ""},
+		{"an approval with a request", "pull_request_review", ev{"pull_request": capsulePR, "review": ev{"id": 1.0, "state": "approved", "body": "nit: rename x"}, "sender": user}, nil, "capsule-8"},
 		{"a review by a bot", "pull_request_review", ev{"pull_request": capsulePR, "sender": bot}, nil, ""},
 		{"a review of another branch", "pull_request_review", ev{"pull_request": head("feature", "octo/calc"), "sender": user}, nil, ""},
 		{"a review of a fork's capsule/issue-7", "pull_request_review_comment", ev{"pull_request": head("capsule/issue-7", "mallory/calc"), "sender": user}, nil, ""},
