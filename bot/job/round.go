@@ -182,19 +182,19 @@ func (s *session) roundPushed(ctx context.Context, pr PullRequest, sha string, o
 	return res, nil
 }
 
-// logRound adds r to the pull request's body, unless it is there. The
-// body is read again first: someone may have edited it while the loop
-// ran.
+// logRound adds r to the pull request's body, unless it is there, and
+// takes back a "not passing" title and warning when r passed. The body
+// is read again first: someone may have edited it while the loop ran.
 func (s *session) logRound(ctx context.Context, pr PullRequest, r report.Round) error {
 	pr, err := s.gh.PullRequest(ctx, pr.Number)
 	if err != nil {
 		return githubError("read the pull request", err)
 	}
-	body := report.AddRound(pr.Body, r, 0)
-	if body == pr.Body {
+	title, body := report.RoundTitle(pr.Title, r), report.AddRound(pr.Body, r, 0)
+	if title == pr.Title && body == pr.Body {
 		return nil
 	}
-	if _, err := s.gh.EditPullRequest(ctx, pr.Number, pr.Title, body); err != nil {
+	if _, err := s.gh.EditPullRequest(ctx, pr.Number, title, body); err != nil {
 		return githubError("log the round in the pull request", err)
 	}
 	return nil

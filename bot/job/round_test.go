@@ -136,6 +136,19 @@ func TestRoundDecisions(t *testing.T) {
 			},
 		},
 		{
+			name: "a passing round on a not-passing draft takes the mark off its title",
+			prepare: func(f *fakeGitHub) {
+				f.pulls[0].Title = "[not passing] add subtracts"
+			},
+			solver: answers(outcome(attemptlog.Solved, roundFix)),
+			state:  work.Done,
+			check: func(t *testing.T, f *fakeGitHub, _ Result) {
+				if f.pulls[0].Title != "add subtracts" {
+					t.Errorf("title %q", f.pulls[0].Title)
+				}
+			},
+		},
+		{
 			name:   "a failing round pushes nothing and says so on the pull request with its log",
 			solver: answers(outcome(attemptlog.NotSolved, roundFix)),
 			state:  work.Failed, reason: "the tests do not pass after 6 attempts",

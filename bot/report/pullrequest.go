@@ -51,7 +51,7 @@ func pullRequestTitle(issue Issue, log *attemptlog.Log) string {
 	}
 	switch {
 	case !log.Solved:
-		title = "[not passing] " + title
+		title = notPassingTitle + title
 	case log.Outcome == attemptlog.Unproven:
 		title = "[unproven] " + title
 	}
@@ -65,6 +65,13 @@ func characterLimit(limit int) string {
 	}
 	return "the " + commas(limit) + "-character limit"
 }
+
+// notPassingWarning opens the body of a pull request whose tests do not
+// pass; a passing round replaces it (see AddRound).
+const notPassingWarning = "> [!WARNING]\n> **The tests do not pass.** This draft holds Capsule's best attempt; do not merge it as it is.\n"
+
+// notPassingTitle prefixes the title of such a pull request.
+const notPassingTitle = "[not passing] "
 
 func pullRequestBody(issue Issue, log *attemptlog.Log, version string, t trim, limit string) string {
 	var b strings.Builder
@@ -82,8 +89,7 @@ func pullRequestBody(issue Issue, log *attemptlog.Log, version string, t trim, l
 		b.WriteString(passVerdict(log) + "\n\n")
 	default:
 		fmt.Fprintf(&b, "For #%d.\n\n", issue.Number)
-		b.WriteString("> [!WARNING]\n")
-		b.WriteString("> **The tests do not pass.** This draft holds Capsule's best attempt; do not merge it as it is.\n")
+		b.WriteString(notPassingWarning)
 		b.WriteString(quote(text(stopReason(log))) + "\n\n")
 		writeProof(&b, proof)
 	}

@@ -138,7 +138,8 @@ func RoundNumber(body, key string) (int, bool) {
 
 // AddRound adds round r to the log of rounds in a pull request body and
 // returns the new body, within limit characters (limit <= 0 means
-// MaxBody). The oldest rounds are left out first, with a note that says
+// MaxBody). A passing round's commit turns the warning of a body whose
+// tests did not pass into a note that they pass since. The oldest rounds are left out first, with a note that says
 // so; should the newest alone not fit, the attempt log of the job that
 // opened the pull request goes too. A body that logs r.Key already is
 // returned as it is.
@@ -150,6 +151,9 @@ func AddRound(body string, r Round, limit int) string {
 		return body
 	}
 	p := parseRounds(body)
+	if passed(r) {
+		p.head = strings.Replace(p.head, notPassingWarning, fmt.Sprintf("> [!NOTE]\n> **The tests did not pass when Capsule opened this pull request;** they pass since round %d (see Rounds below).\n", r.Number), 1)
+	}
 	if p.footer == "" {
 		p.head = strings.TrimRight(p.head, "\n") + "\n\n"
 	}
@@ -166,6 +170,18 @@ func AddRound(body string, r Round, limit int) string {
 	}
 	return runes.cut(out, limit)
 }
+
+// RoundTitle is the title of a pull request titled title once round r
+// ended: a passing round's commit takes the "[not passing] " mark off.
+func RoundTitle(title string, r Round) string {
+	if passed(r) {
+		return strings.TrimPrefix(title, notPassingTitle)
+	}
+	return title
+}
+
+// passed reports whether round r pushed a commit whose tests pass.
+func passed(r Round) bool { return r.Commit != "" && r.Log != nil && r.Log.Solved }
 
 func (p rounds) render(limit int) string {
 	var b strings.Builder

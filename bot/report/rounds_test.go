@@ -110,3 +110,21 @@ func hasRound(body, key string) bool {
 	_, ok := RoundNumber(body, key)
 	return ok
 }
+
+// TestPassingRoundOnFailingDraft: a round whose tests pass takes back
+// what a not-passing pull request's title and body warned of; a round
+// whose commit came back without its log claims nothing.
+func TestPassingRoundOnFailingDraft(t *testing.T) {
+	title, body := PullRequest(issue, failedLog(), "0.1.0", 0)
+	if got := RoundTitle(title, Round{Number: 2, Key: "k", Commit: commitA}); got != title {
+		t.Errorf("a round without its log retitled %q to %q", title, got)
+	}
+	body = AddRound(body, reviewRound(2), 0)
+	if got := RoundTitle(title, reviewRound(2)); got != issue.Title {
+		t.Errorf("RoundTitle = %q, want %q", got, issue.Title)
+	}
+	if strings.Contains(body, "**The tests do not pass.**") || !strings.Contains(body, "they pass since round 2") || !strings.HasPrefix(body, "For #12.\n\n> [!NOTE]") {
+		t.Errorf("body:\n%s", body)
+	}
+	checkMarkdown(t, body)
+}
