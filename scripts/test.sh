@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The test command: sets up what the tests need on a fresh machine (a Docker
 # engine, the sandbox image, a static build of Capsule for the in-container
-# agent), then vets, runs staticcheck and runs every test with the race
-# detector.
+# agent, PostgreSQL's server binaries for the tests' throwaway clusters),
+# then vets, runs staticcheck and runs every test with the race detector.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/ensure-docker.sh
+scripts/ensure-postgres.sh
 make --no-print-directory build
 # The offline image build needs debootstrap even where docker was present.
 if ! bin/capsule sandbox image --quiet; then

@@ -1,0 +1,250 @@
+// Package pgtest connects tests to a real PostgreSQL server: a throwaway
+// cluster per test binary, started on first use with Debian's server
+// binaries (initdb, pg_ctl) in a temporary directory, listening only on a
+// private Unix socket, and stopped when the tests end. Each test gets a
+// database of its own.
+//
+// initdb refuses to run as root, so a test binary running as root runs
+// the cluster as the postgres user. Tests skip when no cluster can start
+// on a developer's machine, and fail when the CI environment variable is
+// set, so CI can never pass by skipping. scripts/ensure-postgres.sh
+// installs the binaries.
+//
+// A package using it calls Main from its TestMain:
+//
+//	func TestMain(m *testing.M) { pgtest.Main(m) }
+package pgtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Main runs m's tests and stops the cluster, if one was started, before
+// the binary exits.
+func Main(m *testing.M) {
+	code := m.Run()
+	if c := started.Load(); c != nil {
+		if err := c.stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "pgtest:", err)
+		}
+	}
+	os.Exit(code)
+}
+
+var (
+	startOnce sync.Once
+	started   atomic.Pointer[cluster]
+	startErr  error
+	databases atomic.Int64
+)
+
+// DSN returns the connection string of a new, empty database on the test
+// binary's cluster, which it starts on first use. The database is dropped
+// when the test ends.
+func DSN(t testing.TB) string {
+	t.Helper()
+	startOnce.Do(func() {
+		c, err := start()
+		if err != nil {
+			startErr = err
+			return
+		}
+		started.Store(c)
+	})
+	c := started.Load()
+	if c == nil {
+		unavailable(t, startErr)
+	}
+	name := fmt.Sprintf("test_%d_%d", os.Getpid(), databases.Add(1))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := c.exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
+			t.Errorf("pgtest: %v", err)
+		}
+	})
+	return c.dsn(name)
+}
+
+// unavailable fails the test under CI and skips it elsewhere.
+func unavailable(t testing.TB, why error) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatalf("PostgreSQL is required under CI: %v", why)
+	}
+	t.Skipf("no PostgreSQL cluster (run scripts/ensure-postgres.sh): %v", why)
+}
+
+// cluster is a running throwaway cluster.
+type cluster struct {
+	dir   string // holds data/, the socket and the log
+	port  int
+	bin   string              // the directory of pg_ctl
+	runAs *syscall.Credential // nil: the test's own user
+}
+
+// start makes and starts a cluster in a new temporary directory.
+func start() (*cluster, error) {
+	bin, err := binDir()
+	if err != nil {
+		return nil, err
+	}
+	cred, err := credential()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "capsule-pgtest-")
+	if err != nil {
+		return nil, err
+	}
+	c := &cluster{dir: dir, bin: bin, runAs: cred}
+	if err := c.init(); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return c, nil
+}
+
+// init runs initdb and pg_ctl start, as the postgres user when the test
+// runs as root.
+func (c *cluster) init() error {
+	if c.runAs != nil {
+		if err := os.Chown(c.dir, int(c.runAs.Uid), int(c.runAs.Gid)); err != nil {
+			return err
+		}
+	}
+	data := filepath.Join(c.dir, "data")
+	if err := c.run("initdb", "-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"); err != nil {
+		return err
+	}
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	c.port = port
+	// No TCP: the socket in the private directory is the only way in.
+	// Durability is not what these tests are about, so fsync is off.
+	opts := fmt.Sprintf("-c listen_addresses='' -c unix_socket_directories='%s' -p %d -c fsync=off -c full_page_writes=off -c max_connections=200", c.dir, port)
+	return c.run("pg_ctl", "start", "-w", "-t", "60", "-D", data, "-l", filepath.Join(c.dir, "log"), "-o", opts)
+}
+
+// stop stops the cluster at once and removes its directory.
+func (c *cluster) stop() error {
+	err := c.run("pg_ctl", "stop", "-w", "-m", "immediate", "-D", filepath.Join(c.dir, "data"))
+	return errors.Join(err, os.RemoveAll(c.dir))
+}
+
+// run runs one of the server's programs as the cluster's user.
+func (c *cluster) run(name string, args ...string) error {
+	cmd := exec.Command(filepath.Join(c.bin, name), args...)
+	cmd.Dir = c.dir
+	if c.runAs != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.runAs}
+		cmd.Env = append(os.Environ(), "HOME="+c.dir)
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		msg := strings.TrimSpace(string(out))
+		if log, lerr := os.ReadFile(filepath.Join(c.dir, "log")); lerr == nil {
+			msg += "\n" + string(log)
+		}
+		return fmt.Errorf("%s %s: %w: %s", name, args[0], err, msg)
+	}
+	return nil
+}
+
+// dsn is the connection string of database name.
+func (c *cluster) dsn(name string) string {
+	return fmt.Sprintf("host=%s port=%d user=postgres dbname=%s sslmode=disable", c.dir, c.port, name)
+}
+
+// exec runs one statement in the postgres database.
+func (c *cluster) exec(ctx context.Context, sql string) error {
+	conn, err := pgx.Connect(ctx, c.dsn("postgres"))
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, sql); err != nil {
+		return fmt.Errorf("%s: %w", sql, err)
+	}
+	return nil
+}
+
+// binDir finds the directory of pg_ctl and initdb: Debian's newest
+// /usr/lib/postgresql/N/bin, else PATH.
+func binDir() (string, error) {
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	sort.Slice(dirs, func(i, j int) bool { return version(dirs[i]) > version(dirs[j]) })
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "pg_ctl")); err == nil {
+			return d, nil
+		}
+	}
+	p, err := exec.LookPath("pg_ctl")
+	if err != nil {
+		return "", errors.New("no pg_ctl in /usr/lib/postgresql/*/bin or on PATH")
+	}
+	return filepath.Dir(p), nil
+}
+
+// version is the major version in a path /usr/lib/postgresql/N/bin.
+func version(dir string) int {
+	n, _ := strconv.Atoi(filepath.Base(filepath.Dir(dir)))
+	return n
+}
+
+// credential is the postgres user's, when the test runs as root; nil
+// otherwise, as the cluster then runs as the test's own user.
+func credential() (*syscall.Credential, error) {
+	if os.Geteuid() != 0 {
+		return nil, nil
+	}
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		return nil, fmt.Errorf("running as root, and initdb refuses root: %w", err)
+	}
+	uid, err := strconv.ParseUint(u.Uid, 10, 32)
+	if err != nil {
+		return nil, err
+	}
+	gid, err := strconv.ParseUint(u.Gid, 10, 32)
+	if err != nil {
+		return nil, err
+	}
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+}
+
+// freePort is a TCP port nobody listens on now. The cluster listens on
+// no TCP port, but the port names its socket file, and a free one keeps
+// clear of a system cluster's lock files.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

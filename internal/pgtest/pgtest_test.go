@@ -1,0 +1,37 @@
+package pgtest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+func TestMain(m *testing.M) { Main(m) }
+
+// Each DSN is a database of its own, empty, in which the test may create
+// tables.
+func TestDSN(t *testing.T) {
+	ctx := context.Background()
+	names := map[string]bool{}
+	for range 2 {
+		conn, err := pgx.Connect(ctx, DSN(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		var name string
+		var tables int
+		if err := conn.QueryRow(ctx, `SELECT current_database(),
+			(SELECT count(*) FROM pg_tables WHERE schemaname = 'public')`).Scan(&name, &tables); err != nil {
+			t.Fatal(err)
+		}
+		if names[name] || tables != 0 {
+			t.Fatalf("database %s: seen before %v, %d tables", name, names[name], tables)
+		}
+		names[name] = true
+		if _, err := conn.Exec(ctx, `CREATE TABLE t (id int)`); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
