@@ -270,3 +270,142 @@ func mustList(t *testing.T, st *store.Store) []store.Job {
 	}
 	return jobs
 }
+
+// failingRun records a failed GitHub Actions run of the workflow "CI" on
+// commit head of branch, whose job "test" logs log, and returns it.
+func (w *world) failingRun(branch, head, log string) fakegithub.WorkflowRun {
+	return w.repo.AddActionsRun(fakegithub.WorkflowRun{
+		Name: "CI", HeadBranch: branch, HeadSHA: head, Event: "pull_request", Conclusion: "failure",
+		Jobs: []fakegithub.WorkflowJob{{Name: "test", Conclusion: "failure",
+			Steps: []fakegithub.WorkflowStep{{Name: "Set up job", Conclusion: "success"}, {Name: "Run make lint", Conclusion: "failure"}},
+			Log:   "##[group]Run make lint\n" + log + "\n##[error]Process completed with exit code 1.\n"}},
+	})
+}
+
+// ciFailure records a failing run on the branch's head and delivers it
+// as GitHub does, sent by Capsule's bot (its push caused the run); it
+// returns the run and the answer's status.
+func (w *world) ciFailure(pr int, log string) (fakegithub.WorkflowRun, string) {
+	w.t.Helper()
+	head := w.head().SHA
+	run := w.failingRun(job.Branch(issueNumber), head, log)
+	return run, w.deliver("workflow_run", workflowRunPayload(w.t, capsulePR(pr, head), run.ID, head, "failure"))
+}
+
+// TestCIRounds: a failing workflow run on Capsule's branch starts a CI
+// round whose prompt holds the failed step's log, which pushes one
+// commit; a second failure makes a second round; the third, with
+// ci_rounds at its default of 2, starts none and says so once.
+func TestCIRounds(t *testing.T) {
+	lint1, lint2 := withDocstring("Statistics over lists of numbers, lint-clean."), withDocstring("Statistics over lists of numbers, lint-clean twice.")
+	w := newWorld(t, fakeopenai.Sequence(
+		fakeopenai.Reply(calculatortest.Answer("calc/stats.py", calculatortest.WrongStats)),
+		fakeopenai.Reply(calculatortest.Answer("calc/stats.py", calculatortest.RightStats)),
+		answerOver("calc/stats.py", calculatortest.RightStats, lint1),
+		answerOver("calc/stats.py", lint1, lint2)),
+		worldOptions{config: roundsConfig(t)})
+	pr := w.openPullRequest()
+	for i, want := range []string{lint1, lint2} {
+		before := w.head()
+		calls := len(w.model.Requests())
+		log := fmt.Sprintf("calc/stats.py:1: D400 the module docstring must say lint-clean (failure %d)", i+1)
+		run, status := w.ciFailure(pr.Number, log)
+		if status != "queued" {
+			t.Fatalf("failure %d: %s, want queued", i+1, status)
+		}
+		w.wait()
+		after := w.head()
+		if !slices.Equal(after.Parents, []string{before.SHA}) || !strings.Contains(after.Message, fmt.Sprintf("Capsule-Round: run:%d", run.ID)) {
+			t.Fatalf("failure %d: the branch is at %+v, want one commit over %s naming run %d", i+1, after, before.SHA, run.ID)
+		}
+		if files, _ := w.repo.Files(job.Branch(issueNumber)); files["calc/stats.py"] != want {
+			t.Errorf("failure %d: calc/stats.py on the branch:\n%s", i+1, files["calc/stats.py"])
+		}
+		if prompt := w.lastPrompt(); !strings.Contains(prompt, log) || !strings.Contains(prompt, "Run make lint") {
+			t.Errorf("failure %d: the round's prompt lacks the failed step's log:\n%s", i+1, prompt)
+		}
+		if n := len(w.model.Requests()) - calls; n != 1 {
+			t.Errorf("failure %d: the round asked the model %d times, want once", i+1, n)
+		}
+	}
+
+	third := w.head()
+	calls := len(w.model.Requests())
+	for range 2 { // said once, however often it fails
+		if _, status := w.ciFailure(pr.Number, "calc/stats.py:1: D400 still not clean"); status != "queued" {
+			t.Fatalf("a failure after two rounds: %s", status)
+		}
+		w.wait()
+	}
+	if w.head().SHA != third.SHA || len(w.model.Requests()) != calls {
+		t.Errorf("a third failure with ci_rounds 2 made a round")
+	}
+	if n := w.notes(pr.Number, "ci_rounds"); n != 1 {
+		t.Errorf("%d notes on the pull request that the CI rounds are used up, want 1", n)
+	}
+	if v := w.gh.Violations(); len(v) > 0 {
+		t.Errorf("requests GitHub would reject: %v", v)
+	}
+}
+
+// notes counts the comments on the pull request that mention what.
+func (w *world) notes(pr int, what string) int {
+	n := 0
+	for _, c := range w.repo.Comments(pr) {
+		if strings.Contains(c.Body, what) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestCIRoundsStop: no CI round when the same check fails on the default
+// branch's head (the pull request says that it is not Capsule's),
+// nor once a human pushed to the branch, whether the failing run checked
+// the human's commit or Capsule's older one.
+func TestCIRoundsStop(t *testing.T) {
+	w := newWorld(t, wrongThenRight, worldOptions{config: roundsConfig(t)})
+	pr := w.openPullRequest()
+	calls := len(w.model.Requests())
+	capsuleHead := w.head().SHA
+
+	main, err := w.repo.Commit("main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.failingRun("main", main.SHA, "the linter's server is down")
+	// One failure: the fake lists every check run of a commit, where
+	// GitHub's filter=latest lists a re-run's alone.
+	if _, status := w.ciFailure(pr.Number, "the linter's server is down"); status != "queued" {
+		t.Fatalf("a failure also on the default branch: %s", status)
+	}
+	w.wait()
+	if n := w.notes(pr.Number, "fail on the default branch's head too"); n != 1 {
+		t.Errorf("%d notes that the failure is not Capsule's, want 1", n)
+	}
+
+	human, err := w.repo.Push(job.Branch(issueNumber), "Tidy up", map[string]string{"NOTES.md": "a human's notes\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, status := w.ciFailure(pr.Number, "NOTES.md: trailing space"); status != "ignored" {
+		t.Errorf("a failure on a human's commit: %s, want ignored", status)
+	}
+	stale := w.failingRun(job.Branch(issueNumber), capsuleHead, "calc/stats.py: a re-run's failure")
+	if status := w.deliver("workflow_run", workflowRunPayload(t, capsulePR(pr.Number, human), stale.ID, capsuleHead, "failure")); status != "queued" {
+		t.Fatalf("a re-run on Capsule's commit: %s", status)
+	}
+	w.wait()
+	if j := w.roundJob(pr.Number, fmt.Sprintf("run:%d", stale.ID)); j.State != work.Skipped {
+		t.Errorf("the round of a run on a commit a human pushed over: %+v, want skipped", j)
+	}
+	if n := w.notes(pr.Number, "Someone pushed to this pull request's branch"); n != 1 {
+		t.Errorf("%d notes that a human pushed, want 1", n)
+	}
+	if w.head().SHA != human || len(w.model.Requests()) != calls {
+		t.Errorf("CI rounds after a human's push moved the branch or asked the model")
+	}
+	if v := w.gh.Violations(); len(v) > 0 {
+		t.Errorf("requests GitHub would reject: %v", v)
+	}
+}
