@@ -431,6 +431,8 @@ func roundCause(t work.Request) string {
 		return "`/capsule` by @" + t.Sender
 	case work.TriggerCI:
 		return "the failing checks"
+	case work.TriggerLabel:
+		return "the label added to the issue again"
 	}
 	return "`/capsule retry` on the issue"
 }

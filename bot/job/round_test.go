@@ -404,6 +404,7 @@ func TestRetryKeepsRounds(t *testing.T) {
 	tests := []struct {
 		name    string
 		prepare func(*fakeGitHub)
+		label   bool // the label is added again instead of /capsule retry
 		o       *pipeline.RepoOutcome
 		tree    string // calc/ops.py as the solver must see it
 		state   work.State
@@ -420,6 +421,17 @@ func TestRetryKeepsRounds(t *testing.T) {
 				}
 				if trailer(c.Message, TrailerRound) != "retry:d-1" || !strings.Contains(f.pulls[0].Body, "#### Round 3: `/capsule retry` on the issue") {
 					t.Errorf("message %q, body:\n%s", c.Message, f.pulls[0].Body)
+				}
+			},
+		},
+		{
+			name:    "the label added again keeps the rounds too",
+			label:   true,
+			prepare: func(f *fakeGitHub) { firstRun(f, withRound) },
+			o:       outcome(attemptlog.Solved, roundFix), tree: fix1.Content, state: work.Done,
+			check: func(t *testing.T, f *fakeGitHub, res Result) {
+				if c := f.commits[len(f.commits)-1]; c.Parent != firstHead || !strings.Contains(f.pulls[0].Body, "#### Round 3: the label added to the issue again") {
+					t.Errorf("commit %+v, body:\n%s", c, f.pulls[0].Body)
 				}
 			},
 		},
@@ -475,7 +487,12 @@ func TestRetryKeepsRounds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, target := setUp(t, tt.prepare, func(r *work.Request) { r.Trigger, r.Label = work.TriggerRetry, "" })
+			f, target := setUp(t, tt.prepare, func(r *work.Request) {
+				if tt.label {
+					return // labelled() adds the label again
+				}
+				r.Trigger, r.Label = work.TriggerRetry, ""
+			})
 			r := &Runner{Version: "test", Logger: quiet(), WorkDir: t.TempDir(), Solver: solverFunc(func(_ context.Context, task reposolve.Task) (*pipeline.RepoOutcome, error) {
 				data, err := os.ReadFile(filepath.Join(task.Dir, "calc", "ops.py"))
 				if err != nil || string(data) != tt.tree || task.Title != "add subtracts" {
