@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -341,8 +342,10 @@ func ciRoundsUsedUp(done, limit int, capped bool) string {
 }
 
 // notCapsules is the skip text when the checks that failed also fail on
-// the default branch.
+// the default branch. A name that several checks share is said once, and
+// the names are sorted, so the same failures give the same text.
 func notCapsules(names []string) string {
+	names = slices.Compact(slices.Sorted(slices.Values(names)))
 	quoted := make([]string, 0, len(names))
 	for _, n := range names[:min(len(names), round.MaxChecks)] {
 		quoted = append(quoted, strconv.Quote(oneLine(cilog.Redact(n))))

@@ -485,3 +485,19 @@ func TestLastBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestNotCapsulesSaysEachNameOnce(t *testing.T) {
+	for _, tc := range []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"test", "test"}, `("test")`},
+		{[]string{"lint", "test", "lint"}, `("lint", "test")`},
+		{[]string{"b", "a"}, `("a", "b")`},
+		{[]string{"a", "b", "c", "d", "e", "f", "g"}, `("a", "b", "c", "d", "e", 2 more)`},
+	} {
+		if got := notCapsules(tc.names); !strings.Contains(got, tc.want) {
+			t.Errorf("notCapsules(%q) = %q, want it to name %s", tc.names, got, tc.want)
+		}
+	}
+}
