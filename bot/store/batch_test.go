@@ -67,41 +67,6 @@ func TestCommitBatch(t *testing.T) {
 	wantCounts(t, s, map[work.State]int{work.Queued: 3})
 }
 
-// Many deliveries for a few issues, all at once: one job per issue, the
-// rest Busy.
-func TestEnqueueConcurrentIssues(t *testing.T) {
-	s, _ := openTest(t)
-	const deliveries, issues = 60, 6
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		count = map[Outcome]int{}
-		jobs  = map[int]int64{} // issue → job ID
-	)
-	for i := range deliveries {
-		wg.Go(func() {
-			issue := i%issues + 1
-			j, o, err := s.Enqueue(context.Background(), newRequest(delivery(i), issue))
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			count[o]++
-			if id, ok := jobs[issue]; ok && id != j.ID {
-				t.Errorf("issue %d has jobs %d and %d", issue, id, j.ID)
-			}
-			jobs[issue] = j.ID
-		})
-	}
-	wg.Wait()
-	if count[Created] != issues || count[Busy] != deliveries-issues {
-		t.Errorf("outcomes %v, want %d created and %d busy", count, issues, deliveries-issues)
-	}
-	wantCounts(t, s, map[work.State]int{work.Queued: issues})
-}
-
 // Close while Enqueue calls are under way: each call either succeeds, and
 // its job is stored, or fails with ErrClosed; none hangs.
 func TestCloseDuringEnqueue(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -27,34 +26,6 @@ func openTest(t testing.TB) (*Store, string) {
 		}
 	})
 	return s, path
-}
-
-// clock is a time source that moves only when told to.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-// fakeClock makes s tell the time by a clock that starts at a fixed
-// instant, and returns it.
-func fakeClock(s *Store) *clock {
-	c := &clock{now: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)}
-	s.now = c.Now
-	return c
-}
-
-// Now returns the clock's time.
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// Advance moves the clock on by d.
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
 }
 
 // newRequest is a request for issue n of acme/widgets, made by delivery.
@@ -98,18 +69,6 @@ func claim(t testing.TB, s *Store, worker string, lease time.Duration) Job {
 	return j
 }
 
-// claimNone fails the test unless worker finds nothing to claim.
-func claimNone(t testing.TB, s *Store, worker string) {
-	t.Helper()
-	j, ok, err := s.Claim(context.Background(), worker, time.Minute)
-	if err != nil {
-		t.Fatalf("Claim(%s): %v", worker, err)
-	}
-	if ok {
-		t.Fatalf("Claim(%s) = job %d (%s), want nothing to claim", worker, j.ID, j.Delivery)
-	}
-}
-
 // wantCounts fails the test unless s holds exactly the jobs per state in
 // want, states missing from want meaning zero.
 func wantCounts(t testing.TB, s *Store, want map[work.State]int) {
@@ -137,33 +96,3 @@ func get(t testing.TB, s *Store, id int64) Job {
 
 // delivery names the i-th delivery of a test.
 func delivery(i int) string { return fmt.Sprintf("delivery-%04d", i) }
-
-// newRound is a request, made by delivery, for round key on pull request
-// pr of issue n of acme/widgets, whose delivery saw head commit head.
-func newRound(delivery string, n, pr int, key, head string) work.Request {
-	return work.Request{
-		Delivery:     delivery,
-		Event:        "pull_request_review",
-		Trigger:      work.TriggerReview,
-		Installation: 42,
-		Owner:        "acme",
-		Repo:         "widgets",
-		Issue:        n,
-		Sender:       "octocat",
-		PullRequest:  pr,
-		Round:        key,
-		HeadSHA:      head,
-	}
-}
-
-// finish claims the oldest claimable job, which must be j, and ends it as
-// e says.
-func finish(t testing.TB, s *Store, j Job, e End) {
-	t.Helper()
-	if got := claim(t, s, "w-finish", time.Minute); got.ID != j.ID {
-		t.Fatalf("claimed job %d, want %d", got.ID, j.ID)
-	}
-	if err := s.Finish(context.Background(), j.ID, "w-finish", e); err != nil {
-		t.Fatal(err)
-	}
-}

@@ -8,57 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/capsulehq/capsule/bot/work"
 )
-
-// TestDefer checks that a deferred job waits until its time, spends none
-// of its claims however often it waits, and runs afterwards.
-func TestDefer(t *testing.T) {
-	s, _ := openTest(t)
-	clk := fakeClock(s)
-	ctx := context.Background()
-	first := enqueue(t, s, newRequest("d1", 1), Created)
-	for range MaxClaims + 2 {
-		j := claim(t, s, "w", time.Minute)
-		if j.ID != first.ID || j.Claims != 1 {
-			t.Fatalf("claimed job %d with %d claims, want job %d with 1", j.ID, j.Claims, first.ID)
-		}
-		if err := s.Defer(ctx, j.ID, "w", clk.Now().Add(time.Minute)); err != nil {
-			t.Fatal(err)
-		}
-		if got := get(t, s, j.ID); got.State != work.Queued || got.Claims != 0 || !got.NotBefore.Equal(clk.Now().Add(time.Minute)) {
-			t.Fatalf("after Defer: %s with %d claims, not before %v", got.State, got.Claims, got.NotBefore)
-		}
-		claimNone(t, s, "w")
-		clk.Advance(time.Minute)
-	}
-	// A job queued later is not held up by the waiting one.
-	clk.Advance(-time.Second)
-	second := enqueue(t, s, newRequest("d2", 2), Created)
-	if j := claim(t, s, "w", time.Minute); j.ID != second.ID {
-		t.Errorf("claimed job %d, want the one not waiting (%d)", j.ID, second.ID)
-	}
-	if err := s.Defer(ctx, first.ID, "w", clk.Now()); err == nil {
-		t.Error("Defer of a job not running under the worker succeeded")
-	}
-}
-
-func TestClaimCreatedBefore(t *testing.T) {
-	s, _ := openTest(t)
-	clk := fakeClock(s)
-	old := enqueue(t, s, newRequest("d1", 1), Created)
-	clk.Advance(time.Hour)
-	enqueue(t, s, newRequest("d2", 2), Created)
-	ctx := context.Background()
-	j, ok, err := s.ClaimCreatedBefore(ctx, "w", time.Minute, clk.Now().Add(-time.Minute))
-	if err != nil || !ok || j.ID != old.ID {
-		t.Fatalf("ClaimCreatedBefore = job %d, %v, %v; want the old job %d", j.ID, ok, err, old.ID)
-	}
-	if _, ok, err := s.ClaimCreatedBefore(ctx, "w", time.Minute, clk.Now().Add(-time.Minute)); ok || err != nil {
-		t.Errorf("ClaimCreatedBefore = %v, %v; want nothing, the other job is newer", ok, err)
-	}
-}
 
 // TestMigrateKeepsJobs opens a database of schema version 1, as the first
 // release wrote it, and checks that its jobs survive the migration and
