@@ -26,6 +26,7 @@ import (
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/bot/work"
+	"github.com/capsulehq/capsule/internal/fakegithub"
 	"github.com/capsulehq/capsule/internal/webhooktest"
 )
 
@@ -265,5 +266,82 @@ func TestKillWhileOpeningPullRequest(t *testing.T) {
 	}
 	if v := w.gh.Violations(); len(v) > 0 {
 		t.Errorf("requests GitHub would reject: %v", v)
+	}
+}
+
+// TestKillDuringRound kills the server in a review round right after
+// GitHub carried out the round's push, or its reply in the review's
+// thread, before the server heard of it. The restarted server finishes
+// the round with one commit and one reply, and asks the model nothing
+// more.
+func TestKillDuringRound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	branchRef := fmt.Sprintf("/repos/%s/%s/git/refs/heads/%s", owner, name, job.Branch(issueNumber))
+	tests := []struct {
+		name    string
+		match   func(*http.Request) bool
+		replies int // in the thread when the server was killed
+	}{
+		{"after the push", func(r *http.Request) bool {
+			return r.Method == http.MethodPatch && strings.HasSuffix(r.URL.Path, branchRef)
+		}, 0},
+		{"after the reply", func(r *http.Request) bool {
+			return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/replies")
+		}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newFakes(t, openThenReview, worldOptions{config: roundsConfig(t)})
+			e := w.endpoints(filepath.Join(t.TempDir(), "capsule.db"))
+			k, through := newKiller(t, e.GitHub)
+			e.GitHub = through
+
+			first := startChild(t, e)
+			first.send(t, "issues", "label", w.labelled(maintainer, "capsule"))
+			// The store learns of the pull request as the job ends.
+			waitUntil(t, "the label's job to end", func() bool { return strings.Contains(first.logs.String(), `"msg":"job ended"`) })
+			pr := w.repo.PullRequests()[0]
+			opened := w.head()
+
+			rv := w.repo.AddReview(pr.Number, fakegithub.Review{User: maintainer, Comments: []fakegithub.ReviewComment{{
+				Path: "calc/stats.py", Line: 1, DiffHunk: "@@ -1 +1 @@\n+\"\"\"Statistics over lists of numbers.\"\"\"",
+				Body: "say in the docstring what an empty list gives",
+			}}})
+			thread, key := rv.Comments[0].ID, fmt.Sprintf("review:%d", rv.ID)
+			k.arm(first.cmd, tt.match)
+			first.send(t, "pull_request_review_comment", "review", reviewCommentPayload(t, capsulePR(pr.Number, opened.SHA), maintainer, rv.ID, thread, rv.Comments[0].Body))
+			k.waitKilled(t, first.logs)
+			pushed := w.head()
+			if !slices.Equal(pushed.Parents, []string{opened.SHA}) || w.replies(pr.Number, thread, key) != tt.replies {
+				t.Fatalf("when the server was killed: head %+v over %s, %d replies; want the round's commit and %d", pushed, opened.SHA, w.replies(pr.Number, thread, key), tt.replies)
+			}
+
+			second := startChild(t, e)
+			waitUntil(t, "round 2 in the body", func() bool {
+				return strings.Contains(w.repo.PullRequests()[0].Body, "<!-- capsule:round 2 ")
+			})
+			second.stop(t)
+			if t.Failed() {
+				t.Logf("the restarted server's log:\n%s", second.logs)
+			}
+			if head := w.head(); head.SHA != pushed.SHA {
+				t.Errorf("the branch moved on to %s after the restart, want it at the round's commit %s", head.SHA, pushed.SHA)
+			}
+			if n := w.replies(pr.Number, thread, key); n != 1 {
+				t.Errorf("%d replies in the thread, want 1", n)
+			}
+			if n := len(w.model.Requests()); n != 3 {
+				t.Errorf("%d model calls, want 3: the restart asked the model again", n)
+			}
+			jobs := storeJobs(t, e.Store)
+			if len(jobs) != 2 || jobs[0].Round != key || jobs[0].State != work.Done || jobs[0].Claims != 2 || jobs[0].HeadSHA != pushed.SHA {
+				t.Errorf("jobs = %+v, want the round done after two claims at %s", jobs, pushed.SHA)
+			}
+			if v := w.gh.Violations(); len(v) > 0 {
+				t.Errorf("requests GitHub would reject: %v", v)
+			}
+		})
 	}
 }

@@ -125,6 +125,17 @@ func (w *world) roundJob(pr int, round string) store.Job {
 	return store.Job{}
 }
 
+// reviewedStats is calc/stats.py as the scripted model changes it in a
+// review round: the docstring says what an empty list gives.
+var reviewedStats = withDocstring("Statistics over lists of numbers (0.0 for an empty list).")
+
+// openThenReview is a model that opens the pull request at the second
+// attempt, then answers a review round with reviewedStats.
+var openThenReview = fakeopenai.Sequence(
+	fakeopenai.Reply(calculatortest.Answer("calc/stats.py", calculatortest.WrongStats)),
+	fakeopenai.Reply(calculatortest.Answer("calc/stats.py", calculatortest.RightStats)),
+	answerOver("calc/stats.py", calculatortest.RightStats, reviewedStats))
+
 // TestReviewRound: a review comment on a line of Capsule's pull request
 // leads to one new commit on the branch, made by the scripted model from
 // that comment, a reply in the comment's thread and a second round in the
@@ -132,12 +143,7 @@ func (w *world) roundJob(pr int, round string) store.Job {
 // review delivered again after the round, make no second round.
 func TestReviewRound(t *testing.T) {
 	const asked = "say in the docstring what an empty list gives"
-	reviewed := withDocstring("Statistics over lists of numbers (0.0 for an empty list).")
-	w := newWorld(t, fakeopenai.Sequence(
-		fakeopenai.Reply(calculatortest.Answer("calc/stats.py", calculatortest.WrongStats)),
-		fakeopenai.Reply(calculatortest.Answer("calc/stats.py", calculatortest.RightStats)),
-		answerOver("calc/stats.py", calculatortest.RightStats, reviewed)),
-		worldOptions{config: roundsConfig(t)})
+	w := newWorld(t, openThenReview, worldOptions{config: roundsConfig(t)})
 	pr := w.openPullRequest()
 	first := w.head()
 	calls := len(w.model.Requests())
@@ -169,7 +175,7 @@ func TestReviewRound(t *testing.T) {
 		!strings.Contains(second.Message, fmt.Sprintf("Capsule-Issue: %d", issueNumber)) {
 		t.Errorf("the branch is at %+v, want one commit over %s with the round's trailers", second, first.SHA)
 	}
-	if files, _ := w.repo.Files(job.Branch(issueNumber)); files["calc/stats.py"] != reviewed {
+	if files, _ := w.repo.Files(job.Branch(issueNumber)); files["calc/stats.py"] != reviewedStats {
 		t.Errorf("calc/stats.py on the branch:\n%s\nwant the reviewed docstring", files["calc/stats.py"])
 	}
 	if prompt := w.lastPrompt(); !strings.Contains(prompt, asked) || !strings.Contains(prompt, "calc/stats.py") || !strings.Contains(prompt, calculatortest.IssueTitle) {
