@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/bot/report"
@@ -413,5 +416,69 @@ func TestCIRoundsStop(t *testing.T) {
 	}
 	if v := w.gh.Violations(); len(v) > 0 {
 		t.Errorf("requests GitHub would reject: %v", v)
+	}
+}
+
+// TestRoundWaitsForTheIssuesJob: a review that comes while a round of
+// the same pull request runs is not lost: it waits, and its round runs
+// once the first ends, on the commit the first pushed.
+func TestRoundWaitsForTheIssuesJob(t *testing.T) {
+	second := withDocstring("Statistics over lists of numbers (0.0 for an empty list), mean and median.")
+	started, release := make(chan struct{}), make(chan struct{})
+	w := newWorld(t, func(call int, req openai.ChatCompletionRequest) fakeopenai.Response {
+		switch call {
+		case 2: // the first round, held until the second review is in
+			close(started)
+			<-release
+		case 3:
+			return answerOver("calc/stats.py", reviewedStats, second)
+		}
+		return openThenReview(call, req)
+	}, worldOptions{config: roundsConfig(t)})
+	t.Cleanup(func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	})
+	pr := w.openPullRequest()
+	opened := w.head()
+	review := func(body string) (int64, string) {
+		rv := w.repo.AddReview(pr.Number, fakegithub.Review{User: maintainer, Comments: []fakegithub.ReviewComment{{
+			Path: "calc/stats.py", Line: 1, DiffHunk: "@@ -1 +1 @@\n+\"\"\"Statistics over lists of numbers.\"\"\"", Body: body,
+		}}})
+		if got := w.deliver("pull_request_review_comment", reviewCommentPayload(t, capsulePR(pr.Number, w.head().SHA), maintainer, rv.ID, rv.Comments[0].ID, body)); got != "queued" {
+			t.Fatalf("review %q: %s", body, got)
+		}
+		return rv.Comments[0].ID, fmt.Sprintf("review:%d", rv.ID)
+	}
+
+	thread1, key1 := review("say in the docstring what an empty list gives")
+	select {
+	case <-started:
+	case <-time.After(time.Minute):
+		t.Fatal("the first round never asked the model")
+	}
+	thread2, key2 := review("name mean and median in the docstring")
+	close(release)
+	w.wait()
+
+	head := w.head()
+	if files, _ := w.repo.Files(job.Branch(issueNumber)); files["calc/stats.py"] != second {
+		t.Errorf("calc/stats.py on the branch:\n%s\nwant both rounds' changes", files["calc/stats.py"])
+	}
+	if len(head.Parents) != 1 || !strings.Contains(head.Message, "Capsule-Round: "+key2) {
+		t.Fatalf("the branch's head %+v is not the second round's", head)
+	}
+	middle, err := w.repo.Commit(head.Parents[0])
+	if err != nil || !slices.Equal(middle.Parents, []string{opened.SHA}) || !strings.Contains(middle.Message, "Capsule-Round: "+key1) {
+		t.Errorf("the second round's parent %+v (%v) is not the first round's commit over %s", middle, err, opened.SHA)
+	}
+	if w.replies(pr.Number, thread1, key1) != 1 || w.replies(pr.Number, thread2, key2) != 1 {
+		t.Errorf("want one reply in each review's thread")
+	}
+	if body := w.repo.PullRequests()[0].Body; !strings.Contains(body, "<!-- capsule:round 3 ") {
+		t.Errorf("the body does not log round 3:\n%s", body)
 	}
 }
