@@ -1,6 +1,6 @@
 // Package pgtest connects tests to a real PostgreSQL server: a throwaway
 // cluster per test binary, started on first use with Debian's server
-// binaries (initdb, pg_ctl) in a temporary directory, listening only on a
+// binaries (initdb, postgres) in a temporary directory, listening only on a
 // private Unix socket, and stopped when the tests end. Each test gets a
 // database of its own.
 //
@@ -101,8 +101,11 @@ func unavailable(t testing.TB, why error) {
 type cluster struct {
 	dir   string // holds data/, the socket and the log
 	port  int
-	bin   string              // the directory of pg_ctl
+	bin   string              // the directory of initdb and postgres
 	runAs *syscall.Credential // nil: the test's own user
+
+	server *exec.Cmd
+	exited <-chan error // the server's Wait
 }
 
 // start makes and starts a cluster in a new temporary directory.
@@ -127,8 +130,10 @@ func start() (*cluster, error) {
 	return c, nil
 }
 
-// init runs initdb and pg_ctl start, as the postgres user when the test
-// runs as root.
+// init runs initdb, then the server, as the postgres user when the test
+// runs as root. The server is the test binary's child, not pg_ctl's
+// daemon, and is killed with it however it ends (a panic, a timeout),
+// so that no cluster outlives its tests.
 func (c *cluster) init() error {
 	if c.runAs != nil {
 		if err := os.Chown(c.dir, int(c.runAs.Uid), int(c.runAs.Gid)); err != nil {
@@ -144,16 +149,61 @@ func (c *cluster) init() error {
 		return err
 	}
 	c.port = port
+	log, err := os.Create(filepath.Join(c.dir, "log"))
+	if err != nil {
+		return err
+	}
+	defer log.Close()
 	// No TCP: the socket in the private directory is the only way in.
 	// Durability is not what these tests are about, so fsync is off.
-	opts := fmt.Sprintf("-c listen_addresses='' -c unix_socket_directories='%s' -p %d -c fsync=off -c full_page_writes=off -c max_connections=200", c.dir, port)
-	return c.run("pg_ctl", "start", "-w", "-t", "60", "-D", data, "-l", filepath.Join(c.dir, "log"), "-o", opts)
+	c.server = exec.Command(filepath.Join(c.bin, "postgres"), "-D", data, "-k", c.dir, "-p", strconv.Itoa(port),
+		"-c", "listen_addresses=", "-c", "fsync=off", "-c", "full_page_writes=off", "-c", "max_connections=200")
+	c.server.Stdout, c.server.Stderr = log, log
+	c.server.SysProcAttr = &syscall.SysProcAttr{Credential: c.runAs, Pdeathsig: syscall.SIGKILL}
+	if err := c.server.Start(); err != nil {
+		return err
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- c.server.Wait() }()
+	c.exited = exited
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		err := c.exec(ctx, "SELECT 1")
+		cancel()
+		if err == nil {
+			return nil
+		}
+		select {
+		case werr := <-exited:
+			return fmt.Errorf("postgres exited: %v: %s", werr, c.log())
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			c.stop()
+			return fmt.Errorf("postgres did not answer within 60s: %v: %s", err, c.log())
+		}
+	}
 }
 
-// stop stops the cluster at once and removes its directory.
+// stop stops the server at once (SIGQUIT: immediate shutdown) and
+// removes the cluster's directory.
 func (c *cluster) stop() error {
-	err := c.run("pg_ctl", "stop", "-w", "-m", "immediate", "-D", filepath.Join(c.dir, "data"))
+	var err error
+	if c.server.Process.Signal(syscall.SIGQUIT) == nil {
+		select {
+		case <-c.exited:
+		case <-time.After(30 * time.Second):
+			err = errors.Join(errors.New("postgres did not stop within 30s"), c.server.Process.Kill())
+		}
+	}
 	return errors.Join(err, os.RemoveAll(c.dir))
+}
+
+// log is the server's log so far.
+func (c *cluster) log() string {
+	b, _ := os.ReadFile(filepath.Join(c.dir, "log"))
+	return string(b)
 }
 
 // run runs one of the server's programs as the cluster's user.
@@ -164,13 +214,8 @@ func (c *cluster) run(name string, args ...string) error {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.runAs}
 		cmd.Env = append(os.Environ(), "HOME="+c.dir)
 	}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		msg := strings.TrimSpace(string(out))
-		if log, lerr := os.ReadFile(filepath.Join(c.dir, "log")); lerr == nil {
-			msg += "\n" + string(log)
-		}
-		return fmt.Errorf("%s %s: %w: %s", name, args[0], err, msg)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s: %w: %s", name, err, strings.TrimSpace(string(out)))
 	}
 	return nil
 }
@@ -193,19 +238,19 @@ func (c *cluster) exec(ctx context.Context, sql string) error {
 	return nil
 }
 
-// binDir finds the directory of pg_ctl and initdb: Debian's newest
+// binDir finds the directory of initdb and postgres: Debian's newest
 // /usr/lib/postgresql/N/bin, else PATH.
 func binDir() (string, error) {
 	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
 	sort.Slice(dirs, func(i, j int) bool { return version(dirs[i]) > version(dirs[j]) })
 	for _, d := range dirs {
-		if _, err := os.Stat(filepath.Join(d, "pg_ctl")); err == nil {
+		if _, err := os.Stat(filepath.Join(d, "initdb")); err == nil {
 			return d, nil
 		}
 	}
-	p, err := exec.LookPath("pg_ctl")
+	p, err := exec.LookPath("initdb")
 	if err != nil {
-		return "", errors.New("no pg_ctl in /usr/lib/postgresql/*/bin or on PATH")
+		return "", errors.New("no initdb in /usr/lib/postgresql/*/bin or on PATH")
 	}
 	return filepath.Dir(p), nil
 }
