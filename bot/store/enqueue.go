@@ -51,7 +51,7 @@ const roundQuery = `SELECT ` + jobColumns + ` FROM jobs
 // returns ctx's error without knowing whether the job was stored, and a
 // redelivery will tell.
 func (s *Store) Enqueue(ctx context.Context, r work.Request) (Job, Outcome, error) {
-	if err := validate(r); err != nil {
+	if err := Validate(r); err != nil {
 		return Job{}, 0, fmt.Errorf("store: enqueue: %w", err)
 	}
 	c := &enqueueCall{ctx: ctx, req: r, done: make(chan enqueueResult, 1)}
@@ -75,8 +75,10 @@ func (s *Store) Enqueue(ctx context.Context, r work.Request) (Job, Outcome, erro
 	return Job{}, 0, fmt.Errorf("store: enqueue delivery %s: %w", r.Delivery, err)
 }
 
-// validate rejects a request the queue could not deduplicate or route.
-func validate(j work.Request) error {
+// Validate rejects a request the queue could not deduplicate or route,
+// with an error wrapping ErrInvalid. Every implementation of the queue
+// checks requests with it.
+func Validate(j work.Request) error {
 	switch {
 	case j.Delivery == "":
 		return fmt.Errorf("job without a delivery ID: %w", ErrInvalid)
@@ -150,7 +152,7 @@ func (s *Store) insertJob(ctx context.Context, tx *sql.Tx, r work.Request, creat
 			pull_request, round, head_sha)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		j.Delivery, j.Event, j.Trigger, j.Installation, j.Owner, j.Repo, j.Issue,
-		j.Sender, j.Label, string(j.State), toNanos(created), toNanos(now),
+		j.Sender, j.Label, string(j.State), ToNanos(created), ToNanos(now),
 		j.PullRequest, j.Round, j.HeadSHA).Scan(&j.ID)
 	return j, err
 }

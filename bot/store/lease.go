@@ -11,9 +11,9 @@ import (
 	"github.com/capsulehq/capsule/bot/work"
 )
 
-// abandonedReason is the Reason of a job Claim fails for having been
+// AbandonedReason is the Reason of a job Claim fails for having been
 // claimed MaxClaims times already.
-var abandonedReason = fmt.Sprintf("abandoned after %d attempts to run it: the server stopped each time", MaxClaims)
+var AbandonedReason = fmt.Sprintf("abandoned after %d attempts to run it: the server stopped each time", MaxClaims)
 
 // claimableQuery finds the oldest claimable job at time ?1 created before
 // ?2. The state term matches jobs_claimable's WHERE clause word for word,
@@ -41,7 +41,7 @@ func (s *Store) Claim(ctx context.Context, worker string, lease time.Duration) (
 // zero t means every job. A server whose model endpoint is down uses it
 // to take up only the jobs that have waited for it too long.
 func (s *Store) ClaimCreatedBefore(ctx context.Context, worker string, lease time.Duration, t time.Time) (Job, bool, error) {
-	if err := checkLease(worker, lease); err != nil {
+	if err := CheckLease(worker, lease); err != nil {
 		return Job{}, false, fmt.Errorf("store: claim: %w", err)
 	}
 	var (
@@ -64,10 +64,10 @@ func (s *Store) claim(ctx context.Context, tx *sql.Tx, worker string, lease time
 	now := s.clock()
 	before := int64(math.MaxInt64)
 	if !createdBefore.IsZero() {
-		before = toNanos(createdBefore)
+		before = ToNanos(createdBefore)
 	}
 	for {
-		j, err := scanJob(tx.QueryRowContext(ctx, claimableQuery, toNanos(now), before))
+		j, err := scanJob(tx.QueryRowContext(ctx, claimableQuery, ToNanos(now), before))
 		if errors.Is(err, sql.ErrNoRows) {
 			return Job{}, false, nil
 		}
@@ -78,7 +78,7 @@ func (s *Store) claim(ctx context.Context, tx *sql.Tx, worker string, lease time
 			// It pushed nothing that anyone knows of.
 			_, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'failed', reason = ?,
 				head_sha = '', lease_until = 0, updated_at = ? WHERE id = ?`,
-				abandonedReason, toNanos(now), j.ID)
+				AbandonedReason, ToNanos(now), j.ID)
 			if err == nil {
 				err = s.promote(ctx, tx, j.ID)
 			}
@@ -95,7 +95,7 @@ func (s *Store) claim(ctx context.Context, tx *sql.Tx, worker string, lease time
 		j.NotBefore = time.Time{}
 		_, err = tx.ExecContext(ctx, `UPDATE jobs SET state = 'running', worker = ?,
 			lease_until = ?, claims = ?, updated_at = ?, not_before = 0 WHERE id = ?`,
-			j.Worker, toNanos(j.LeaseUntil), j.Claims, toNanos(now), j.ID)
+			j.Worker, ToNanos(j.LeaseUntil), j.Claims, ToNanos(now), j.ID)
 		if err != nil {
 			return Job{}, false, err
 		}
@@ -106,14 +106,14 @@ func (s *Store) claim(ctx context.Context, tx *sql.Tx, worker string, lease time
 // Renew extends worker's lease on job id to now+lease. It fails with
 // ErrLeaseLost when the job is no longer running under worker.
 func (s *Store) Renew(ctx context.Context, id int64, worker string, lease time.Duration) error {
-	if err := checkLease(worker, lease); err != nil {
+	if err := CheckLease(worker, lease); err != nil {
 		return fmt.Errorf("store: renew job %d: %w", id, err)
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		now := s.clock()
 		return s.leased(ctx, tx, id, worker, `UPDATE jobs SET lease_until = ?, updated_at = ?
 			WHERE id = ? AND state = 'running' AND worker = ?`,
-			toNanos(now.Add(lease)), toNanos(now), id, worker)
+			ToNanos(now.Add(lease)), ToNanos(now), id, worker)
 	})
 	if err != nil {
 		return fmt.Errorf("store: renew job %d: %w", id, err)
@@ -136,7 +136,7 @@ func (s *Store) Finish(ctx context.Context, id int64, worker string, e End) erro
 			pull_request = CASE WHEN ?4 = 0 THEN pull_request ELSE ?4 END,
 			head_sha = ?5, lease_until = 0, updated_at = ?6
 			WHERE id = ?7 AND state = 'running' AND worker = ?8`,
-			string(e.State), e.Reason, e.StatusComment, e.PullRequest, e.HeadSHA, toNanos(s.clock()), id, worker)
+			string(e.State), e.Reason, e.StatusComment, e.PullRequest, e.HeadSHA, ToNanos(s.clock()), id, worker)
 		if err != nil {
 			return err
 		}
@@ -158,7 +158,7 @@ func (s *Store) Release(ctx context.Context, id int64, worker string) error {
 		return s.leased(ctx, tx, id, worker, `UPDATE jobs SET state = 'queued',
 			claims = max(claims - 1, 0), lease_until = 0, updated_at = ?
 			WHERE id = ? AND state = 'running' AND worker = ?`,
-			toNanos(s.clock()), id, worker)
+			ToNanos(s.clock()), id, worker)
 	})
 	if err != nil {
 		return fmt.Errorf("store: release job %d: %w", id, err)
@@ -176,7 +176,7 @@ func (s *Store) Defer(ctx context.Context, id int64, worker string, notBefore ti
 		return s.leased(ctx, tx, id, worker, `UPDATE jobs SET state = 'queued',
 			claims = max(claims - 1, 0), lease_until = 0, not_before = ?, updated_at = ?
 			WHERE id = ? AND state = 'running' AND worker = ?`,
-			toNanos(notBefore), toNanos(s.clock()), id, worker)
+			ToNanos(notBefore), ToNanos(s.clock()), id, worker)
 	})
 	if err != nil {
 		return fmt.Errorf("store: defer job %d: %w", id, err)
@@ -220,7 +220,7 @@ func (s *Store) RecoverAbandoned(ctx context.Context) (int, error) {
 	var n int64
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'queued', lease_until = 0,
-			updated_at = ? WHERE state = 'running'`, toNanos(s.clock()))
+			updated_at = ? WHERE state = 'running'`, ToNanos(s.clock()))
 		if err != nil {
 			return err
 		}
@@ -233,9 +233,9 @@ func (s *Store) RecoverAbandoned(ctx context.Context) (int, error) {
 	return int(n), nil
 }
 
-// checkLease rejects a claim or renewal without a worker name or with a
+// CheckLease rejects a claim or renewal without a worker name or with a
 // lease that is not positive.
-func checkLease(worker string, lease time.Duration) error {
+func CheckLease(worker string, lease time.Duration) error {
 	if worker == "" {
 		return fmt.Errorf("no worker name: %w", ErrInvalid)
 	}

@@ -36,10 +36,10 @@ func scanJob(row scanner) (Job, error) {
 		return Job{}, err
 	}
 	j.State = work.State(state)
-	j.LeaseUntil = fromNanos(lease)
-	j.CreatedAt = fromNanos(created)
-	j.UpdatedAt = fromNanos(updated)
-	j.NotBefore = fromNanos(notBefore)
+	j.LeaseUntil = FromNanos(lease)
+	j.CreatedAt = FromNanos(created)
+	j.UpdatedAt = FromNanos(updated)
+	j.NotBefore = FromNanos(notBefore)
 	return j, nil
 }
 
@@ -57,16 +57,17 @@ func getJob(ctx context.Context, q querier, id int64) (Job, error) {
 	return j, err
 }
 
-// toNanos stores t as Unix nanoseconds, the zero time as 0.
-func toNanos(t time.Time) int64 {
+// ToNanos is how every store keeps a time: Unix nanoseconds, the zero
+// time as 0.
+func ToNanos(t time.Time) int64 {
 	if t.IsZero() {
 		return 0
 	}
 	return t.UnixNano()
 }
 
-// fromNanos is the inverse of toNanos; times come back in UTC.
-func fromNanos(n int64) time.Time {
+// FromNanos is the inverse of ToNanos; times come back in UTC.
+func FromNanos(n int64) time.Time {
 	if n == 0 {
 		return time.Time{}
 	}

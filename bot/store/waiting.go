@@ -36,7 +36,7 @@ func (s *Store) waitFor(ctx context.Context, tx *sql.Tx, r work.Request, active 
 		_, err = tx.ExecContext(ctx, `INSERT INTO waiting (`+waitingColumns[len("id, "):]+`)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			r.Delivery, r.Event, r.Trigger, r.Installation, r.Owner, r.Repo, r.Issue, r.Sender,
-			r.PullRequest, r.Round, r.HeadSHA, toNanos(s.clock()))
+			r.PullRequest, r.Round, r.HeadSHA, ToNanos(s.clock()))
 	}
 	if err != nil {
 		return Job{}, 0, err
@@ -83,5 +83,5 @@ func scanWaiting(row scanner) (id int64, r work.Request, created time.Time, err 
 	var nanos int64
 	err = row.Scan(&id, &r.Delivery, &r.Event, &r.Trigger, &r.Installation, &r.Owner, &r.Repo, &r.Issue,
 		&r.Sender, &r.PullRequest, &r.Round, &r.HeadSHA, &nanos)
-	return id, r, fromNanos(nanos), err
+	return id, r, FromNanos(nanos), err
 }

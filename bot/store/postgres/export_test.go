@@ -1,0 +1,16 @@
+package postgres
+
+import "time"
+
+// SetClock makes s tell the time with now, for the shared suite.
+func SetClock(s *Store, now func() time.Time) { s.now = now }
+
+// SetMigrating sets the hook migrate calls inside its lock, for the
+// duration of a test.
+func SetMigrating(hook func(found int)) func() {
+	migrating = hook
+	return func() { migrating = nil }
+}
+
+// SchemaVersion is the version this build migrates to.
+var SchemaVersion = len(migrations)
