@@ -109,7 +109,7 @@ func waitUntil(t *testing.T, what string, ok func() bool) {
 // gives up with an error once the grace has passed.
 func TestStoreFailingAtStart(t *testing.T) {
 	s, _ := checkedServer(t, noClients{}, nil)
-	s.cfg.Store.Close() // every query fails from now on
+	s.cfg.Store.(*store.Store).Close() // every query fails from now on
 	done := runUntilDone(t, s)
 	waitUntil(t, "/readyz to fail", func() bool {
 		code, body := probe(s, http.MethodGet, "/readyz", nil, nil)
@@ -297,7 +297,7 @@ func TestLongDeliveryIDs(t *testing.T) {
 		if code, answer := probe(s, http.MethodPost, "/webhook", body, header); code != http.StatusAccepted || !strings.Contains(answer, "queued") {
 			t.Fatalf("delivery %d: answer %d %s, want 202 queued", i, code, answer)
 		}
-		j, err := s.cfg.Store.ByDelivery(context.Background(), id)
+		j, err := s.cfg.Store.(*store.Store).ByDelivery(context.Background(), id)
 		if err != nil || j.Issue != i+1 || j.Delivery != id {
 			t.Errorf("delivery %d: job %+v, %v; want the job of issue %d under the whole id", i, j, err, i+1)
 		}

@@ -54,7 +54,7 @@ type Clients interface {
 
 // Config assembles a server.
 type Config struct {
-	Store   *store.Store
+	Store   Store
 	Clients Clients
 	Runner  *job.Runner
 	// Secret is the webhook secret; required.
@@ -102,6 +102,8 @@ type Server struct {
 	metrics *metrics.Metrics
 	webhook http.Handler
 	wake    chan struct{}
+	// storeWake is the store's wake-ups: jobs queued by other replicas.
+	storeWake <-chan struct{}
 
 	running   atomic.Int32 // jobs being run
 	recovered atomic.Bool  // Run has put back the previous run's jobs
@@ -137,7 +139,7 @@ func New(cfg Config) (*Server, error) {
 		host, _ := os.Hostname()
 		cfg.WorkerID = fmt.Sprintf("%s/%d/%d", host, os.Getpid(), time.Now().UnixNano())
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, wake: make(chan struct{}, 1), health: newHealth(), outbox: newOutbox()}
+	s := &Server{cfg: cfg, log: cfg.Logger, wake: make(chan struct{}, 1), storeWake: storeWakeups(cfg.Store), health: newHealth(), outbox: newOutbox()}
 	s.metrics = metrics.New(s.jobCounts, cfg.Logger)
 	h, err := webhook.NewHandler(webhook.Options{
 		Secret: cfg.Secret, MaxBodyBytes: cfg.MaxBodyBytes, MaxInFlightBytes: cfg.MaxInFlightBytes, Sink: s,

@@ -103,6 +103,7 @@ func (s *Server) worker(ctx context.Context, n int) {
 			select {
 			case <-ctx.Done():
 			case <-s.wake:
+			case <-s.storeWake:
 			case <-back:
 			case <-time.After(pollEvery):
 			}
