@@ -12,27 +12,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/capsulehq/capsule/bot/server"
 	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/bot/work"
 )
 
-// Store is the job queue under test.
+// Store is the job queue under test: what the server consumes, and what
+// the tests read besides.
 type Store interface {
-	Enqueue(ctx context.Context, r work.Request) (store.Job, store.Outcome, error)
-	Claim(ctx context.Context, worker string, lease time.Duration) (store.Job, bool, error)
-	ClaimCreatedBefore(ctx context.Context, worker string, lease time.Duration, t time.Time) (store.Job, bool, error)
-	Renew(ctx context.Context, id int64, worker string, lease time.Duration) error
-	Finish(ctx context.Context, id int64, worker string, e store.End) error
-	Release(ctx context.Context, id int64, worker string) error
-	Defer(ctx context.Context, id int64, worker string, notBefore time.Time) error
-	RecoverAbandoned(ctx context.Context) (int, error)
-	Get(ctx context.Context, id int64) (store.Job, error)
+	server.Store
 	ByDelivery(ctx context.Context, delivery string) (store.Job, error)
-	Counts(ctx context.Context) (map[work.State]int, error)
 	List(ctx context.Context, limit int) ([]store.Job, error)
-	PullRequestOf(ctx context.Context, owner, repo string, issue int) (store.PullRequest, bool, error)
-	PullRequestNumbered(ctx context.Context, owner, repo string, number int) (store.PullRequest, bool, error)
-	Ping(ctx context.Context) error
 	Close() error
 }
 
