@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/capsulehq/capsule/bot/work"
+	"github.com/capsulehq/capsule/pipeline/attemptlog"
 )
 
 const commitA = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678"
@@ -127,4 +128,29 @@ func TestPassingRoundOnFailingDraft(t *testing.T) {
 		t.Errorf("body:\n%s", body)
 	}
 	checkMarkdown(t, body)
+}
+
+// TestRoundHeadline: a round's tests show what the round asks for, not the
+// issue, and its headline says so.
+func TestRoundHeadline(t *testing.T) {
+	withOutcome := func(o attemptlog.Outcome) *attemptlog.Log {
+		l := solvedLog()
+		l.Outcome = o
+		return l
+	}
+	round := &Round{Number: 2, Key: "review:902", Cause: "the review by @alice", Commit: commitA}
+	for _, tc := range []struct {
+		name string
+		s    Status
+		want string
+	}{
+		{"issue, unproven", Status{State: work.Done, Log: withOutcome(attemptlog.Unproven)}, "no test showed the issue: nothing shows that it is fixed."},
+		{"round, unproven", Status{State: work.Done, Log: withOutcome(attemptlog.Unproven), Round: round}, "no test showed what the round asks for: nothing shows that it is done."},
+		{"issue, solved", Status{State: work.Done, Log: withOutcome(attemptlog.Solved)}, "the tests that show the issue pass now"},
+		{"round, solved", Status{State: work.Done, Log: withOutcome(attemptlog.Solved), Round: round}, "the tests that show what the round asks for pass now"},
+	} {
+		if got := headline(tc.s); !strings.Contains(got, tc.want) {
+			t.Errorf("%s: headline %q, want it to say %q", tc.name, got, tc.want)
+		}
+	}
 }

@@ -127,11 +127,16 @@ func headline(s Status) string {
 		}
 		return fmt.Sprintf("**Capsule: running.** At attempt %d of %d.", s.Attempt, s.Of)
 	case work.Done:
+		// A round's tests show what the round asks for, not the issue.
+		asked, met := "the issue", "it is fixed"
+		if s.Round != nil {
+			asked, met = "what the round asks for", "it is done"
+		}
 		switch {
 		case s.Log != nil && s.Log.Outcome == attemptlog.Unproven:
-			return "**Capsule: done, unproven.** The tests pass with no regressions, but no test showed the issue: nothing shows that it is fixed."
+			return "**Capsule: done, unproven.** The tests pass with no regressions, but no test showed " + asked + ": nothing shows that " + met + "."
 		case s.Log != nil && s.Log.Outcome == attemptlog.Solved:
-			return "**Capsule: done.** Solved: the tests that show the issue pass now, with no regressions."
+			return "**Capsule: done.** Solved: the tests that show " + asked + " pass now, with no regressions."
 		case s.Log != nil && s.Log.Solved:
 			return "**Capsule: done.** The tests pass."
 		case s.Log != nil:
