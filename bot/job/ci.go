@@ -11,6 +11,7 @@ import (
 	"github.com/capsulehq/capsule/bot/cilog"
 	"github.com/capsulehq/capsule/bot/report"
 	"github.com/capsulehq/capsule/bot/round"
+	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
 )
 
@@ -156,7 +157,7 @@ func (r *Runner) maxCIRounds() int {
 // capsuleHead returns a skip text unless the branch's head is the commit
 // the checks ran on and Capsule made it.
 func (s *session) capsuleHead(ctx context.Context) (skip string, err error) {
-	head, err := s.gh.BranchHead(ctx, Branch(s.t.Issue))
+	head, err := s.gh.BranchHead(ctx, work.Branch(s.t.Issue))
 	if err != nil {
 		return "", githubError("read the pull request's branch", err)
 	}

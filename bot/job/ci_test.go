@@ -38,11 +38,11 @@ const ciPull = 100
 // given. It returns the fake and the branch's head.
 func ciFake(t *testing.T, messages ...string) (*fakeGitHub, string) {
 	f := newFakeGitHub(t)
-	head := f.pushCommit(Branch(fakeIssue), withTrailers("Fix #12: add subtracts", fakeIssue, ""))
+	head := f.pushCommit(work.Branch(fakeIssue), withTrailers("Fix #12: add subtracts", fakeIssue, ""))
 	for _, m := range messages {
-		head = f.pushCommit(Branch(fakeIssue), m)
+		head = f.pushCommit(work.Branch(fakeIssue), m)
 	}
-	f.pulls = append(f.pulls, fakePull{NewPullRequest: NewPullRequest{Title: "Fix #12", Head: Branch(fakeIssue), Base: "main"}, Number: ciPull, Open: true})
+	f.pulls = append(f.pulls, fakePull{NewPullRequest: NewPullRequest{Title: "Fix #12", Head: work.Branch(fakeIssue), Base: "main"}, Number: ciPull, Open: true})
 	return f, head
 }
 
@@ -237,7 +237,7 @@ func TestCIRound(t *testing.T) {
 			rounds: []string{withTrailers("Round 2", fakeIssue, "run:1")},
 			setup: func(f *fakeGitHub, head string, req *work.Request) {
 				req.HeadSHA = head
-				f.pushCommit(Branch(fakeIssue), "fix it myself")
+				f.pushCommit(work.Branch(fakeIssue), "fix it myself")
 			},
 			skip: humanPushed,
 		},
@@ -245,7 +245,7 @@ func TestCIRound(t *testing.T) {
 			name: "Capsule pushed after the checks ran: the new head's checks decide",
 			setup: func(f *fakeGitHub, head string, req *work.Request) {
 				req.HeadSHA = head
-				f.pushCommit(Branch(fakeIssue), withTrailers("Round 2", fakeIssue, "comment:9"))
+				f.pushCommit(work.Branch(fakeIssue), withTrailers("Round 2", fakeIssue, "comment:9"))
 			},
 			skip:    movedOn,
 			noCalls: []string{"CheckRuns"},
@@ -382,19 +382,19 @@ func TestMaxCIRounds(t *testing.T) {
 func TestCIRoundOverGitHub(t *testing.T) {
 	r, _, repo := adapter(t, map[string]string{"calc/ops.py": "def add(a, b):\n    return a - b\n", ".github/capsule.yml": "ci_rounds: 3\n"})
 	ctx := context.Background()
-	if _, err := repo.Push(Branch(4), withTrailers("Fix #4", 4, ""), map[string]string{"calc/ops.py": "def add(a, b):\n    return a + b\n"}); err != nil {
+	if _, err := repo.Push(work.Branch(4), withTrailers("Fix #4", 4, ""), map[string]string{"calc/ops.py": "def add(a, b):\n    return a + b\n"}); err != nil {
 		t.Fatal(err)
 	}
-	head, err := repo.Push(Branch(4), withTrailers("Round 2", 4, "run:1"), map[string]string{"calc/ops.py": "def add(a, b):\n    return b + a\n"})
+	head, err := repo.Push(work.Branch(4), withTrailers("Round 2", 4, "run:1"), map[string]string{"calc/ops.py": "def add(a, b):\n    return b + a\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, err := r.CreatePullRequest(ctx, NewPullRequest{Title: "Fix #4", Head: Branch(4), Base: "main"})
+	pr, err := r.CreatePullRequest(ctx, NewPullRequest{Title: "Fix #4", Head: work.Branch(4), Base: "main"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	run := repo.AddActionsRun(fakegithub.WorkflowRun{
-		Name: "CI", HeadBranch: Branch(4), HeadSHA: head, Event: "pull_request", Conclusion: "failure",
+		Name: "CI", HeadBranch: work.Branch(4), HeadSHA: head, Event: "pull_request", Conclusion: "failure",
 		Jobs: []fakegithub.WorkflowJob{{Name: "test", Conclusion: "failure", Log: actionsLog}, {Name: "build", Conclusion: "success"}},
 	})
 	notes := []fakegithub.Annotation{{Path: "calc/ops.py", StartLine: 2, EndLine: 2, Level: "failure", Title: "F841", Message: "unused"}}
@@ -424,11 +424,11 @@ func TestCIRoundOverGitHub(t *testing.T) {
 	}
 
 	// The next failure, after a third CI round, finds ci_rounds used up.
-	third, err := repo.Push(Branch(4), withTrailers("Round 3", 4, "suite:2"), map[string]string{"calc/ops.py": "x = 1\n"})
+	third, err := repo.Push(work.Branch(4), withTrailers("Round 3", 4, "suite:2"), map[string]string{"calc/ops.py": "x = 1\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := repo.Push(Branch(4), withTrailers("Round 4", 4, "run:3"), map[string]string{"calc/ops.py": "x = 2\n"}); err != nil {
+	if _, err := repo.Push(work.Branch(4), withTrailers("Round 4", 4, "run:3"), map[string]string{"calc/ops.py": "x = 2\n"}); err != nil {
 		t.Fatal(err)
 	}
 	req = ciRequest("suite:9", third)
@@ -437,7 +437,7 @@ func TestCIRoundOverGitHub(t *testing.T) {
 	if err != nil || skip != movedOn {
 		t.Errorf("a round for an older head: %q, %v", skip, err)
 	}
-	latest, _ := r.BranchHead(ctx, Branch(4))
+	latest, _ := r.BranchHead(ctx, work.Branch(4))
 	req = ciRequest("suite:9", latest)
 	req.Issue, req.PullRequest = 4, pr.Number
 	_, skip, err = (&Runner{Logger: quiet()}).session(r, req, Hooks{}).ciRound(ctx)
@@ -448,7 +448,7 @@ func TestCIRoundOverGitHub(t *testing.T) {
 
 func TestRepositoryJobLogTail(t *testing.T) {
 	r, _, repo := adapter(t, map[string]string{"README.md": "# calc\n"})
-	head, err := repo.Push(Branch(4), "Fix", map[string]string{"calc.py": "x = 1\n"})
+	head, err := repo.Push(work.Branch(4), "Fix", map[string]string{"calc.py": "x = 1\n"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-github/v88/github"
 
+	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/internal/fakegithub"
 )
 
@@ -163,27 +164,27 @@ func TestRepositoryPublishes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.CreateBranch(ctx, Branch(1), sha); err != nil {
+	if err := r.CreateBranch(ctx, work.Branch(1), sha); err != nil {
 		t.Fatal(err)
 	}
 	want := maps.Clone(files)
 	want["calc/ops.py"], want["tests/test_ops.py"] = "x = 2\n", "def test(): pass\n"
 	delete(want, "old.py")
-	if got, err := repo.Files(Branch(1)); err != nil || !maps.Equal(got, want) {
+	if got, err := repo.Files(work.Branch(1)); err != nil || !maps.Equal(got, want) {
 		t.Errorf("branch files = %q, %v; want %q", got, err, want)
 	}
 	if c, err := repo.Commit(sha); err != nil || !strings.HasPrefix(c.Message, "Fix #1") {
 		t.Errorf("commit = %+v, %v", c, err)
 	}
 
-	if _, found, err := r.OpenPullRequest(ctx, Branch(1)); err != nil || found {
+	if _, found, err := r.OpenPullRequest(ctx, work.Branch(1)); err != nil || found {
 		t.Fatalf("OpenPullRequest before one is open: %v %v", found, err)
 	}
-	pr, err := r.CreatePullRequest(ctx, NewPullRequest{Title: "Fix add", Body: "Closes #1", Head: Branch(1), Base: "main", Draft: true})
+	pr, err := r.CreatePullRequest(ctx, NewPullRequest{Title: "Fix add", Body: "Closes #1", Head: work.Branch(1), Base: "main", Draft: true})
 	if err != nil || pr.Number == 0 || pr.URL == "" || !pr.Draft {
 		t.Fatalf("CreatePullRequest = %+v, %v", pr, err)
 	}
-	open, found, err := r.OpenPullRequest(ctx, Branch(1))
+	open, found, err := r.OpenPullRequest(ctx, work.Branch(1))
 	if err != nil || !found || open.Number != pr.Number {
 		t.Fatalf("OpenPullRequest = %+v %v %v", open, found, err)
 	}
@@ -197,10 +198,10 @@ func TestRepositoryPublishes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.MoveBranch(ctx, Branch(1), again); err != nil {
+	if err := r.MoveBranch(ctx, work.Branch(1), again); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := r.BranchHead(ctx, Branch(1)); got != again {
+	if got, _ := r.BranchHead(ctx, work.Branch(1)); got != again {
 		t.Errorf("branch at %s after MoveBranch, want %s", got, again)
 	}
 	prs := repo.PullRequests()
@@ -214,11 +215,11 @@ func TestRepositoryPublishes(t *testing.T) {
 func TestRepositoryPullRequestRead(t *testing.T) {
 	r, _, repo := adapter(t, map[string]string{"README.md": "# calc\n"})
 	ctx := context.Background()
-	sha, err := repo.Push(Branch(4), "Fix #4\n\nCapsule-Issue: 4\n", map[string]string{"calc.py": "x = 1\n"})
+	sha, err := repo.Push(work.Branch(4), "Fix #4\n\nCapsule-Issue: 4\n", map[string]string{"calc.py": "x = 1\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	made, err := r.CreatePullRequest(ctx, NewPullRequest{Title: "Fix #4", Body: "Closes #4", Head: Branch(4), Base: "main"})
+	made, err := r.CreatePullRequest(ctx, NewPullRequest{Title: "Fix #4", Body: "Closes #4", Head: work.Branch(4), Base: "main"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +229,7 @@ func TestRepositoryPullRequestRead(t *testing.T) {
 	}
 	want := PullRequest{
 		Number: made.Number, URL: made.URL, HeadSHA: sha, State: "open", Title: "Fix #4", Body: "Closes #4",
-		HeadRef: Branch(4), HeadRepo: "octo/calc", BaseRepo: "octo/calc", Author: "github-actions[bot]", AuthorType: "Bot",
+		HeadRef: work.Branch(4), HeadRepo: "octo/calc", BaseRepo: "octo/calc", Author: "github-actions[bot]", AuthorType: "Bot",
 	}
 	if got != want {
 		t.Errorf("PullRequest = %+v\nwant %+v", got, want)
@@ -246,7 +247,7 @@ func TestRepositoryPullRequestRead(t *testing.T) {
 func TestRepositoryAdvanceBranch(t *testing.T) {
 	r, _, repo := adapter(t, map[string]string{"README.md": "# calc\n"})
 	ctx := context.Background()
-	head, err := repo.Push(Branch(4), "Fix #4", map[string]string{"calc.py": "x = 1\n"})
+	head, err := repo.Push(work.Branch(4), "Fix #4", map[string]string{"calc.py": "x = 1\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,24 +256,24 @@ func TestRepositoryAdvanceBranch(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A human pushes before the round does.
-	human, err := repo.Push(Branch(4), "a human's commit", map[string]string{"calc.py": "x = 3\n"})
+	human, err := repo.Push(work.Branch(4), "a human's commit", map[string]string{"calc.py": "x = 3\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.AdvanceBranch(ctx, Branch(4), next); !errors.Is(err, ErrNotFastForward) {
+	if err := r.AdvanceBranch(ctx, work.Branch(4), next); !errors.Is(err, ErrNotFastForward) {
 		t.Fatalf("AdvanceBranch over a human's commit: %v, want ErrNotFastForward", err)
 	}
-	if got, _ := r.BranchHead(ctx, Branch(4)); got != human {
+	if got, _ := r.BranchHead(ctx, work.Branch(4)); got != human {
 		t.Errorf("branch at %s, want the human's %s", got, human)
 	}
 	onTop, err := r.CreateCommit(ctx, human, "Round", []File{{Path: "calc.py", Content: "x = 2\n", Mode: "100644"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.AdvanceBranch(ctx, Branch(4), onTop); err != nil {
+	if err := r.AdvanceBranch(ctx, work.Branch(4), onTop); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := r.BranchHead(ctx, Branch(4)); got != onTop {
+	if got, _ := r.BranchHead(ctx, work.Branch(4)); got != onTop {
 		t.Errorf("branch at %s, want %s", got, onTop)
 	}
 	if err := r.AdvanceBranch(ctx, "no-such-branch", onTop); err == nil || errors.Is(err, ErrNotFastForward) {
@@ -286,10 +287,10 @@ func TestRepositoryAdvanceBranch(t *testing.T) {
 func TestRepositoryReviews(t *testing.T) {
 	r, _, repo := adapter(t, map[string]string{"README.md": "# calc\n"})
 	ctx := context.Background()
-	if _, err := repo.Push(Branch(4), "Fix #4", map[string]string{"calc.py": "x = 1\n"}); err != nil {
+	if _, err := repo.Push(work.Branch(4), "Fix #4", map[string]string{"calc.py": "x = 1\n"}); err != nil {
 		t.Fatal(err)
 	}
-	pr, err := r.CreatePullRequest(ctx, NewPullRequest{Title: "Fix #4", Body: "Closes #4", Head: Branch(4), Base: "main"})
+	pr, err := r.CreatePullRequest(ctx, NewPullRequest{Title: "Fix #4", Body: "Closes #4", Head: work.Branch(4), Base: "main"})
 	if err != nil {
 		t.Fatal(err)
 	}

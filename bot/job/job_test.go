@@ -89,8 +89,8 @@ func setUp(t *testing.T, prepare func(*fakeGitHub), change func(*work.Request)) 
 func firstRun(f *fakeGitHub, body string) {
 	sha := "00000000000000000000000000000000000000aa"
 	f.commits = append(f.commits, fakeCommit{SHA: sha, Parent: fakeBase, Message: withTrailers("Fix #12: add subtracts", fakeIssue, ""), Files: []File{fix1}})
-	f.heads[Branch(fakeIssue)] = sha
-	f.pulls = append(f.pulls, fakePull{NewPullRequest: NewPullRequest{Title: "old", Body: body, Head: Branch(fakeIssue), Base: "main", Draft: true}, Number: 7, Open: true})
+	f.heads[work.Branch(fakeIssue)] = sha
+	f.pulls = append(f.pulls, fakePull{NewPullRequest: NewPullRequest{Title: "old", Body: body, Head: work.Branch(fakeIssue), Base: "main", Draft: true}, Number: 7, Open: true})
 }
 
 // fix1 is the first run's change on the branch.
@@ -126,10 +126,10 @@ func TestRunDecisions(t *testing.T) {
 					trailer(f.commits[0].Message, TrailerIssue) != "12" {
 					t.Errorf("commits = %+v", f.commits)
 				}
-				if f.heads[Branch(fakeIssue)] != f.commits[0].SHA {
-					t.Errorf("branch %s at %q, want the commit", Branch(fakeIssue), f.heads[Branch(fakeIssue)])
+				if f.heads[work.Branch(fakeIssue)] != f.commits[0].SHA {
+					t.Errorf("branch %s at %q, want the commit", work.Branch(fakeIssue), f.heads[work.Branch(fakeIssue)])
 				}
-				if p := f.pulls[0]; p.Base != "main" || p.Head != Branch(fakeIssue) || !strings.Contains(p.Body, "#12") {
+				if p := f.pulls[0]; p.Base != "main" || p.Head != work.Branch(fakeIssue) || !strings.Contains(p.Body, "#12") {
 					t.Errorf("pull request = %+v", p)
 				}
 				if res.PullRequest != 100 || !strings.HasSuffix(res.PullRequestURL, "/pull/100") || res.StatusComment == 0 || res.HeadSHA != f.commits[0].SHA {
@@ -241,8 +241,8 @@ func TestRunDecisions(t *testing.T) {
 			solver: solves(outcome(attemptlog.Unproven, fix)),
 			state:  work.Done, status: "done, unproven", labels: []string{"bug", LabelUnproven}, pulls: 1, draft: true,
 			check: func(t *testing.T, f *fakeGitHub, res Result) {
-				if f.heads[Branch(fakeIssue)] != f.commits[1].SHA || f.commits[1].Parent != fakeBase || f.pulls[0].Title == "old" || res.PullRequest != 7 || res.HeadSHA != f.commits[1].SHA {
-					t.Errorf("branch %s, pull request %+v, result %+v", f.heads[Branch(fakeIssue)], f.pulls[0], res)
+				if f.heads[work.Branch(fakeIssue)] != f.commits[1].SHA || f.commits[1].Parent != fakeBase || f.pulls[0].Title == "old" || res.PullRequest != 7 || res.HeadSHA != f.commits[1].SHA {
+					t.Errorf("branch %s, pull request %+v, result %+v", f.heads[work.Branch(fakeIssue)], f.pulls[0], res)
 				}
 				if res.StatusComment != 5 {
 					t.Errorf("status comment %d, want the previous run's, 5", res.StatusComment)

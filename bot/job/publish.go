@@ -9,12 +9,10 @@ import (
 	"path/filepath"
 
 	"github.com/capsulehq/capsule/bot/report"
+	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 )
-
-// Branch is the branch a job pushes for an issue.
-func Branch(issue int) string { return fmt.Sprintf("capsule/issue-%d", issue) }
 
 // publish commits the outcome's change on the issue's branch through the
 // Git Data API and opens the pull request, or updates the one a previous
@@ -28,7 +26,7 @@ func (s *session) publish(ctx context.Context, baseBranch, title string, o *pipe
 	if err != nil {
 		return PullRequest{}, err
 	}
-	branch := Branch(s.t.Issue)
+	branch := work.Branch(s.t.Issue)
 	if err := s.pointBranch(ctx, branch, sha); err != nil {
 		return PullRequest{}, err
 	}

@@ -16,7 +16,7 @@ import (
 // branch's head, with keep false when the branch may be replaced as a
 // first run's (no pull request, or only Capsule's first commit).
 func (s *session) keptBranch(ctx context.Context) (pr PullRequest, head string, keep bool, err error) {
-	branch := Branch(s.t.Issue)
+	branch := work.Branch(s.t.Issue)
 	pr, found, err := s.gh.OpenPullRequest(ctx, branch)
 	if err != nil {
 		return pr, "", false, githubError("look for the issue's pull request", err)

@@ -41,7 +41,7 @@ func (s *session) runRound(ctx context.Context) (Result, error) {
 		return Result{State: work.Failed, Reason: err.Error()}, err
 	}
 	cfg, cfgErr := s.config(ctx)
-	branch := Branch(s.t.Issue)
+	branch := work.Branch(s.t.Issue)
 	head, err := s.gh.BranchHead(ctx, branch)
 	if err != nil {
 		return Result{State: work.Failed, Reason: err.Error()}, githubError("read the branch "+branch, err)
@@ -212,7 +212,7 @@ func (s *session) pushOnBranch(ctx context.Context, message, key string, o *pipe
 	if err != nil {
 		return "", err
 	}
-	branch := Branch(s.t.Issue)
+	branch := work.Branch(s.t.Issue)
 	if err := s.gh.AdvanceBranch(ctx, branch, sha); errors.Is(err, ErrNotFastForward) {
 		return "", fmt.Errorf("someone pushed to %s while Capsule worked, and Capsule never force-pushes, so it pushed nothing: "+
 			"comment `/capsule` with the request on the pull request to run again on the new head (%w)", branch, err)
@@ -245,8 +245,8 @@ func (s *session) capsulePull(ctx context.Context) (pr PullRequest, why string, 
 	switch {
 	case pr.State != "open":
 		why = "it is " + pr.State
-	case pr.HeadRef != Branch(s.t.Issue):
-		why = fmt.Sprintf("its branch is %q, not %q", pr.HeadRef, Branch(s.t.Issue))
+	case pr.HeadRef != work.Branch(s.t.Issue):
+		why = fmt.Sprintf("its branch is %q, not %q", pr.HeadRef, work.Branch(s.t.Issue))
 	case !strings.EqualFold(pr.HeadRepo, repo) || !strings.EqualFold(pr.BaseRepo, repo):
 		why = fmt.Sprintf("its branch is in %s, not in %s", pr.HeadRepo, repo)
 	case pr.AuthorType != "Bot":

@@ -91,8 +91,8 @@ func TestRoundDecisions(t *testing.T) {
 			writes: []string{"CreateComment", "CreateCommit", "AdvanceBranch", "ReplyToReviewComment", "ReplyToReviewComment", "EditPullRequest", "EditComment"},
 			check: func(t *testing.T, f *fakeGitHub, res Result) {
 				c := f.commits[len(f.commits)-1]
-				if c.Parent != firstHead || f.heads[Branch(fakeIssue)] != c.SHA || res.HeadSHA != c.SHA || res.PullRequest != roundPull {
-					t.Errorf("commit %+v, branch at %s, result %+v", c, f.heads[Branch(fakeIssue)], res)
+				if c.Parent != firstHead || f.heads[work.Branch(fakeIssue)] != c.SHA || res.HeadSHA != c.SHA || res.PullRequest != roundPull {
+					t.Errorf("commit %+v, branch at %s, result %+v", c, f.heads[work.Branch(fakeIssue)], res)
 				}
 				if trailer(c.Message, TrailerIssue) != "12" || trailer(c.Message, TrailerRound) != "review:900" || !strings.HasPrefix(c.Message, "Round 2 for #12: add subtracts") {
 					t.Errorf("commit message %q", c.Message)
@@ -154,8 +154,8 @@ func TestRoundDecisions(t *testing.T) {
 			state:  work.Failed, reason: "the tests do not pass after 6 attempts",
 			writes: []string{"CreateComment", "EditComment", "EditComment"},
 			check: func(t *testing.T, f *fakeGitHub, _ Result) {
-				if f.heads[Branch(fakeIssue)] != firstHead || f.pulls[0].Body != openingBody || len(f.replies) != 0 {
-					t.Errorf("branch %s, body %q, replies %+v", f.heads[Branch(fakeIssue)], f.pulls[0].Body, f.replies)
+				if f.heads[work.Branch(fakeIssue)] != firstHead || f.pulls[0].Body != openingBody || len(f.replies) != 0 {
+					t.Errorf("branch %s, body %q, replies %+v", f.heads[work.Branch(fakeIssue)], f.pulls[0].Body, f.replies)
 				}
 				if st := f.bodies(roundPull); len(st) != 1 || !strings.Contains(st[0], "**Capsule: failed.**") || !strings.Contains(st[0], "It pushed nothing") || !strings.Contains(st[0], "Attempt log") {
 					t.Errorf("the pull request's comments = %q", st)
@@ -169,8 +169,8 @@ func TestRoundDecisions(t *testing.T) {
 			state:     work.Failed, reason: "someone pushed to capsule/issue-12",
 			writes: []string{"CreateComment", "CreateCommit", "AdvanceBranch", "EditComment"},
 			check: func(t *testing.T, f *fakeGitHub, _ Result) {
-				if f.heads[Branch(fakeIssue)] != humanSHA || len(f.replies) != 0 || f.pulls[0].Body != openingBody || slices.Contains(f.calls, "MoveBranch") {
-					t.Errorf("branch %s, replies %+v, calls %q", f.heads[Branch(fakeIssue)], f.replies, f.calls)
+				if f.heads[work.Branch(fakeIssue)] != humanSHA || len(f.replies) != 0 || f.pulls[0].Body != openingBody || slices.Contains(f.calls, "MoveBranch") {
+					t.Errorf("branch %s, replies %+v, calls %q", f.heads[work.Branch(fakeIssue)], f.replies, f.calls)
 				}
 				if st := f.bodies(roundPull); len(st) != 1 || !strings.Contains(st[0], "never force-pushes") {
 					t.Errorf("the pull request's comments = %q", st)
@@ -191,8 +191,8 @@ func TestRoundDecisions(t *testing.T) {
 						rounds++
 					}
 				}
-				if rounds != 1 || f.heads[Branch(fakeIssue)] != res.HeadSHA {
-					t.Errorf("%d commits of the round; branch at %s, result %s", rounds, f.heads[Branch(fakeIssue)], res.HeadSHA)
+				if rounds != 1 || f.heads[work.Branch(fakeIssue)] != res.HeadSHA {
+					t.Errorf("%d commits of the round; branch at %s, result %s", rounds, f.heads[work.Branch(fakeIssue)], res.HeadSHA)
 				}
 				for _, th := range []int64{threadA, threadB} {
 					if r := f.threadReplies(th); len(r) != 1 {
@@ -390,8 +390,8 @@ func humanPushes(f *fakeGitHub, s solverFunc) solverFunc {
 		o, err := s(ctx, t)
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		f.commits = append(f.commits, fakeCommit{SHA: humanSHA, Parent: f.heads[Branch(fakeIssue)], Message: "a human's fix"})
-		f.heads[Branch(fakeIssue)] = humanSHA
+		f.commits = append(f.commits, fakeCommit{SHA: humanSHA, Parent: f.heads[work.Branch(fakeIssue)], Message: "a human's fix"})
+		f.heads[work.Branch(fakeIssue)] = humanSHA
 		return o, err
 	}
 }
@@ -416,8 +416,8 @@ func TestRetryKeepsRounds(t *testing.T) {
 			o:       outcome(attemptlog.Solved, roundFix), tree: fix1.Content, state: work.Done,
 			check: func(t *testing.T, f *fakeGitHub, res Result) {
 				c := f.commits[len(f.commits)-1]
-				if c.Parent != firstHead || f.heads[Branch(fakeIssue)] != c.SHA || res.HeadSHA != c.SHA || res.PullRequest != roundPull {
-					t.Errorf("commit %+v, branch %s, result %+v", c, f.heads[Branch(fakeIssue)], res)
+				if c.Parent != firstHead || f.heads[work.Branch(fakeIssue)] != c.SHA || res.HeadSHA != c.SHA || res.PullRequest != roundPull {
+					t.Errorf("commit %+v, branch %s, result %+v", c, f.heads[work.Branch(fakeIssue)], res)
 				}
 				if trailer(c.Message, TrailerRound) != "retry:d-1" || !strings.Contains(f.pulls[0].Body, "#### Round 3: `/capsule retry` on the issue") {
 					t.Errorf("message %q, body:\n%s", c.Message, f.pulls[0].Body)
@@ -440,7 +440,7 @@ func TestRetryKeepsRounds(t *testing.T) {
 			prepare: func(f *fakeGitHub) {
 				firstRun(f, openingBody)
 				f.commits = append(f.commits, fakeCommit{SHA: humanSHA, Parent: firstHead, Message: "tidy up", Files: []File{fix1}})
-				f.heads[Branch(fakeIssue)] = humanSHA
+				f.heads[work.Branch(fakeIssue)] = humanSHA
 			},
 			o: outcome(attemptlog.Solved, roundFix), tree: fix1.Content, state: work.Done,
 			check: func(t *testing.T, f *fakeGitHub, res Result) {
@@ -456,8 +456,8 @@ func TestRetryKeepsRounds(t *testing.T) {
 			},
 			o: outcome(attemptlog.NotSolved, roundFix), tree: fix1.Content, state: work.Failed,
 			check: func(t *testing.T, f *fakeGitHub, res Result) {
-				if f.heads[Branch(fakeIssue)] != firstHead || f.pulls[0].Body != withRound || res.HeadSHA != "" {
-					t.Errorf("branch %s, result %+v, body:\n%s", f.heads[Branch(fakeIssue)], res, f.pulls[0].Body)
+				if f.heads[work.Branch(fakeIssue)] != firstHead || f.pulls[0].Body != withRound || res.HeadSHA != "" {
+					t.Errorf("branch %s, result %+v, body:\n%s", f.heads[work.Branch(fakeIssue)], res, f.pulls[0].Body)
 				}
 			},
 		},
@@ -465,7 +465,7 @@ func TestRetryKeepsRounds(t *testing.T) {
 			name: "an open pull request whose branch is gone: the branch is made again",
 			prepare: func(f *fakeGitHub) {
 				firstRun(f, withRound)
-				delete(f.heads, Branch(fakeIssue))
+				delete(f.heads, work.Branch(fakeIssue))
 			},
 			o: outcome(attemptlog.Solved, roundFix), tree: "def add(a, b):\n    return a - b\n", state: work.Done,
 			check: func(t *testing.T, f *fakeGitHub, res Result) {
@@ -570,12 +570,12 @@ func TestReviewRoundOverGitHub(t *testing.T) {
 	s.SetPermission("octo", "calc", "alice", "write")
 	repo.AddIssue(4, "alice", "add subtracts", "add(1, 2) gives -1")
 	ctx := context.Background()
-	head, err := repo.Push(Branch(4), withTrailers("Fix #4: add subtracts", 4, ""), map[string]string{"calc/ops.py": fix1.Content})
+	head, err := repo.Push(work.Branch(4), withTrailers("Fix #4: add subtracts", 4, ""), map[string]string{"calc/ops.py": fix1.Content})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, opening := report.PullRequest(report.Issue{Owner: "octo", Repo: "calc", Number: 4, Title: "add subtracts"}, nil, "test", 0)
-	pr, err := gh.CreatePullRequest(ctx, NewPullRequest{Title: "add subtracts", Body: opening, Head: Branch(4), Base: "main"})
+	pr, err := gh.CreatePullRequest(ctx, NewPullRequest{Title: "add subtracts", Body: opening, Head: work.Branch(4), Base: "main"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -598,12 +598,12 @@ func TestReviewRoundOverGitHub(t *testing.T) {
 		if err != nil || res.State != work.Done {
 			t.Fatalf("run %d: %+v, %v", run, res, err)
 		}
-		c, err := repo.Commit(Branch(4))
+		c, err := repo.Commit(work.Branch(4))
 		if err != nil || c.SHA != res.HeadSHA || trailer(c.Message, TrailerRound) != target.Round {
 			t.Fatalf("run %d: branch at %+v, %v; result %s", run, c, err, res.HeadSHA)
 		}
 	}
-	files, err := repo.Files(Branch(4))
+	files, err := repo.Files(work.Branch(4))
 	if err != nil || files["calc/ops.py"] != roundFix.Content {
 		t.Errorf("branch files = %q, %v", files, err)
 	}

@@ -278,7 +278,7 @@ func TestKillDuringRound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	branchRef := fmt.Sprintf("/repos/%s/%s/git/refs/heads/%s", owner, name, job.Branch(issueNumber))
+	branchRef := fmt.Sprintf("/repos/%s/%s/git/refs/heads/%s", owner, name, work.Branch(issueNumber))
 	tests := []struct {
 		name    string
 		match   func(*http.Request) bool

@@ -44,7 +44,7 @@ func TestLabelledIssueBecomesPullRequest(t *testing.T) {
 		t.Fatalf("%d pull requests, want 1", len(prs))
 	}
 	pr := prs[0]
-	if pr.Head != job.Branch(issueNumber) || pr.Base != "main" || pr.Draft || pr.Title != calculatortest.IssueTitle {
+	if pr.Head != work.Branch(issueNumber) || pr.Base != "main" || pr.Draft || pr.Title != calculatortest.IssueTitle {
 		t.Errorf("pull request = %+v", pr)
 	}
 	for _, want := range []string{"Closes #12.", "The tests pass", "| attempt |", "<details>", "test-model",
@@ -56,7 +56,7 @@ func TestLabelledIssueBecomesPullRequest(t *testing.T) {
 	if !strings.HasPrefix(pr.Body, "| Test that shows the issue | Before | After |\n") {
 		t.Errorf("pull request body does not start with the proof table:\n%s", pr.Body)
 	}
-	head, err := w.repo.Commit(job.Branch(issueNumber))
+	head, err := w.repo.Commit(work.Branch(issueNumber))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestLabelledIssueBecomesPullRequest(t *testing.T) {
 	if !slices.Equal(head.Parents, []string{base.SHA}) || !strings.HasPrefix(head.Message, "Fix #12: ") {
 		t.Errorf("commit = %+v, want one commit on main %s", head, base.SHA)
 	}
-	got, err := w.repo.Files(job.Branch(issueNumber))
+	got, err := w.repo.Files(work.Branch(issueNumber))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +281,7 @@ func TestReproducedFixIsProven(t *testing.T) {
 	if !strings.HasPrefix(prs[0].Body, table) || !strings.Contains(prs[0].Body, "Closes #12.") {
 		t.Errorf("the body does not start with the proof:\n%s", prs[0].Body)
 	}
-	files, err := w.repo.Files(job.Branch(issueNumber))
+	files, err := w.repo.Files(work.Branch(issueNumber))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +359,7 @@ func TestRetryUpdatesDraft(t *testing.T) {
 	if len(prs) != 1 || !strings.Contains(prs[0].Body, "Closes #12.") {
 		t.Fatalf("want the same pull request updated, got %+v", prs)
 	}
-	files, _ := w.repo.Files(job.Branch(issueNumber))
+	files, _ := w.repo.Files(work.Branch(issueNumber))
 	if files["calc/stats.py"] != calculatortest.RightStats {
 		t.Error("the branch does not hold the passing attempt")
 	}

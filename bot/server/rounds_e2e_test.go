@@ -11,7 +11,6 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/bot/report"
 	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/bot/work"
@@ -75,7 +74,7 @@ func (w *world) deliver(event string, body []byte) string {
 // head is the commit Capsule's branch points at.
 func (w *world) head() fakegithub.Commit {
 	w.t.Helper()
-	c, err := w.repo.Commit(job.Branch(issueNumber))
+	c, err := w.repo.Commit(work.Branch(issueNumber))
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -178,7 +177,7 @@ func TestReviewRound(t *testing.T) {
 		!strings.Contains(second.Message, fmt.Sprintf("Capsule-Issue: %d", issueNumber)) {
 		t.Errorf("the branch is at %+v, want one commit over %s with the round's trailers", second, first.SHA)
 	}
-	if files, _ := w.repo.Files(job.Branch(issueNumber)); files["calc/stats.py"] != reviewedStats {
+	if files, _ := w.repo.Files(work.Branch(issueNumber)); files["calc/stats.py"] != reviewedStats {
 		t.Errorf("calc/stats.py on the branch:\n%s\nwant the reviewed docstring", files["calc/stats.py"])
 	}
 	if prompt := w.lastPrompt(); !strings.Contains(prompt, asked) || !strings.Contains(prompt, "calc/stats.py") || !strings.Contains(prompt, calculatortest.IssueTitle) {
@@ -297,7 +296,7 @@ func (w *world) failingRun(branch, head, log string) fakegithub.WorkflowRun {
 func (w *world) ciFailure(pr int, log string) (fakegithub.WorkflowRun, string) {
 	w.t.Helper()
 	head := w.head().SHA
-	run := w.failingRun(job.Branch(issueNumber), head, log)
+	run := w.failingRun(work.Branch(issueNumber), head, log)
 	return run, w.deliver("workflow_run", workflowRunPayload(w.t, capsulePR(pr, head), run.ID, head, "failure"))
 }
 
@@ -327,7 +326,7 @@ func TestCIRounds(t *testing.T) {
 		if !slices.Equal(after.Parents, []string{before.SHA}) || !strings.Contains(after.Message, fmt.Sprintf("Capsule-Round: run:%d", run.ID)) {
 			t.Fatalf("failure %d: the branch is at %+v, want one commit over %s naming run %d", i+1, after, before.SHA, run.ID)
 		}
-		if files, _ := w.repo.Files(job.Branch(issueNumber)); files["calc/stats.py"] != want {
+		if files, _ := w.repo.Files(work.Branch(issueNumber)); files["calc/stats.py"] != want {
 			t.Errorf("failure %d: calc/stats.py on the branch:\n%s", i+1, files["calc/stats.py"])
 		}
 		if prompt := w.lastPrompt(); !strings.Contains(prompt, log) || !strings.Contains(prompt, "Run make lint") {
@@ -393,14 +392,14 @@ func TestCIRoundsStop(t *testing.T) {
 		t.Errorf("%d notes that the failure is not Capsule's, want 1", n)
 	}
 
-	human, err := w.repo.Push(job.Branch(issueNumber), "Tidy up", map[string]string{"NOTES.md": "a human's notes\n"})
+	human, err := w.repo.Push(work.Branch(issueNumber), "Tidy up", map[string]string{"NOTES.md": "a human's notes\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, status := w.ciFailure(pr.Number, "NOTES.md: trailing space"); status != "ignored" {
 		t.Errorf("a failure on a human's commit: %s, want ignored", status)
 	}
-	stale := w.failingRun(job.Branch(issueNumber), capsuleHead, "calc/stats.py: a re-run's failure")
+	stale := w.failingRun(work.Branch(issueNumber), capsuleHead, "calc/stats.py: a re-run's failure")
 	if status := w.deliver("workflow_run", workflowRunPayload(t, capsulePR(pr.Number, human), stale.ID, capsuleHead, "failure")); status != "queued" {
 		t.Fatalf("a re-run on Capsule's commit: %s", status)
 	}
@@ -465,7 +464,7 @@ func TestRoundWaitsForTheIssuesJob(t *testing.T) {
 	w.wait()
 
 	head := w.head()
-	if files, _ := w.repo.Files(job.Branch(issueNumber)); files["calc/stats.py"] != second {
+	if files, _ := w.repo.Files(work.Branch(issueNumber)); files["calc/stats.py"] != second {
 		t.Errorf("calc/stats.py on the branch:\n%s\nwant both rounds' changes", files["calc/stats.py"])
 	}
 	if len(head.Parents) != 1 || !strings.Contains(head.Message, "Capsule-Round: "+key2) {

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/internal/webhooktest"
@@ -42,7 +41,7 @@ type prRef struct {
 
 // capsulePR is the pull request from Capsule's branch of the test issue.
 func capsulePR(number int, head string) prRef {
-	return prRef{number: number, branch: job.Branch(issueNumber), head: head}
+	return prRef{number: number, branch: work.Branch(issueNumber), head: head}
 }
 
 // set writes the pull request into p, a payload's pull request object,
@@ -138,7 +137,7 @@ func recordPullRequest(t *testing.T, st *store.Store, delivery string, issue, nu
 // on that commit, are queued, for the test issue.
 func TestAcceptRounds(t *testing.T) {
 	ours := capsulePR(30, "capsule-head")
-	impostor := prRef{number: 31, branch: job.Branch(issueNumber), head: "impostor-head"}
+	impostor := prRef{number: 31, branch: work.Branch(issueNumber), head: "impostor-head"}
 	tests := []struct {
 		name, event string
 		body        func(t *testing.T) []byte
@@ -164,7 +163,7 @@ func TestAcceptRounds(t *testing.T) {
 			"", "#31 is not one Capsule opened"},
 		{"review of another issue's branch", "pull_request_review",
 			func(t *testing.T) []byte {
-				return reviewPayload(t, prRef{number: 30, branch: job.Branch(issueNumber + 1), head: "x"}, maintainer, 503, "commented", "")
+				return reviewPayload(t, prRef{number: 30, branch: work.Branch(issueNumber + 1), head: "x"}, maintainer, 503, "commented", "")
 			},
 			"", "#30 is not one Capsule opened"},
 		{"command on another pull request", "issue_comment",

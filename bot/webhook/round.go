@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/google/go-github/v88/github"
@@ -10,35 +9,9 @@ import (
 	"github.com/capsulehq/capsule/bot/work"
 )
 
-// branchPrefix starts the name of the branch Capsule pushes an issue's
-// fix to: capsule/issue-<N>.
-const branchPrefix = "capsule/issue-"
-
 // githubActionsApp is the id of GitHub Actions' GitHub App on github.com,
 // whose slug is "github-actions".
 const githubActionsApp = 15368
-
-// IssueOfBranch returns N for Capsule's branch capsule/issue-N, N a
-// positive decimal number written as Capsule writes it (no sign, no
-// leading zero), and false for any other ref. A branch name alone proves
-// nothing (anyone who can push, or a fork, can name a branch so); it only
-// says which issue a pull request claims to answer.
-func IssueOfBranch(ref string) (int, bool) {
-	digits, ok := strings.CutPrefix(ref, branchPrefix)
-	if !ok || digits == "" || digits[0] == '0' {
-		return 0, false
-	}
-	for _, c := range []byte(digits) {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-	}
-	n, err := strconv.Atoi(digits)
-	if err != nil {
-		return 0, false
-	}
-	return n, true
-}
 
 // parseReview reads a pull_request_review delivery. A submitted review
 // starts a round unless it is an approval without a body, which asks
@@ -213,7 +186,7 @@ func ciRound(event, action string, repo *github.Repository, sender *github.User,
 	}
 	var pr *github.PullRequest
 	for _, p := range c.pulls {
-		if _, ok := IssueOfBranch(p.GetHead().GetRef()); ok && sameRepo(p.GetHead().GetRepo(), repo) && sameRepo(p.GetBase().GetRepo(), repo) {
+		if _, ok := work.IssueOfBranch(p.GetHead().GetRef()); ok && sameRepo(p.GetHead().GetRepo(), repo) && sameRepo(p.GetBase().GetRepo(), repo) {
 			pr = p
 			break
 		}
@@ -237,7 +210,7 @@ func round(r work.Request, repo *github.Repository, pr *github.PullRequest, trig
 		return work.Request{}, malformedf(r.Event, "pull request number %d missing or invalid", pr.GetNumber())
 	}
 	r.PullRequest = pr.GetNumber()
-	issue, ok := IssueOfBranch(pr.GetHead().GetRef())
+	issue, ok := work.IssueOfBranch(pr.GetHead().GetRef())
 	if !ok {
 		return r, ignoredf("pull request #%d's branch %q is not a capsule/issue-N branch", pr.GetNumber(), pr.GetHead().GetRef())
 	}

@@ -192,30 +192,3 @@ func TestParseRoundsMalformed(t *testing.T) {
 		})
 	}
 }
-
-func TestIssueOfBranch(t *testing.T) {
-	tests := []struct {
-		ref  string
-		want int
-	}{
-		{"capsule/issue-1", 1},
-		{"capsule/issue-42", 42},
-		{"capsule/issue-0", 0},
-		{"capsule/issue-07", 0},
-		{"capsule/issue--7", 0},
-		{"capsule/issue-+7", 0},
-		{"capsule/issue-", 0},
-		{"capsule/issue-7/x", 0},
-		{"capsule/issue-7 ", 0},
-		{"Capsule/issue-7", 0},
-		{"refs/heads/capsule/issue-7", 0},
-		{"capsule/issue-99999999999999999999", 0},
-		{"main", 0},
-	}
-	for _, tt := range tests {
-		got, ok := IssueOfBranch(tt.ref)
-		if got != tt.want || ok != (tt.want > 0) {
-			t.Errorf("IssueOfBranch(%q) = %d, %v; want %d", tt.ref, got, ok, tt.want)
-		}
-	}
-}
