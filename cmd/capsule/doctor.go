@@ -45,7 +45,7 @@ func runDoctor(ctx context.Context, env *environment, args []string) int {
 	if code := parseFlags(fs, env, args); code >= 0 {
 		return code
 	}
-	checks := append(append(doctorChecks(ctx, env), modelCheck(ctx)), githubAppChecks(ctx)...)
+	checks := append(append(doctorChecks(ctx, env), modelCheck(ctx), databaseCheck(ctx)), githubAppChecks(ctx)...)
 	if printChecks(env.stdout, checks) > 0 {
 		return exitFailure
 	}

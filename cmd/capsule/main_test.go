@@ -12,6 +12,7 @@ import (
 
 	"github.com/capsulehq/capsule/internal/fakegithub"
 	"github.com/capsulehq/capsule/internal/fakeopenai"
+	"github.com/capsulehq/capsule/internal/pgtest"
 	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/sandbox"
 )
@@ -26,7 +27,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Setenv(sandbox.AgentEnv, path)
 	}
-	os.Exit(m.Run())
+	pgtest.Main(m)
 }
 
 // capsule runs the command line in-process and returns its exit code and

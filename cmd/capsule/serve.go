@@ -15,7 +15,6 @@ import (
 	"github.com/capsulehq/capsule/bot/ghapp"
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/bot/server"
-	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/bot/webhook"
 	"github.com/capsulehq/capsule/internal/version"
 	"github.com/capsulehq/capsule/pipeline/reposolve"
@@ -31,6 +30,7 @@ type serveSettings struct {
 	secret         string
 	listen         string
 	dataDir        string
+	database       string
 	apiURL         string
 	workers        int
 	minPermission  string
@@ -53,7 +53,8 @@ func (s *serveSettings) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.privateKeyFile, "private-key-file", os.Getenv("GITHUB_APP_PRIVATE_KEY_FILE"), "file holding the App's private key ($GITHUB_APP_PRIVATE_KEY_FILE)")
 	fs.StringVar(&s.secret, "webhook-secret", os.Getenv("GITHUB_WEBHOOK_SECRET"), "the webhook secret; required ($GITHUB_WEBHOOK_SECRET)")
 	fs.StringVar(&s.listen, "listen", envOr("CAPSULE_LISTEN", ":8080"), "address to serve on ($CAPSULE_LISTEN)")
-	fs.StringVar(&s.dataDir, "data-dir", envOr("CAPSULE_DATA_DIR", defaultDataDir()), "directory for the job queue ($CAPSULE_DATA_DIR)")
+	fs.StringVar(&s.dataDir, "data-dir", envOr("CAPSULE_DATA_DIR", defaultDataDir()), "directory for the SQLite job queue, when there is no --database ($CAPSULE_DATA_DIR)")
+	registerDatabase(fs, &s.database)
 	fs.StringVar(&s.apiURL, "api-url", envOr("GITHUB_API_URL", ghapp.DefaultBaseURL), "GitHub's API; for GitHub Enterprise Server https://HOST/api/v3 ($GITHUB_API_URL)")
 	fs.IntVar(&s.workers, "workers", max(workers, 0), "jobs run at once; 0 means "+strconv.Itoa(server.DefaultWorkers)+" ($CAPSULE_WORKERS)")
 	fs.StringVar(&s.minPermission, "min-permission", envOr("CAPSULE_MIN_PERMISSION", "write"), "least permission a sender needs: read, triage, write, maintain or admin ($CAPSULE_MIN_PERMISSION)")
@@ -182,10 +183,7 @@ func newServer(ctx context.Context, env *environment, log *slog.Logger, mf *mode
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := os.MkdirAll(ss.dataDir, 0o700); err != nil {
-		return nil, nil, fmt.Errorf("%w: data directory: %w", errUsage, err)
-	}
-	st, err := store.Open(filepath.Join(ss.dataDir, "capsule.db"))
+	st, err := openJobStore(ctx, ss.database, ss.dataDir)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/user"
@@ -55,7 +56,7 @@ var (
 	databases atomic.Int64
 )
 
-// DSN returns the connection string of a new, empty database on the test
+// DSN returns the URL (postgres://...) of a new, empty database on the test
 // binary's cluster, which it starts on first use. The database is dropped
 // when the test ends.
 func DSN(t testing.TB) string {
@@ -220,9 +221,10 @@ func (c *cluster) run(name string, args ...string) error {
 	return nil
 }
 
-// dsn is the connection string of database name.
+// dsn is the URL of database name, on the cluster's socket.
 func (c *cluster) dsn(name string) string {
-	return fmt.Sprintf("host=%s port=%d user=postgres dbname=%s sslmode=disable", c.dir, c.port, name)
+	q := url.Values{"host": {c.dir}, "port": {strconv.Itoa(c.port)}, "sslmode": {"disable"}}
+	return (&url.URL{Scheme: "postgres", User: url.User("postgres"), Path: "/" + name, RawQuery: q.Encode()}).String()
 }
 
 // exec runs one statement in the postgres database.

@@ -69,16 +69,7 @@ type Store struct {
 func Open(ctx context.Context, dsn string) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
-		// The error quotes the URL, whose password pgx redacts only on a
-		// best-effort basis: say no more than why.
-		var perr *pgconn.ParseConfigError
-		if errors.As(err, &perr) {
-			err = errors.New("the database URL does not parse")
-			if perr.Unwrap() != nil {
-				err = fmt.Errorf("the database URL does not parse: %w", perr.Unwrap())
-			}
-		}
-		return nil, fmt.Errorf("store: postgres: %w", err)
+		return nil, fmt.Errorf("store: postgres: %w", redact(err))
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -109,6 +100,48 @@ func (s *Store) open(ctx context.Context) error {
 	s.stopListen = stop
 	go s.listen(lctx, conn)
 	return nil
+}
+
+// redact is a parse error without the URL, which it quotes and whose
+// password pgx redacts only on a best-effort basis: it says no more than
+// why.
+func redact(err error) error {
+	var perr *pgconn.ParseConfigError
+	if !errors.As(err, &perr) {
+		return err
+	}
+	if perr.Unwrap() != nil {
+		return fmt.Errorf("the database URL does not parse: %w", perr.Unwrap())
+	}
+	return errors.New("the database URL does not parse")
+}
+
+// Ping connects to the database dsn names and checks that it answers and
+// that its schema is one this build can run on, without changing it: for
+// `capsule doctor`. It returns the schema's version (0 before the first
+// start).
+func Ping(ctx context.Context, dsn string) (version int, err error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return 0, fmt.Errorf("store: postgres: %w", redact(err))
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return 0, fmt.Errorf("store: postgres: %w", err)
+	}
+	defer conn.Close(ctx)
+	var migrated bool
+	err = conn.QueryRow(ctx, `SELECT to_regclass('schema_migrations') IS NOT NULL`).Scan(&migrated)
+	if err == nil && migrated {
+		err = conn.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&version)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("store: postgres: %s: reading the schema version: %w", where(cfg), err)
+	}
+	if version > len(migrations) {
+		return version, fmt.Errorf("store: postgres: %s: schema version %d is newer than this build understands (%d)", where(cfg), version, len(migrations))
+	}
+	return version, nil
 }
 
 // where names the database of cfg for messages: host, port and database,

@@ -257,3 +257,24 @@ func TestRecoverAbandonedKeepsLiveLeases(t *testing.T) {
 	}
 	storetest.WantCounts(t, s, map[work.State]int{work.Running: 1, work.Queued: 1})
 }
+
+// Ping reports the schema's version without migrating, and refuses a
+// newer one.
+func TestPing(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.DSN(t)
+	if v, err := postgres.Ping(ctx, dsn); err != nil || v != 0 {
+		t.Fatalf("Ping of an empty database = %d, %v; want 0", v, err)
+	}
+	openTest(t, dsn).Close()
+	if v, err := postgres.Ping(ctx, dsn); err != nil || v != postgres.SchemaVersion {
+		t.Fatalf("Ping of a migrated database = %d, %v; want %d", v, err, postgres.SchemaVersion)
+	}
+	exec(t, dsn, `INSERT INTO schema_migrations (version) VALUES (1000)`)
+	if _, err := postgres.Ping(ctx, dsn); err == nil || !strings.Contains(err.Error(), "newer") {
+		t.Fatalf("Ping of a newer schema = %v, want an error saying it is newer", err)
+	}
+	if _, err := postgres.Ping(ctx, "postgres://capsule:s3cret@[::1/capsule"); err == nil || strings.Contains(err.Error(), "s3cret") {
+		t.Fatalf("Ping of a URL that does not parse = %v, want an error without the password", err)
+	}
+}
