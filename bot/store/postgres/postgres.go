@@ -21,6 +21,13 @@
 // Times (leases, not-before times) are taken from the replica's clock,
 // as the SQLite store does: replicas' clocks must agree to well within a
 // lease (NTP does).
+//
+// It speaks pgx's own interface through pgxpool rather than database/sql:
+// LISTEN needs one connection held for WaitForNotification, which
+// database/sql has no way to express, and pgx's interface spares a
+// conversion layer on every query. The pool's size and timeouts come from
+// the URL (pool_max_conns, connect_timeout); the listener holds one more
+// connection.
 package postgres
 
 import (

@@ -78,9 +78,12 @@ func TestMigrateRace(t *testing.T) {
 	}
 	go open()
 	<-inside
+	var once sync.Once
+	release := func() { once.Do(func() { close(resume) }) }
+	defer release() // should the test fail before
 	go open()
 	waitFor(t, dsn, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`, 1)
-	close(resume)
+	release()
 	for range 2 {
 		if err := <-errs; err != nil {
 			t.Fatal(err)
