@@ -14,3 +14,11 @@ func SetMigrating(hook func(found int)) func() {
 
 // SchemaVersion is the version this build migrates to.
 var SchemaVersion = len(migrations)
+
+// The queries TestQueryPlans explains.
+const (
+	ClaimableQuery = claimableQuery
+	ActiveQuery    = activeQuery
+	RoundQuery     = roundQuery
+	IssueQuery     = issueQuery
+)

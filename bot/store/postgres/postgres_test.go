@@ -281,3 +281,43 @@ func TestPing(t *testing.T) {
 		t.Fatalf("Ping of a URL that does not parse = %v, want an error without the password", err)
 	}
 }
+
+// TestQueryPlans checks that each query that looks up jobs by issue,
+// round or pull request can use its index: owner and repo go through
+// lower() in the queries exactly as in the indexes. (Sequential scans are
+// turned off, as a small table would make them the cheaper plan.)
+func TestQueryPlans(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	openTest(t, dsn)
+	conn := connect(t, dsn)
+	ctx := context.Background()
+	if _, err := conn.Exec(ctx, "SET enable_seqscan = off"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		query string
+		args  []any
+		index string
+	}{
+		{postgres.ClaimableQuery, []any{int64(1), int64(2)}, "jobs_claimable"},
+		{postgres.ActiveQuery, []any{"acme", "widgets", 1}, "jobs_active_issue"},
+		{postgres.RoundQuery, []any{"acme", "widgets", 1, "review:1"}, "jobs_round"},
+		{postgres.IssueQuery, []any{"acme", "widgets", 1}, "jobs_pull_request"},
+	} {
+		var plan strings.Builder
+		rows, err := conn.Query(ctx, "EXPLAIN "+tt.query, tt.args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var line string
+		if _, err := pgx.ForEachRow(rows, []any{&line}, func() error {
+			plan.WriteString(line + "\n")
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(plan.String(), " on "+tt.index) && !strings.Contains(plan.String(), "using "+tt.index) {
+			t.Errorf("the plan of\n%s\ndoes not use %s:\n%s", tt.query, tt.index, plan.String())
+		}
+	}
+}
