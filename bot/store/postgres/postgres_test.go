@@ -168,24 +168,43 @@ func TestWakeups(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	a, b := openTest(t, dsn), openTest(t, dsn)
 	ctx := context.Background()
-	woken := func(what string) {
-		t.Helper()
-		select {
-		case <-b.Wakeups():
-		case <-time.After(time.Minute):
-			t.Fatalf("%s on one replica did not wake the other", what)
-		}
-	}
 	drain(b)
 	storetest.Enqueue(t, a, storetest.NewRequest("d1", 1), store.Created)
-	woken("Enqueue")
+	woken(t, b, "a job queued by another replica")
 
 	j := storetest.Claim(t, a, "w1", time.Minute)
 	drain(b)
 	if err := a.Release(ctx, j.ID, "w1"); err != nil {
 		t.Fatal(err)
 	}
-	woken("Release")
+	woken(t, b, "a job another replica released")
+}
+
+// A listener whose connection is cut connects again, wakes the workers
+// for what it may have missed, and hears the next job.
+func TestWakeupsAfterReconnect(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	a, b := openTest(t, dsn), openTest(t, dsn)
+	drain(b)
+	var cut int
+	err := connect(t, dsn).QueryRow(context.Background(), `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+		WHERE datname = current_database() AND query = 'LISTEN capsule_jobs'`).Scan(&cut)
+	if err != nil || cut != 2 {
+		t.Fatalf("cut %d listeners, %v; want both replicas'", cut, err)
+	}
+	woken(t, b, "reconnecting")
+	storetest.Enqueue(t, a, storetest.NewRequest("d1", 1), store.Created)
+	woken(t, b, "a job queued after it reconnected")
+}
+
+// woken fails the test unless s wakes its workers within a minute.
+func woken(t *testing.T, s *postgres.Store, what string) {
+	t.Helper()
+	select {
+	case <-s.Wakeups():
+	case <-time.After(time.Minute):
+		t.Fatalf("no wake-up on %s", what)
+	}
 }
 
 // drain takes a pending wake-up, if any, off s.
