@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/go-github/v88/github"
 
@@ -205,36 +206,73 @@ func action(ctx context.Context, env *environment, wf workflow) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", errUsage, err)
 	}
-	if err := model.Ping(ctx); err != nil {
-		return 0, fmt.Errorf("model endpoint %s: %w", model.Config().BaseURL, err)
-	}
 	testModel, err := testDesigner(model, os.Getenv(testModelEnv))
 	if err != nil {
 		return 0, err
 	}
-	eng, err := sandbox.Connect(ctx, sandbox.Options{Logger: env.log})
-	if err != nil {
-		return 0, fmt.Errorf("%w (the sandbox needs the runner's Docker engine, which GitHub mounts into Docker actions at /var/run/docker.sock)", err)
-	}
-	defer eng.Close()
-	// A fresh runner has no sandbox image: build it (a minute or so).
-	var built image.Method
-	wf.group("Sandbox image "+image.Default(), func() {
-		built, err = image.Build(ctx, eng.Client(), image.Options{Progress: wf.out})
-	})
-	if err != nil {
-		return 0, fmt.Errorf("build the sandbox image: %w", err)
-	}
-	fmt.Fprintln(env.stdout, "capsule: "+strings.TrimSpace(built.Describe(image.Default())))
-
 	overrides := reposolve.NoOverrides()
 	overrides.MaxAttempts = in.maxAttempts
-	runner.Solver = &reposolve.Sandboxed{Engine: eng, Model: model, ModelName: model.Config().Model, TestModel: testModel, Overrides: overrides, Maxima: limits.max}
+	solver := &sandboxOnDemand{env: env, wf: wf, model: model,
+		solver: reposolve.Sandboxed{Model: model, ModelName: model.Config().Model, TestModel: testModel, Overrides: overrides, Maxima: limits.max}}
+	defer solver.close()
+	runner.Solver = solver
 	fmt.Fprintf(env.stdout, "capsule: %s, asked by %s (%s)\n", describe(req), req.Sender, req.Trigger)
 	res, runErr := runner.Run(ctx, gh, req, job.Hooks{
 		Attempt: func(e pipeline.Event) { printAttempt(wf, e) },
 	})
 	return finishAction(env, wf, req, res, runErr)
+}
+
+// sandboxOnDemand is the Action's solver. The first time the job runs
+// the loop it checks the model endpoint, connects to the runner's Docker
+// engine and builds the sandbox image (a minute or so on a fresh runner),
+// so that an event the job ends without the loop (a round on a pull
+// request that is not Capsule's, CI rounds used up, a failure that is the
+// default branch's) spends none of that.
+type sandboxOnDemand struct {
+	env    *environment
+	wf     workflow
+	model  *programmer.Client
+	solver reposolve.Sandboxed // its Engine set by start
+	once   sync.Once
+	err    error
+}
+
+// Solve starts the sandbox and the model once, then runs the loop.
+func (s *sandboxOnDemand) Solve(ctx context.Context, t reposolve.Task) (*pipeline.RepoOutcome, error) {
+	s.once.Do(func() { s.err = s.start(ctx) })
+	if s.err != nil {
+		return nil, s.err
+	}
+	return s.solver.Solve(ctx, t)
+}
+
+func (s *sandboxOnDemand) start(ctx context.Context) error {
+	if err := s.model.Ping(ctx); err != nil {
+		return fmt.Errorf("model endpoint %s: %w", s.model.Config().BaseURL, err)
+	}
+	eng, err := sandbox.Connect(ctx, sandbox.Options{Logger: s.env.log})
+	if err != nil {
+		return fmt.Errorf("%w (the sandbox needs the runner's Docker engine, which GitHub mounts into Docker actions at /var/run/docker.sock)", err)
+	}
+	s.solver.Engine = eng
+	// A fresh runner has no sandbox image: build it.
+	var built image.Method
+	s.wf.group("Sandbox image "+image.Default(), func() {
+		built, err = image.Build(ctx, eng.Client(), image.Options{Progress: s.wf.out})
+	})
+	if err != nil {
+		return fmt.Errorf("build the sandbox image: %w", err)
+	}
+	fmt.Fprintln(s.env.stdout, "capsule: "+strings.TrimSpace(built.Describe(image.Default())))
+	return nil
+}
+
+// close releases the engine, if the loop ran.
+func (s *sandboxOnDemand) close() {
+	if s.solver.Engine != nil {
+		s.solver.Engine.Close()
+	}
 }
 
 // commandIssue finds the issue a /capsule command on pull request

@@ -438,6 +438,60 @@ func TestActionRoundsNotCapsules(t *testing.T) {
 	}
 }
 
+// workflowRun sends the completed event of run, failed on pull request
+// pr's head, as sent by Capsule's bot (the pusher of the commit it ran on).
+func (w *actionWorld) workflowRun(t *testing.T, pr fakegithub.PullRequest, run fakegithub.WorkflowRun) {
+	t.Helper()
+	w.send(t, "workflow_run", webhooktest.Payload(t, "workflow_run__completed.with-pull-requests.payload.json", func(m map[string]any) {
+		webhooktest.Retarget(m, "octo", "calculator", pr.Number, "capsule-app[bot]", 0)
+		delete(m, "issue")
+		webhooktest.Object(m, "sender")["type"] = "Bot"
+		repoID := webhooktest.Object(m, "repository")["id"]
+		r := webhooktest.Object(m, "workflow_run")
+		r["id"], r["conclusion"], r["head_sha"], r["head_branch"] = run.ID, "failure", pr.HeadSHA, pr.Head
+		p := r["pull_requests"].([]any)[0].(map[string]any)
+		p["number"] = pr.Number
+		webhooktest.Object(p, "head")["ref"] = pr.Head
+		webhooktest.Object(p, "head", "repo")["id"] = repoID
+		webhooktest.Object(p, "base", "repo")["id"] = repoID
+	}))
+}
+
+// TestActionSkippedRoundNeedsNoSandbox: a CI round the job does not make
+// (ci_rounds: 0) ends the step with 0 and the note on the pull request,
+// without the model endpoint or the Docker engine (both unreachable here).
+func TestActionSkippedRoundNeedsNoSandbox(t *testing.T) {
+	w := newActionWorld(t, fakeopenai.Sequence(fakeopenai.Reply("")), "ci_rounds: 0\n")
+	t.Setenv("INPUT_BASE-URL", "http://127.0.0.1:1/v1")
+	t.Setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+	head, err := w.repo.Push("capsule/issue-5", "Fix #5\n\nCapsule-Issue: 5", map[string]string{"calc/stats.py": calculatortest.RightStats})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gh, err := w.gh.Client(nil).Clone(github.WithAuthToken("ghs_workflow"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened, _, err := gh.PullRequests.Create(context.Background(), "octo", "calculator",
+		&github.NewPullRequest{Title: github.Ptr("Fix #5"), Head: github.Ptr("capsule/issue-5"), Base: github.Ptr("main")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := fakegithub.PullRequest{Number: opened.GetNumber(), Head: "capsule/issue-5", HeadSHA: head}
+	w.workflowRun(t, pr, w.repo.AddActionsRun(fakegithub.WorkflowRun{Name: "CI", HeadBranch: pr.Head, HeadSHA: head, Event: "pull_request", Conclusion: "failure",
+		Jobs: []fakegithub.WorkflowJob{{Name: "test", Conclusion: "failure", Log: "##[group]Run make\nboom\n##[error]failed\n"}}}))
+	code, stdout, stderr := capsule(t, "action")
+	if code != exitOK || !strings.Contains(stdout, "skipped: CI rounds are off") {
+		t.Fatalf("exit %d, want 0 and the skip\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if comments := w.repo.Comments(pr.Number); len(comments) != 1 || !strings.Contains(comments[0].Body, "CI rounds are off") {
+		t.Errorf("comments on the pull request %+v, want the note once", comments)
+	}
+	if strings.Contains(stdout, "Sandbox image") || len(w.model.Requests()) != 0 {
+		t.Errorf("the sandbox image was built or the model asked:\n%s", stdout)
+	}
+}
+
 // TestActionCIRound: a failed workflow run on the head of the pull request
 // the Action opened (its delivery sent by Capsule's own bot, as CI runs
 // are) makes a CI round whose prompt holds the failing step's log, a token
@@ -460,19 +514,7 @@ func TestActionCIRound(t *testing.T) {
 		Jobs: []fakegithub.WorkflowJob{{Name: "docs", Conclusion: "failure",
 			Log: "##[group]Run make docs\nchecking with " + token + "\ndocs/stats.md: the module docstring does not say CI-clean\n##[error]Process completed with exit code 1.\n"}},
 	})
-	w.send(t, "workflow_run", webhooktest.Payload(t, "workflow_run__completed.with-pull-requests.payload.json", func(m map[string]any) {
-		webhooktest.Retarget(m, "octo", "calculator", pr.Number, "capsule-app[bot]", 0)
-		delete(m, "issue")
-		webhooktest.Object(m, "sender")["type"] = "Bot"
-		repoID := webhooktest.Object(m, "repository")["id"]
-		r := webhooktest.Object(m, "workflow_run")
-		r["id"], r["conclusion"], r["head_sha"], r["head_branch"] = run.ID, "failure", pr.HeadSHA, pr.Head
-		p := r["pull_requests"].([]any)[0].(map[string]any)
-		p["number"] = pr.Number
-		webhooktest.Object(p, "head")["ref"] = pr.Head
-		webhooktest.Object(p, "head", "repo")["id"] = repoID
-		webhooktest.Object(p, "base", "repo")["id"] = repoID
-	}))
+	w.workflowRun(t, pr, run)
 	code, stdout, stderr := capsule(t, "action")
 	if code != exitOK || !strings.Contains(stdout, "the round pushed") {
 		t.Fatalf("the CI round: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
