@@ -123,11 +123,11 @@ func (s *Server) watchStore(ctx context.Context, fail func(error)) {
 }
 
 func (s *Server) checkStore(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.CheckEvery)
+	check, cancel := context.WithTimeout(ctx, s.cfg.CheckEvery)
 	defer cancel()
-	err := s.cfg.Store.Check(ctx)
+	err := s.cfg.Store.Check(check)
 	if ctx.Err() != nil && err != nil {
-		return // shutting down
+		return // shutting down; a check that timed out is a failure
 	}
 	if s.health.setStore(err, time.Now()) {
 		if err != nil {

@@ -1,0 +1,55 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// hangingStore is a store whose Check, once told to, waits for its
+// context to end, as a query to a database across a network that drops
+// packets does.
+type hangingStore struct {
+	Store
+	hang atomic.Bool
+}
+
+func (h *hangingStore) Check(ctx context.Context) error {
+	if h.hang.Load() {
+		<-ctx.Done()
+		return errors.New("no answer: " + ctx.Err().Error())
+	}
+	return h.Store.Check(ctx)
+}
+
+// A store check that times out is a failing store, not a server shutting
+// down: /readyz fails, and the server gives up after the grace.
+func TestStoreCheckTimesOut(t *testing.T) {
+	var st *hangingStore
+	s, _ := checkedServer(t, noClients{}, func(cfg *Config) {
+		st = &hangingStore{Store: cfg.Store}
+		cfg.Store = st
+	})
+	done := runUntilDone(t, s)
+	waitUntil(t, "/readyz to pass", func() bool {
+		code, _ := probe(s, http.MethodGet, "/readyz", nil, nil)
+		return code == http.StatusOK
+	})
+	st.hang.Store(true)
+	waitUntil(t, "/readyz to fail", func() bool {
+		code, body := probe(s, http.MethodGet, "/readyz", nil, nil)
+		return code == http.StatusServiceUnavailable && strings.Contains(body, "no answer")
+	})
+	select {
+	case err := <-done:
+		if !errors.Is(err, errStoreFailed) {
+			t.Fatalf("Run = %v, want the store's failure", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the server did not give up on a store that never answers")
+	}
+}
