@@ -30,6 +30,9 @@ type Options struct {
 	AgentPath string
 	// Logger receives the engine's logs; nil means slog.Default().
 	Logger *slog.Logger
+	// Host names this host in the owner label of containers; empty means
+	// the host's name. Processes of one host must agree on it.
+	Host string
 }
 
 // Engine is a connection to a Docker engine that runs sandbox containers.
@@ -73,7 +76,7 @@ func Connect(ctx context.Context, opts Options) (*Engine, error) {
 	e := &Engine{
 		cli:    cli,
 		log:    log,
-		owner:  currentOwner(),
+		owner:  currentOwner(opts.Host),
 		agent:  opts.AgentPath,
 		active: make(map[string]struct{}),
 		info: EngineInfo{
@@ -82,7 +85,7 @@ func Connect(ctx context.Context, opts Options) (*Engine, error) {
 			ServerAPIVersion: ping.APIVersion,
 		},
 	}
-	if _, err := e.RemoveLeftovers(ctx); err != nil {
+	if _, err := e.RemoveLeftovers(ctx, nil); err != nil {
 		log.Warn("could not remove leftover sandbox containers", "err", err)
 	}
 	return e, nil
@@ -116,9 +119,14 @@ func (e *Engine) Close() error {
 	return e.cli.Close()
 }
 
-// RemoveLeftovers removes the sandbox containers whose owner process on
-// this host has ended, and returns how many it removed.
-func (e *Engine) RemoveLeftovers(ctx context.Context) (int, error) {
+// RemoveLeftovers removes the sandbox containers no one wants any more,
+// and returns how many it removed: those whose owner process on this host
+// has ended, and, when keep is not nil, those of a job (see WithJob) that
+// keep says no longer runs under its replica's lease, whichever host
+// started them. A replica of the App calls it at start and now and then,
+// so that the sandboxes of a replica that died, here or on another host
+// sharing the engine, are removed once its jobs are taken up or ended.
+func (e *Engine) RemoveLeftovers(ctx context.Context, keep Keep) (int, error) {
 	list, err := e.cli.ContainerList(ctx, container.ListOptions{
 		All:     true,
 		Filters: filters.NewArgs(filters.Arg("label", LabelManaged+"=true")),
@@ -128,18 +136,43 @@ func (e *Engine) RemoveLeftovers(ctx context.Context) (int, error) {
 	}
 	removed := 0
 	for _, c := range list {
-		o, ok := parseOwner(c.Labels[LabelOwner])
-		if ok && !o.gone(e.owner) {
+		why, err := e.unwanted(ctx, c.Labels, keep)
+		if err != nil {
+			return removed, fmt.Errorf("judge sandbox container %.12s: %w", c.ID, err)
+		}
+		if why == "" {
 			continue
 		}
-		err := e.cli.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true, RemoveVolumes: true})
+		err = e.cli.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true, RemoveVolumes: true})
 		if err != nil && !cerrdefs.IsNotFound(err) {
 			return removed, fmt.Errorf("remove leftover container %.12s: %w", c.ID, err)
 		}
-		e.log.Info("removed leftover sandbox container", "container", c.ID[:12], "owner", c.Labels[LabelOwner])
+		e.log.Info("removed leftover sandbox container", "container", c.ID[:12], "owner", c.Labels[LabelOwner],
+			"job", c.Labels[LabelJob], "replica", c.Labels[LabelReplica], "why", why)
 		removed++
 	}
 	return removed, nil
+}
+
+// unwanted says why a container with labels is no longer wanted, or ""
+// when it is (or cannot be judged).
+func (e *Engine) unwanted(ctx context.Context, labels map[string]string, keep Keep) (string, error) {
+	o, ok := parseOwner(labels[LabelOwner])
+	switch {
+	case !ok:
+		return "no owner", nil
+	case o.gone(e.owner):
+		return "its process on this host ended", nil
+	}
+	j, ok := parseJob(labels)
+	if !ok || keep == nil {
+		return "", nil
+	}
+	wanted, err := keep(ctx, j)
+	if err != nil || wanted {
+		return "", err
+	}
+	return "its job no longer runs under its replica's lease", nil
 }
 
 // ImagePresent reports whether ref is in the engine's image store.
@@ -180,13 +213,18 @@ func (e *Engine) EnsureImage(ctx context.Context, ref string, pull bool) error {
 // Client exposes the Docker client for the image builder.
 func (e *Engine) Client() *client.Client { return e.cli }
 
-// labels are the labels of every container this engine creates.
-func (e *Engine) labels() map[string]string {
-	return map[string]string{
+// labels are the labels of a container this engine creates, with the
+// job's when ctx names one (WithJob).
+func (e *Engine) labels(ctx context.Context) map[string]string {
+	l := map[string]string{
 		LabelManaged: "true",
 		LabelOwner:   e.owner.String(),
 		LabelVersion: version.Version,
 	}
+	if j, ok := jobOf(ctx); ok {
+		j.addLabels(l)
+	}
+	return l
 }
 
 func (e *Engine) track(id string) {

@@ -16,9 +16,12 @@ type owner struct {
 	start string
 }
 
-// currentOwner describes this process.
-func currentOwner() owner {
-	host, _ := os.Hostname()
+// currentOwner describes this process on host; empty means the host's
+// name.
+func currentOwner(host string) owner {
+	if host == "" {
+		host, _ = os.Hostname()
+	}
 	return owner{host: host, pid: os.Getpid(), start: processStart(os.Getpid())}
 }
 

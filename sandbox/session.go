@@ -120,6 +120,7 @@ type Session struct {
 	engine *Engine
 	spec   Spec
 	agent  string
+	labels map[string]string // of every container of the session
 
 	mu   sync.Mutex
 	live *live // nil when no container runs
@@ -144,7 +145,8 @@ type live struct {
 // base64, stays within the agent's agent.MaxRequest.
 const maxFiles = agent.MaxRequest / 2
 
-// NewSession starts a warm container for spec.
+// NewSession starts a warm container for spec, labelled with the job ctx
+// names (WithJob), if any.
 func (e *Engine) NewSession(ctx context.Context, spec Spec) (*Session, error) {
 	if err := spec.Limits.Validate(); err != nil {
 		return nil, fmt.Errorf("sandbox limits: %w", err)
@@ -156,7 +158,7 @@ func (e *Engine) NewSession(ctx context.Context, spec Spec) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{engine: e, spec: spec, agent: agentPath}
+	s := &Session{engine: e, spec: spec, agent: agentPath, labels: e.labels(ctx)}
 	if err := s.start(ctx); err != nil {
 		return nil, err
 	}
@@ -387,7 +389,7 @@ func (s *Session) start(ctx context.Context) (err error) {
 	ctx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
 	e := s.engine
-	cfg, host := containerConfig(s.spec, e.labels())
+	cfg, host := containerConfig(s.spec, s.labels)
 	created, err := e.cli.ContainerCreate(ctx, cfg, host, nil, nil, "")
 	if err != nil {
 		if isNotFound(err) {

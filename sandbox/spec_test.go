@@ -161,7 +161,7 @@ func TestParseBytes(t *testing.T) {
 }
 
 func TestOwner(t *testing.T) {
-	self := currentOwner()
+	self := currentOwner("")
 	if self.start == "" {
 		t.Fatal("no start time for this process")
 	}

@@ -70,6 +70,10 @@ type Config struct {
 	Grace time.Duration
 	// Ready reports whether the engine answers, for /readyz.
 	Ready func(ctx context.Context) error
+	// Sandboxes, when set, is the engine whose containers of jobs no
+	// longer running under their replica's lease are removed, after the
+	// start and every Lease (see sweepSandboxes).
+	Sandboxes Sandboxes
 	// Model, when set, reports whether the model endpoint answers; it is
 	// called every CheckEvery. While it fails, /readyz says so (and stays
 	// 200: deliveries are still taken), workers take no jobs, and jobs

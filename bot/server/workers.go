@@ -40,6 +40,7 @@ func (s *Server) Run(ctx context.Context) error {
 	background.Go(func() { s.watchModel(ctx) })
 	background.Go(func() { s.outbox.run(ctx, s.cfg.Announcers) })
 	if s.recoverAbandoned(ctx) {
+		background.Go(func() { s.sweepSandboxes(ctx) })
 		var wg sync.WaitGroup
 		for i := range s.cfg.Workers {
 			wg.Go(func() { s.worker(ctx, i) })
@@ -138,7 +139,7 @@ func (s *Server) runJob(shutdown context.Context, j store.Job) {
 	lock.Lock()
 	s.announcing.Delete(j.ID)
 	lock.Unlock()
-	ctx, cancel := context.WithCancelCause(context.Background())
+	ctx, cancel := context.WithCancelCause(s.withJob(context.Background(), j))
 	defer cancel(nil)
 	done := make(chan struct{})
 	defer close(done)

@@ -12,6 +12,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/image"
 )
@@ -89,7 +92,21 @@ func Engine(t testing.TB) *sandbox.Engine {
 // that breaks the protocol.
 func EngineWithAgent(t testing.TB, agentPath string) *sandbox.Engine {
 	t.Helper()
-	eng, err := sandbox.Connect(context.Background(), sandbox.Options{AgentPath: agentPath})
+	return connect(t, sandbox.Options{AgentPath: agentPath})
+}
+
+// EngineOnHost is Engine for a process that names its host so in its
+// containers' owner labels: a replica on another host sharing the engine.
+func EngineOnHost(t testing.TB, host string) *sandbox.Engine {
+	t.Helper()
+	return connect(t, sandbox.Options{AgentPath: AgentBinary(t), Host: host})
+}
+
+// connect connects with opts, closes the engine when the test ends and
+// makes sure the default image is present.
+func connect(t testing.TB, opts sandbox.Options) *sandbox.Engine {
+	t.Helper()
+	eng, err := sandbox.Connect(context.Background(), opts)
 	if err != nil {
 		Unavailable(t, err)
 	}
@@ -116,4 +133,23 @@ func Unavailable(t testing.TB, why any) {
 // Spec returns a spec for the default image with the default limits.
 func Spec(workspace string) sandbox.Spec {
 	return sandbox.Spec{Image: image.Default(), Workspace: workspace, Limits: sandbox.DefaultLimits()}
+}
+
+// Containers maps the job label (sandbox.LabelJob, "" for none) of each
+// container whose owner is on host (see EngineOnHost) to its ID.
+func Containers(t testing.TB, eng *sandbox.Engine, host string) map[string]string {
+	t.Helper()
+	list, err := eng.Client().ContainerList(context.Background(), container.ListOptions{
+		All: true, Filters: filters.NewArgs(filters.Arg("label", sandbox.LabelManaged+"=true")),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make(map[string]string)
+	for _, c := range list {
+		if strings.HasPrefix(c.Labels[sandbox.LabelOwner], host+"/") {
+			out[c.Labels[sandbox.LabelJob]] = c.ID
+		}
+	}
+	return out
 }
