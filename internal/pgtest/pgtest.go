@@ -73,6 +73,13 @@ func DSN(t testing.TB) string {
 	if c == nil {
 		unavailable(t, startErr)
 	}
+	return c.database(t)
+}
+
+// database creates a new database on c, dropped when t ends, and returns
+// its URL.
+func (c *cluster) database(t testing.TB) string {
+	t.Helper()
 	name := fmt.Sprintf("test_%d_%d", os.Getpid(), databases.Add(1))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -150,14 +157,21 @@ func (c *cluster) init() error {
 		return err
 	}
 	c.port = port
-	log, err := os.Create(filepath.Join(c.dir, "log"))
+	return c.serve()
+}
+
+// serve starts the server on the cluster's data and waits until it
+// answers.
+func (c *cluster) serve() error {
+	data := filepath.Join(c.dir, "data")
+	log, err := os.OpenFile(filepath.Join(c.dir, "log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return err
 	}
 	defer log.Close()
 	// No TCP: the socket in the private directory is the only way in.
 	// Durability is not what these tests are about, so fsync is off.
-	c.server = exec.Command(filepath.Join(c.bin, "postgres"), "-D", data, "-k", c.dir, "-p", strconv.Itoa(port),
+	c.server = exec.Command(filepath.Join(c.bin, "postgres"), "-D", data, "-k", c.dir, "-p", strconv.Itoa(c.port),
 		"-c", "listen_addresses=", "-c", "fsync=off", "-c", "full_page_writes=off", "-c", "max_connections=200")
 	c.server.Stdout, c.server.Stderr = log, log
 	c.server.SysProcAttr = &syscall.SysProcAttr{Credential: c.runAs, Pdeathsig: syscall.SIGKILL}
@@ -181,24 +195,29 @@ func (c *cluster) init() error {
 		case <-time.After(100 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			c.stop()
+			c.halt()
 			return fmt.Errorf("postgres did not answer within 60s: %v: %s", err, c.log())
 		}
 	}
 }
 
-// stop stops the server at once (SIGQUIT: immediate shutdown) and
-// removes the cluster's directory.
+// stop stops the server and removes the cluster's directory.
 func (c *cluster) stop() error {
-	var err error
-	if c.server.Process.Signal(syscall.SIGQUIT) == nil {
-		select {
-		case <-c.exited:
-		case <-time.After(30 * time.Second):
-			err = errors.Join(errors.New("postgres did not stop within 30s"), c.server.Process.Kill())
-		}
+	return errors.Join(c.halt(), os.RemoveAll(c.dir))
+}
+
+// halt stops the server at once (SIGQUIT: immediate shutdown, as a crash
+// would), keeping its data.
+func (c *cluster) halt() error {
+	if c.server.Process.Signal(syscall.SIGQUIT) != nil {
+		return nil // it has exited already
 	}
-	return errors.Join(err, os.RemoveAll(c.dir))
+	select {
+	case <-c.exited:
+		return nil
+	case <-time.After(30 * time.Second):
+		return errors.Join(errors.New("postgres did not stop within 30s"), c.server.Process.Kill())
+	}
 }
 
 // log is the server's log so far.

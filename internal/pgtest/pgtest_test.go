@@ -35,3 +35,31 @@ func TestDSN(t *testing.T) {
 		}
 	}
 }
+
+// A cluster of the test's own stops, refusing connections, and starts
+// again with its data.
+func TestClusterStopStart(t *testing.T) {
+	c := NewCluster(t)
+	dsn := c.DSN(t)
+	ctx := context.Background()
+	exec := func(sql string) error {
+		conn, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			return err
+		}
+		defer conn.Close(ctx)
+		_, err = conn.Exec(ctx, sql)
+		return err
+	}
+	if err := exec(`CREATE TABLE kept (id int)`); err != nil {
+		t.Fatal(err)
+	}
+	c.Stop(t)
+	if err := exec(`SELECT 1`); err == nil {
+		t.Fatal("a stopped cluster answered")
+	}
+	c.Start(t)
+	if err := exec(`SELECT * FROM kept`); err != nil {
+		t.Fatalf("after a restart: %v", err)
+	}
+}

@@ -1,0 +1,79 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/capsulehq/capsule/bot/store/postgres"
+	"github.com/capsulehq/capsule/bot/work"
+	"github.com/capsulehq/capsule/internal/pgtest"
+)
+
+// TestDatabaseOutage: two replicas on one PostgreSQL database that goes
+// down. Both fail /readyz and refuse deliveries at once; the one whose
+// grace is short exits; the other, whose grace the outage does not
+// outlast, is ready again once the database is back, and takes
+// deliveries into the queue.
+func TestDatabaseOutage(t *testing.T) {
+	cluster := pgtest.NewCluster(t)
+	dsn := cluster.DSN(t)
+	open := func() *postgres.Store {
+		st, err := postgres.Open(context.Background(), dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	patient := replica(t, open(), "patient", func(c *Config) {
+		c.CheckEvery, c.StoreGrace = 20*time.Millisecond, time.Hour
+	})
+	brief := replica(t, open(), "brief", func(c *Config) {
+		c.CheckEvery, c.StoreGrace = 20*time.Millisecond, 200*time.Millisecond
+	})
+	patientDone, briefDone := runUntilDone(t, patient), runUntilDone(t, brief)
+	ready := func(s *Server) bool {
+		code, _ := probe(s, http.MethodGet, "/readyz", nil, nil)
+		return code == http.StatusOK
+	}
+	waitUntil(t, "both replicas ready", func() bool { return ready(patient) && ready(brief) })
+
+	cluster.Stop(t)
+	for _, s := range []*Server{patient, brief} {
+		waitUntil(t, s.cfg.WorkerID+"'s /readyz to fail", func() bool { return !ready(s) })
+	}
+	body, header := labelledDelivery(t, issueNumber, "d-during")
+	if code, answer := probe(patient, http.MethodPost, "/webhook", body, header); code != http.StatusServiceUnavailable {
+		t.Errorf("a delivery during the outage: answer %d %s, want 503", code, answer)
+	}
+	select {
+	case err := <-briefDone:
+		if !errors.Is(err, errStoreFailed) {
+			t.Errorf("the brief replica's Run = %v, want the store's failure", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the replica with a short grace did not exit")
+	}
+	select {
+	case err := <-patientDone:
+		t.Fatalf("the patient replica exited within its grace: %v", err)
+	default:
+	}
+
+	cluster.Start(t)
+	waitUntil(t, "the patient replica ready again", func() bool { return ready(patient) })
+	body, header = labelledDelivery(t, issueNumber, "d-after")
+	if code, answer := probe(patient, http.MethodPost, "/webhook", body, header); code != http.StatusAccepted {
+		t.Fatalf("a delivery after the outage: answer %d %s, want 202", code, answer)
+	}
+	counts, err := patient.cfg.Store.Counts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total := counts[work.Queued] + counts[work.Running] + counts[work.Failed]; total != 1 {
+		t.Errorf("jobs after the outage: %v; want the one delivered after it", counts)
+	}
+}
