@@ -47,7 +47,13 @@ func TestServerProcess(t *testing.T) {
 	if err := json.Unmarshal([]byte(raw), &e); err != nil {
 		t.Fatal(err)
 	}
-	s, _ := newServer(t, e, worldOptions{}, slog.New(slog.NewJSONHandler(os.Stderr, nil)))
+	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	var s *Server
+	if e.Database != "" {
+		s = newServerOn(t, openDatabase(t, e.Database), e, worldOptions{}, logger)
+	} else {
+		s, _ = newServer(t, e, worldOptions{}, logger)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capsulehq/capsule/bot/store/postgres"
 	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/internal/pgtest"
 )
@@ -20,18 +19,10 @@ import (
 func TestDatabaseOutage(t *testing.T) {
 	cluster := pgtest.NewCluster(t)
 	dsn := cluster.DSN(t)
-	open := func() *postgres.Store {
-		st, err := postgres.Open(context.Background(), dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		return st
-	}
-	patient := replica(t, open(), "patient", func(c *Config) {
+	patient := replica(t, openDatabase(t, dsn), "patient", func(c *Config) {
 		c.CheckEvery, c.StoreGrace = 20*time.Millisecond, time.Hour
 	})
-	brief := replica(t, open(), "brief", func(c *Config) {
+	brief := replica(t, openDatabase(t, dsn), "brief", func(c *Config) {
 		c.CheckEvery, c.StoreGrace = 20*time.Millisecond, 200*time.Millisecond
 	})
 	patientDone, briefDone := runUntilDone(t, patient), runUntilDone(t, brief)

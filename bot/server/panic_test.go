@@ -22,15 +22,21 @@ import (
 // solve the issue.
 type panicsOnce struct{ calls atomic.Int32 }
 
-func (p *panicsOnce) Solve(context.Context, reposolve.Task) (*pipeline.RepoOutcome, error) {
+func (p *panicsOnce) Solve(_ context.Context, t reposolve.Task) (*pipeline.RepoOutcome, error) {
 	if p.calls.Add(1) == 1 {
 		var stats []int
 		_ = stats[3] // index out of range
 	}
+	return solved(t), nil
+}
+
+// solved is the outcome of a solver that fixed the calculator's issue t
+// at its first attempt.
+func solved(t reposolve.Task) *pipeline.RepoOutcome {
 	return &pipeline.RepoOutcome{
-		Log:   &attemptlog.Log{TaskID: "issue-12", TestCommand: "pytest", Solved: true, Outcome: attemptlog.Solved, AttemptIndex: 0},
+		Log:   &attemptlog.Log{TaskID: t.ID, TestCommand: "pytest", Solved: true, Outcome: attemptlog.Solved, AttemptIndex: 0},
 		Edits: []edits.Edit{{Path: "calc/stats.py", Content: calculatortest.RightStats}},
-	}, nil
+	}
 }
 
 // TestPanickingJob: a job that panics ends failed, with the reason in its

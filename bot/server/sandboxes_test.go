@@ -18,7 +18,14 @@ import (
 // openPostgres opens the store on a new database of the test cluster.
 func openPostgres(t testing.TB) *postgres.Store {
 	t.Helper()
-	st, err := postgres.Open(context.Background(), pgtest.DSN(t))
+	return openDatabase(t, pgtest.DSN(t))
+}
+
+// openDatabase opens the store on the PostgreSQL database at dsn, closed
+// when the test ends.
+func openDatabase(t testing.TB, dsn string) *postgres.Store {
+	t.Helper()
+	st, err := postgres.Open(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

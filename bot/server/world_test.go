@@ -68,7 +68,8 @@ type worldOptions struct {
 	modelWait      time.Duration // 0 for the default
 	// solver, when set, replaces the sandboxed solver (and the Docker
 	// engine it needs) with a fake.
-	solver job.Solver
+	solver  job.Solver
+	workers int // 0 for one
 }
 
 // newWorld makes the test world with its server, whose workers start
@@ -117,16 +118,30 @@ func (w *world) endpoints(path string) endpoints {
 
 // endpoints are what a server of the test world reaches: the fake GitHub
 // and model by URL, so that it may run in another process (see
-// TestServerProcess), the App's key and the store's file.
+// TestServerProcess), the App's key and the store's file, or instead the
+// PostgreSQL database (a replica) with the lease its jobs are claimed for.
 type endpoints struct {
 	GitHub, Model string
 	Key           []byte
 	Store         string
+	Database      string
+	Lease         time.Duration
 }
 
 // newServer assembles a server of the test world reaching e, with one
 // worker, and opens its store, which is closed when the test ends.
 func newServer(t testing.TB, e endpoints, o worldOptions, logger *slog.Logger) (*Server, *store.Store) {
+	t.Helper()
+	st, err := store.Open(e.Store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return newServerOn(t, st, e, o, logger), st
+}
+
+// newServerOn assembles a server of the test world on st reaching e.
+func newServerOn(t testing.TB, st Store, e endpoints, o worldOptions, logger *slog.Logger) *Server {
 	t.Helper()
 	retries := 0
 	if o.noModelRetries {
@@ -140,27 +155,22 @@ func newServer(t testing.TB, e endpoints, o worldOptions, logger *slog.Logger) (
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(e.Store)
-	if err != nil {
-		t.Fatal(err)
+	cfg := Config{
+		Store: st, Clients: apps, Secret: secret, Workers: max(o.workers, 1), Lease: e.Lease, Logger: logger, Grace: o.grace,
+		CheckEvery: o.checkEvery, ModelWait: o.modelWait,
 	}
-	t.Cleanup(func() { st.Close() })
 	solver := o.solver
 	if solver == nil {
-		solver = &reposolve.Sandboxed{Engine: sandboxtest.Engine(t), Model: client, ModelName: "test-model", Overrides: reposolve.NoOverrides()}
+		eng := sandboxtest.Engine(t)
+		solver = &reposolve.Sandboxed{Engine: eng, Model: client, ModelName: "test-model", Overrides: reposolve.NoOverrides()}
+		cfg.Sandboxes = eng
 	}
-	s, err := New(Config{
-		Store: st, Clients: apps, Secret: secret, Workers: 1, Logger: logger, Grace: o.grace,
-		CheckEvery: o.checkEvery, ModelWait: o.modelWait,
-		Runner: &job.Runner{
-			Solver:  solver,
-			Version: "test", Logger: logger,
-		},
-	})
+	cfg.Runner = &job.Runner{Solver: solver, Version: "test", Logger: logger}
+	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, st
+	return s
 }
 
 // start runs the workers until the test ends.
