@@ -18,6 +18,7 @@ import (
 	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/bot/webhook"
 	"github.com/capsulehq/capsule/bot/work"
+	"github.com/capsulehq/capsule/internal/pgtest"
 	"github.com/capsulehq/capsule/internal/webhooktest"
 )
 
@@ -25,9 +26,11 @@ import (
 // rate for a fixed time (CAPSULE_LOAD_RATE per second, default 200, for
 // CAPSULE_LOAD_SECONDS, default 30), first to a handler whose sink
 // stores nothing (the baseline), then to the server with its SQLite
-// store; jobs are queued, not run. It reports the acknowledgement
-// latency's p50 and p99, the rate held, and checks that every
-// acknowledged delivery is in the store. Run it with -benchtime 1x.
+// store, then to the server with its PostgreSQL store (a cluster of its
+// own, on a Unix socket, made durable: fsync on, as SQLite commits); jobs
+// are queued, not run. It reports the acknowledgement latency's p50 and
+// p99, the rate held, and checks that every acknowledged delivery is in
+// the store. Run it with -benchtime 1x.
 func BenchmarkWebhookLoad(b *testing.B) {
 	rate, seconds := envInt(b, "CAPSULE_LOAD_RATE", 200), envInt(b, "CAPSULE_LOAD_SECONDS", 30)
 	secret := []byte("load-secret")
@@ -50,27 +53,46 @@ func BenchmarkWebhookLoad(b *testing.B) {
 			sendLoad(b, srv.URL, secret, bodies, rate, "base")
 		}
 	})
-	b.Run("store", func(b *testing.B) {
+	b.Run("sqlite", func(b *testing.B) {
 		for i := range b.N {
 			st, err := store.Open(filepath.Join(b.TempDir(), fmt.Sprintf("capsule-%d.db", i)))
 			if err != nil {
 				b.Fatal(err)
 			}
-			s, err := New(Config{Store: st, Clients: noClients{}, Runner: &job.Runner{}, Secret: secret, Logger: quietLogger()})
-			if err != nil {
-				b.Fatal(err)
-			}
-			srv := httptest.NewServer(s.Handler())
-			acked := sendLoad(b, srv.URL+"/webhook", secret, bodies, rate, fmt.Sprintf("run%d", i))
-			srv.Close()
-			for _, id := range acked {
-				if _, err := st.ByDelivery(context.Background(), id); err != nil {
-					b.Fatalf("acknowledged delivery %s is not in the store: %v", id, err)
-				}
-			}
-			st.Close()
+			storeLoad(b, st, secret, bodies, rate, fmt.Sprintf("sqlite%d", i))
 		}
 	})
+	b.Run("postgres", func(b *testing.B) {
+		cluster := pgtest.NewDurableCluster(b)
+		for i := range b.N {
+			storeLoad(b, openDatabase(b, cluster.DSN(b)), secret, bodies, rate, fmt.Sprintf("postgres%d", i))
+		}
+	})
+}
+
+// loadStore is a store whose deliveries the load benchmark looks up.
+type loadStore interface {
+	Store
+	ByDelivery(ctx context.Context, delivery string) (store.Job, error)
+	Close() error
+}
+
+// storeLoad sends the load to a server on st, checks that every
+// acknowledged delivery is in st, and closes it.
+func storeLoad(b *testing.B, st loadStore, secret []byte, bodies [][]byte, rate int, prefix string) {
+	defer st.Close()
+	s, err := New(Config{Store: st, Clients: noClients{}, Runner: &job.Runner{}, Secret: secret, Logger: quietLogger()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	acked := sendLoad(b, srv.URL+"/webhook", secret, bodies, rate, prefix)
+	srv.Close()
+	for _, id := range acked {
+		if _, err := st.ByDelivery(context.Background(), id); err != nil {
+			b.Fatalf("acknowledged delivery %s is not in the store: %v", id, err)
+		}
+	}
 }
 
 // sendLoad sends the bodies at rate per second, open loop (a slow answer

@@ -9,10 +9,23 @@ type Cluster struct {
 }
 
 // NewCluster starts a cluster for t alone, removed when t ends. Its
-// databases (DSN) are dropped first, so t must leave it running.
+// databases (DSN) are dropped first, so t must leave it running. Like the
+// shared cluster, it does not sync commits to disk.
 func NewCluster(t testing.TB) *Cluster {
 	t.Helper()
-	c, err := start()
+	return newCluster(t, false)
+}
+
+// NewDurableCluster is NewCluster with fsync on, as a production server
+// runs: for benchmarks that compare the cost of a commit.
+func NewDurableCluster(t testing.TB) *Cluster {
+	t.Helper()
+	return newCluster(t, true)
+}
+
+func newCluster(t testing.TB, durable bool) *Cluster {
+	t.Helper()
+	c, err := start(durable)
 	if err != nil {
 		unavailable(t, err)
 	}

@@ -62,7 +62,7 @@ var (
 func DSN(t testing.TB) string {
 	t.Helper()
 	startOnce.Do(func() {
-		c, err := start()
+		c, err := start(false)
 		if err != nil {
 			startErr = err
 			return
@@ -111,13 +111,15 @@ type cluster struct {
 	port  int
 	bin   string              // the directory of initdb and postgres
 	runAs *syscall.Credential // nil: the test's own user
+	// durable keeps fsync on: commits reach the disk.
+	durable bool
 
 	server *exec.Cmd
 	exited <-chan error // the server's Wait
 }
 
 // start makes and starts a cluster in a new temporary directory.
-func start() (*cluster, error) {
+func start(durable bool) (*cluster, error) {
 	bin, err := binDir()
 	if err != nil {
 		return nil, err
@@ -130,7 +132,7 @@ func start() (*cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &cluster{dir: dir, bin: bin, runAs: cred}
+	c := &cluster{dir: dir, bin: bin, runAs: cred, durable: durable}
 	if err := c.init(); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -170,9 +172,13 @@ func (c *cluster) serve() error {
 	}
 	defer log.Close()
 	// No TCP: the socket in the private directory is the only way in.
-	// Durability is not what these tests are about, so fsync is off.
-	c.server = exec.Command(filepath.Join(c.bin, "postgres"), "-D", data, "-k", c.dir, "-p", strconv.Itoa(c.port),
-		"-c", "listen_addresses=", "-c", "fsync=off", "-c", "full_page_writes=off", "-c", "max_connections=200")
+	// Durability is not what tests are about, so fsync is off unless the
+	// cluster is durable (for benchmarks).
+	args := []string{"-D", data, "-k", c.dir, "-p", strconv.Itoa(c.port), "-c", "listen_addresses=", "-c", "max_connections=200"}
+	if !c.durable {
+		args = append(args, "-c", "fsync=off", "-c", "full_page_writes=off")
+	}
+	c.server = exec.Command(filepath.Join(c.bin, "postgres"), args...)
 	c.server.Stdout, c.server.Stderr = log, log
 	c.server.SysProcAttr = &syscall.SysProcAttr{Credential: c.runAs, Pdeathsig: syscall.SIGKILL}
 	if err := c.server.Start(); err != nil {

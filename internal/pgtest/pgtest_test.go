@@ -63,3 +63,22 @@ func TestClusterStopStart(t *testing.T) {
 		t.Fatalf("after a restart: %v", err)
 	}
 }
+
+// A durable cluster syncs its commits; the tests' clusters do not.
+func TestDurableCluster(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		dsn  string
+		want string
+	}{{DSN(t), "off"}, {NewDurableCluster(t).DSN(t), "on"}} {
+		conn, err := pgx.Connect(ctx, tt.dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		var fsync string
+		if err := conn.QueryRow(ctx, `SHOW fsync`).Scan(&fsync); err != nil || fsync != tt.want {
+			t.Errorf("fsync = %q, %v; want %s", fsync, err, tt.want)
+		}
+	}
+}
