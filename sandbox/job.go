@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"strconv"
+	"time"
 )
 
 // Labels that name the job a container serves, so that any replica
@@ -12,6 +13,7 @@ const (
 	LabelJob      = "dev.capsule.job"
 	LabelReplica  = "dev.capsule.replica"
 	LabelDelivery = "dev.capsule.delivery"
+	LabelQueued   = "dev.capsule.queued"
 )
 
 // Job names the job a sandbox serves in the App's queue.
@@ -20,9 +22,11 @@ type Job struct {
 	// WorkerID).
 	Replica string
 	ID      int64
-	// Delivery is the delivery that queued the job: it tells job N of one
-	// queue from job N of another queue whose sandboxes share the engine.
+	// Delivery is the delivery that queued the job, and Queued when: they
+	// tell job N of one queue from job N of another queue whose sandboxes
+	// share the engine.
 	Delivery string
+	Queued   time.Time
 }
 
 // Keep reports whether a job's container is still wanted: whether the job
@@ -49,6 +53,7 @@ func (j Job) addLabels(labels map[string]string) {
 	labels[LabelJob] = strconv.FormatInt(j.ID, 10)
 	labels[LabelReplica] = j.Replica
 	labels[LabelDelivery] = j.Delivery
+	labels[LabelQueued] = strconv.FormatInt(j.Queued.UnixNano(), 10)
 }
 
 // parseJob reads the job labels of a container, if it has them.
@@ -57,5 +62,9 @@ func parseJob(labels map[string]string) (Job, bool) {
 	if err != nil || labels[LabelReplica] == "" {
 		return Job{}, false
 	}
-	return Job{Replica: labels[LabelReplica], ID: id, Delivery: labels[LabelDelivery]}, true
+	queued, err := strconv.ParseInt(labels[LabelQueued], 10, 64)
+	if err != nil {
+		return Job{}, false
+	}
+	return Job{Replica: labels[LabelReplica], ID: id, Delivery: labels[LabelDelivery], Queued: time.Unix(0, queued)}, true
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 )
 
 func TestUnwanted(t *testing.T) {
@@ -11,7 +12,7 @@ func TestUnwanted(t *testing.T) {
 	e := &Engine{owner: self}
 	gone := owner{host: self.host, pid: 1 << 22, start: "1"}.String()
 	elsewhere := owner{host: "host-a", pid: 1 << 22, start: "1"}.String()
-	job := Job{Replica: "host-a/7/1", ID: 12, Delivery: "d-12"}
+	job := Job{Replica: "host-a/7/1", ID: 12, Delivery: "d-12", Queued: time.Unix(0, 1_700_000_000_123_456_789)}
 	withJob := func(o string) map[string]string {
 		l := map[string]string{LabelOwner: o}
 		job.addLabels(l)
@@ -47,7 +48,7 @@ func TestUnwanted(t *testing.T) {
 }
 
 func TestJobLabels(t *testing.T) {
-	j := Job{Replica: "h/1/2", ID: 42, Delivery: "72d3162e"}
+	j := Job{Replica: "h/1/2", ID: 42, Delivery: "72d3162e", Queued: time.Unix(0, 1_700_000_000_123_456_789)}
 	e := &Engine{owner: owner{host: "h", pid: 1, start: "2"}}
 	got, ok := parseJob(e.labels(WithJob(context.Background(), j)))
 	if !ok || got != j {

@@ -22,8 +22,9 @@ func TestRemoveLeftoversAcrossHosts(t *testing.T) {
 	a := sandboxtest.EngineOnHost(t, "replica-a-"+tag)
 	b := sandboxtest.EngineOnHost(t, "replica-b-"+tag)
 	replica := "replica-a-" + tag + "/1/1"
-	taken := sandbox.Job{Replica: replica, ID: 1, Delivery: "delivery-1-" + tag}
-	held := sandbox.Job{Replica: replica, ID: 2, Delivery: "delivery-2-" + tag}
+	queued := time.Unix(0, time.Now().UnixNano())
+	taken := sandbox.Job{Replica: replica, ID: 1, Delivery: "delivery-1-" + tag, Queued: queued}
+	held := sandbox.Job{Replica: replica, ID: 2, Delivery: "delivery-2-" + tag, Queued: queued}
 
 	ctx := context.Background()
 	for _, j := range []sandbox.Job{taken, held} {
@@ -62,4 +63,3 @@ func TestRemoveLeftoversAcrossHosts(t *testing.T) {
 		t.Errorf("A's own sweep without a judge of jobs removed %d, %v; want 0 (its owner lives)", n, err)
 	}
 }
-

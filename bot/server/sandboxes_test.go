@@ -130,7 +130,7 @@ func TestSandboxesOfADeadReplica(t *testing.T) {
 
 // TestKeepSandbox: a sandbox is kept while its job runs under the replica
 // that started it, and also when the queue cannot judge it (a job of
-// another queue sharing the engine).
+// another queue sharing the engine: another number, delivery or time).
 func TestKeepSandbox(t *testing.T) {
 	st := openPostgres(t)
 	s := replica(t, st, "replica-1", nil)
@@ -143,11 +143,12 @@ func TestKeepSandbox(t *testing.T) {
 		job  sandbox.Job
 		keep bool
 	}{
-		{"running under its replica", sandbox.Job{Replica: "replica-1", ID: running.ID, Delivery: "d-running"}, true},
-		{"running under another replica", sandbox.Job{Replica: "replica-2", ID: running.ID, Delivery: "d-running"}, false},
-		{"back in the queue", sandbox.Job{Replica: "replica-1", ID: queued.ID, Delivery: "d-queued"}, false},
-		{"another queue's job of that number", sandbox.Job{Replica: "replica-1", ID: queued.ID, Delivery: "d-elsewhere"}, true},
-		{"no such job", sandbox.Job{Replica: "replica-1", ID: 999, Delivery: "d-running"}, true},
+		{"running under its replica", sandbox.Job{Replica: "replica-1", ID: running.ID, Delivery: "d-running", Queued: running.CreatedAt}, true},
+		{"running under another replica", sandbox.Job{Replica: "replica-2", ID: running.ID, Delivery: "d-running", Queued: running.CreatedAt}, false},
+		{"back in the queue", sandbox.Job{Replica: "replica-1", ID: queued.ID, Delivery: "d-queued", Queued: queued.CreatedAt}, false},
+		{"another queue's job of that number", sandbox.Job{Replica: "replica-1", ID: queued.ID, Delivery: "d-elsewhere", Queued: queued.CreatedAt}, true},
+		{"another queue's job of that number and delivery", sandbox.Job{Replica: "replica-1", ID: queued.ID, Delivery: "d-queued", Queued: queued.CreatedAt.Add(-time.Second)}, true},
+		{"no such job", sandbox.Job{Replica: "replica-1", ID: 999, Delivery: "d-running", Queued: running.CreatedAt}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
