@@ -199,7 +199,7 @@ func newServer(ctx context.Context, env *environment, log *slog.Logger, mf *mode
 	srv, err := server.New(server.Config{
 		Store: st, Clients: apps, Secret: []byte(ss.secret), MaxBodyBytes: ss.maxBody, MaxInFlightBytes: ss.maxInFlight,
 		Workers: ss.workers, Grace: ss.grace, Logger: log,
-		Ready: func(ctx context.Context) error { return eng.Ping(ctx) },
+		Ready: func(ctx context.Context) error { return eng.Ping(ctx) }, Sandboxes: eng,
 		Model: probe, ModelWait: ss.modelWait, StoreGrace: ss.storeGrace,
 		Runner: &job.Runner{
 			Solver: &reposolve.Sandboxed{Engine: eng, Model: client, ModelName: client.Config().Model, TestModel: testModel,
