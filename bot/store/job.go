@@ -106,3 +106,15 @@ func (o Outcome) String() string {
 	}
 	return "Outcome(" + strconv.Itoa(int(o)) + ")"
 }
+
+// Claimed makes j the job worker holds from now under a lease of the
+// given length: Running, one claim more, no longer deferred. Both stores
+// write it back as their claim's update.
+func (j *Job) Claimed(worker string, now time.Time, lease time.Duration) {
+	j.State = work.Running
+	j.Worker = worker
+	j.LeaseUntil = now.Add(lease)
+	j.Claims++
+	j.UpdatedAt = now
+	j.NotBefore = time.Time{}
+}

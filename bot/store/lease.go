@@ -87,12 +87,7 @@ func (s *Store) claim(ctx context.Context, tx *sql.Tx, worker string, lease time
 			}
 			continue
 		}
-		j.State = work.Running
-		j.Worker = worker
-		j.LeaseUntil = now.Add(lease)
-		j.Claims++
-		j.UpdatedAt = now
-		j.NotBefore = time.Time{}
+		j.Claimed(worker, now, lease)
 		_, err = tx.ExecContext(ctx, `UPDATE jobs SET state = 'running', worker = ?,
 			lease_until = ?, claims = ?, updated_at = ?, not_before = 0 WHERE id = ?`,
 			j.Worker, ToNanos(j.LeaseUntil), j.Claims, ToNanos(now), j.ID)

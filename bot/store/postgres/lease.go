@@ -81,12 +81,7 @@ func (s *Store) claim(ctx context.Context, tx pgx.Tx, worker string, lease time.
 			}
 			continue
 		}
-		j.State = work.Running
-		j.Worker = worker
-		j.LeaseUntil = now.Add(lease)
-		j.Claims++
-		j.UpdatedAt = now
-		j.NotBefore = time.Time{}
+		j.Claimed(worker, now, lease)
 		_, err = tx.Exec(ctx, `UPDATE jobs SET state = 'running', worker = $1,
 			lease_until = $2, claims = $3, updated_at = $4, not_before = 0 WHERE id = $5`,
 			j.Worker, store.ToNanos(j.LeaseUntil), j.Claims, store.ToNanos(now), j.ID)
