@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -286,40 +287,51 @@ func (r *Repository) Review(ctx context.Context, pull int, id int64) (Review, er
 		return Review{}, notFound(err)
 	}
 	out := Review{ID: rv.GetID(), Author: rv.GetUser().GetLogin(), Body: rv.GetBody()}
-	out.Comments, err = allPages(func(opts github.ListOptions) ([]*github.PullRequestComment, *github.Response, error) {
-		return r.gh.PullRequests.ListReviewComments(ctx, r.owner, r.name, pull, id, &opts)
+	out.Comments, err = listPages(math.MaxInt, func(opts github.ListOptions) ([]ReviewComment, *github.Response, error) {
+		list, resp, err := r.gh.PullRequests.ListReviewComments(ctx, r.owner, r.name, pull, id, &opts)
+		return reviewComments(list), resp, err
 	})
 	return out, err
 }
 
 // ReviewComments implements GitHub, reading every page.
 func (r *Repository) ReviewComments(ctx context.Context, pull int) ([]ReviewComment, error) {
-	return allPages(func(opts github.ListOptions) ([]*github.PullRequestComment, *github.Response, error) {
-		return r.gh.PullRequests.ListComments(ctx, r.owner, r.name, pull,
+	return listPages(math.MaxInt, func(opts github.ListOptions) ([]ReviewComment, *github.Response, error) {
+		list, resp, err := r.gh.PullRequests.ListComments(ctx, r.owner, r.name, pull,
 			&github.PullRequestListCommentsOptions{Sort: "created", Direction: "asc", ListOptions: opts})
+		return reviewComments(list), resp, err
 	})
 }
 
-// allPages reads review comments page by page.
-func allPages(list func(github.ListOptions) ([]*github.PullRequestComment, *github.Response, error)) ([]ReviewComment, error) {
+// listPages reads every page of a list, up to pages of them, converting
+// each page as it comes.
+func listPages[T any](pages int, list func(github.ListOptions) ([]T, *github.Response, error)) ([]T, error) {
 	opts := github.ListOptions{PerPage: 100}
-	var out []ReviewComment
-	for {
-		page, resp, err := list(opts)
+	var out []T
+	for range pages {
+		items, resp, err := list(opts)
 		if err != nil {
 			return nil, notFound(err)
 		}
-		for _, c := range page {
-			out = append(out, ReviewComment{
-				ID: c.GetID(), InReplyTo: c.GetInReplyTo(), Author: c.GetUser().GetLogin(),
-				Path: c.GetPath(), Line: c.GetLine(), DiffHunk: c.GetDiffHunk(), Body: c.GetBody(),
-			})
-		}
+		out = append(out, items...)
 		if resp.NextPage == 0 {
-			return out, nil
+			break
 		}
 		opts.Page = resp.NextPage
 	}
+	return out, nil
+}
+
+// reviewComments converts a page of GitHub's review comments.
+func reviewComments(list []*github.PullRequestComment) []ReviewComment {
+	out := make([]ReviewComment, 0, len(list))
+	for _, c := range list {
+		out = append(out, ReviewComment{
+			ID: c.GetID(), InReplyTo: c.GetInReplyTo(), Author: c.GetUser().GetLogin(),
+			Path: c.GetPath(), Line: c.GetLine(), DiffHunk: c.GetDiffHunk(), Body: c.GetBody(),
+		})
+	}
+	return out
 }
 
 // ReplyToReviewComment implements GitHub with a request of its own:

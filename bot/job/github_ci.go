@@ -22,7 +22,7 @@ const maxPages = 10
 
 // PullRequestCommits implements GitHub.
 func (r *Repository) PullRequestCommits(ctx context.Context, pull int) ([]Commit, error) {
-	return listPages(func(opts github.ListOptions) ([]Commit, *github.Response, error) {
+	return listPages(maxPages, func(opts github.ListOptions) ([]Commit, *github.Response, error) {
 		list, resp, err := r.gh.PullRequests.ListCommits(ctx, r.owner, r.name, pull, &opts)
 		out := make([]Commit, 0, len(list))
 		for _, c := range list {
@@ -34,7 +34,7 @@ func (r *Repository) PullRequestCommits(ctx context.Context, pull int) ([]Commit
 
 // CheckRuns implements GitHub.
 func (r *Repository) CheckRuns(ctx context.Context, sha string) ([]CheckRun, error) {
-	return listPages(func(opts github.ListOptions) ([]CheckRun, *github.Response, error) {
+	return listPages(maxPages, func(opts github.ListOptions) ([]CheckRun, *github.Response, error) {
 		res, resp, err := r.gh.Checks.ListCheckRunsForRef(ctx, r.owner, r.name, sha,
 			&github.ListCheckRunsOptions{Filter: github.Ptr("latest"), ListOptions: opts})
 		out := make([]CheckRun, 0, len(res.GetCheckRuns()))
@@ -68,7 +68,7 @@ func (r *Repository) Annotations(ctx context.Context, checkRun int64) ([]round.A
 
 // WorkflowJobs implements GitHub.
 func (r *Repository) WorkflowJobs(ctx context.Context, run int64) ([]WorkflowJob, error) {
-	return listPages(func(opts github.ListOptions) ([]WorkflowJob, *github.Response, error) {
+	return listPages(maxPages, func(opts github.ListOptions) ([]WorkflowJob, *github.Response, error) {
 		res, resp, err := r.gh.Actions.ListWorkflowJobs(ctx, r.owner, r.name, run,
 			&github.ListWorkflowJobsOptions{Filter: "latest", ListOptions: opts})
 		out := make([]WorkflowJob, 0, len(res.GetJobs()))
@@ -117,25 +117,6 @@ func (r *Repository) download(ctx context.Context, link string) (io.ReadCloser, 
 		return nil, fmt.Errorf("download: %s", resp.Status)
 	}
 	return resp.Body, nil
-}
-
-// listPages reads every page of a list, up to maxPages, converting each
-// page as it comes.
-func listPages[T any](list func(github.ListOptions) ([]T, *github.Response, error)) ([]T, error) {
-	opts := github.ListOptions{PerPage: 100}
-	var out []T
-	for range maxPages {
-		items, resp, err := list(opts)
-		if err != nil {
-			return nil, notFound(err)
-		}
-		out = append(out, items...)
-		if resp.NextPage == 0 {
-			break
-		}
-		opts.Page = resp.NextPage
-	}
-	return out, nil
 }
 
 // lastBytes reads r to its end and keeps its last n bytes at most, from
