@@ -303,7 +303,11 @@ func (s *session) review(ctx context.Context, id string) (round.Review, error) {
 	return out, nil
 }
 
+// readReview reads review id of the round's pull request, once a job.
 func (s *session) readReview(ctx context.Context, id string) (Review, error) {
+	if s.roundReview != nil {
+		return *s.roundReview, nil
+	}
 	n, err := strconv.ParseInt(id, 10, 64)
 	if err != nil || !strings.HasPrefix(s.t.Round, "review:") {
 		return Review{}, fmt.Errorf("round %q does not name a review", s.t.Round)
@@ -312,6 +316,7 @@ func (s *session) readReview(ctx context.Context, id string) (Review, error) {
 	if err != nil {
 		return Review{}, githubError("read review "+id, err)
 	}
+	s.roundReview = &rv
 	return rv, nil
 }
 

@@ -32,11 +32,14 @@ type session struct {
 	parent string
 	// round is the round a job on Capsule's pull request makes (its status
 	// comment is on the pull request); nil for a job on an issue.
-	round      *report.Round
-	comment    int64  // the status comment's id; 0 until known
-	treeDir    string // the tree the loop works on
-	fetched    string // the tree, when the job fetched it
-	lastResult string
+	round *report.Round
+	// roundReview is the review a review round answers, once read: its task
+	// shows it and its replies go in its threads.
+	roundReview *Review
+	comment     int64  // the status comment's id; 0 until known
+	treeDir     string // the tree the loop works on
+	fetched     string // the tree, when the job fetched it
+	lastResult  string
 }
 
 // repository reads the repository's default branch and pins its head.
