@@ -205,7 +205,7 @@ func (s *session) ciRoundsDone(ctx context.Context) (int, error) {
 		keys[trailer(c.Message, TrailerRound)] = true
 	}
 	for _, c := range comments {
-		if key, ok := roundOfStatus(c.Body); ok {
+		if key, ok := report.StatusRound(c.Body); ok {
 			keys[key] = true
 		}
 	}
@@ -216,18 +216,6 @@ func (s *session) ciRoundsDone(ctx context.Context) (int, error) {
 		}
 	}
 	return n, nil
-}
-
-// roundOfStatus reads the round key of a round's status comment, whose
-// second line is report.RoundMarker(key).
-func roundOfStatus(body string) (string, bool) {
-	open, end, _ := strings.Cut(report.RoundMarker("\x00"), "\x00")
-	rest, ok := strings.CutPrefix(body, report.Marker+"\n"+open)
-	if !ok {
-		return "", false
-	}
-	key, _, ok := strings.Cut(rest, end+"\n")
-	return key, ok
 }
 
 // failingChecks lists the check runs that failed on commit sha.

@@ -37,7 +37,24 @@ type Round struct {
 // key: its status comment on the pull request and its reply in each
 // review thread. A resumed round looks for it so as not to write twice.
 func RoundMarker(key string) string {
-	return "<!-- capsule-round: " + safeKey(key) + " -->"
+	return roundMarkerOpen + safeKey(key) + roundMarkerClose
+}
+
+// A round marker's text around its key.
+const (
+	roundMarkerOpen  = "<!-- capsule-round: "
+	roundMarkerClose = " -->"
+)
+
+// StatusRound reads the round key of a round's status comment, as its
+// RoundMarker line holds it; false for any other comment.
+func StatusRound(body string) (key string, ok bool) {
+	rest, ok := strings.CutPrefix(body, Marker+"\n"+roundMarkerOpen)
+	if !ok {
+		return "", false
+	}
+	key, _, ok = strings.Cut(rest, roundMarkerClose+"\n")
+	return key, ok
 }
 
 // safeKey keeps a round key from closing its HTML comment.

@@ -58,8 +58,14 @@ func TestRoundsGolden(t *testing.T) {
 		if !strings.HasPrefix(got, Marker+"\n"+RoundMarker(s.Round.Key)+"\n") || strings.Contains(got, "Pull request") {
 			t.Errorf("a round's status comment:\n%s", got)
 		}
+		if key, ok := StatusRound(got); key != s.Round.Key || !ok {
+			t.Errorf("StatusRound = %q, %v; want %q", key, ok, s.Round.Key)
+		}
 		checkMarkdown(t, got)
 		statuses = append(statuses, got)
+	}
+	if key, ok := StatusRound(StatusComment(Status{State: work.Running, Attempt: 1, Of: 5})); ok {
+		t.Errorf("an issue's status comment names round %q", key)
 	}
 	golden(t, "round_status.md", strings.Join(statuses, "\n---\n\n"))
 	golden(t, "round_denied.md", RoundPermissionDenied("mallory", "read", "write"))
