@@ -13,44 +13,41 @@ import (
 // keptBranch finds the issue's open pull request whose branch must be
 // kept: it logs rounds, or its head is not Capsule's (someone pushed), or
 // its head is a round's commit. It returns the pull request and the
-// branch's head, with keep false when the branch may be replaced as a
-// first run's (no pull request, or only Capsule's first commit).
-func (s *session) keptBranch(ctx context.Context) (pr PullRequest, head string, keep bool, err error) {
+// branch's head with its message, with keep false when the branch may be
+// replaced as a first run's (no pull request, or only Capsule's first
+// commit).
+func (s *session) keptBranch(ctx context.Context) (pr PullRequest, head, message string, keep bool, err error) {
 	branch := work.Branch(s.t.Issue)
 	pr, found, err := s.gh.OpenPullRequest(ctx, branch)
 	if err != nil {
-		return pr, "", false, githubError("look for the issue's pull request", err)
+		return pr, "", "", false, githubError("look for the issue's pull request", err)
 	}
 	if !found {
-		return pr, "", false, nil
+		return pr, "", "", false, nil
 	}
 	head, err = s.gh.BranchHead(ctx, branch)
 	if errors.Is(err, ErrNotFound) {
-		return pr, "", false, nil // nothing to keep: publish makes the branch again
+		return pr, "", "", false, nil // nothing to keep: publish makes the branch again
 	}
 	if err != nil {
-		return pr, "", false, githubError("read the branch "+branch, err)
+		return pr, "", "", false, githubError("read the branch "+branch, err)
 	}
-	message, err := s.gh.CommitMessage(ctx, head)
+	message, err = s.gh.CommitMessage(ctx, head)
 	if err != nil {
-		return pr, "", false, githubError("read the branch's head "+head, err)
+		return pr, "", "", false, githubError("read the branch's head "+head, err)
 	}
 	keep = report.HasRounds(pr.Body) || trailer(message, TrailerIssue) == "" || trailer(message, TrailerRound) != ""
-	return pr, head, keep, nil
+	return pr, head, message, keep, nil
 }
 
 // retryOnBranch runs the issue's task on the head of its pull request's
-// branch and, when the tests pass, adds one commit (no force) and logs it
+// branch (whose commit message is message) and, when the tests pass, adds one commit (no force) and logs it
 // as a round in the pull request's body. A failing run pushes nothing.
-func (s *session) retryOnBranch(ctx context.Context, pr PullRequest, head string, issue Issue, cfg repoconfig.Config) (Result, error) {
+func (s *session) retryOnBranch(ctx context.Context, pr PullRequest, head, message string, issue Issue, cfg repoconfig.Config) (Result, error) {
 	s.parent = head
 	r := newRound(pr.Body, "retry:"+s.t.Delivery, roundCause(s.t))
 	s.log.Info("the issue's pull request has rounds or others' commits: working on its branch", "pull_request", pr.Number, "head", head)
 	res := Result{PullRequest: pr.Number, PullRequestURL: pr.URL, Draft: pr.Draft, StatusComment: s.comment}
-	message, err := s.gh.CommitMessage(ctx, head)
-	if err != nil {
-		return s.fail(ctx, nil, "", githubError("read the branch's head "+head, err))
-	}
 	if trailer(message, TrailerRound) == oneLine(r.Key) {
 		// A run before this one pushed the commit and stopped.
 		r.Commit = head

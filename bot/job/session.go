@@ -186,10 +186,10 @@ func (s *session) work(ctx context.Context, branch string, cfg repoconfig.Config
 	if err != nil {
 		return s.fail(ctx, nil, "", githubError("read the issue", err))
 	}
-	if pr, head, keep, err := s.keptBranch(ctx); err != nil {
+	if pr, head, message, keep, err := s.keptBranch(ctx); err != nil {
 		return s.fail(ctx, nil, "", err)
 	} else if keep {
-		return s.retryOnBranch(ctx, pr, head, issue, cfg)
+		return s.retryOnBranch(ctx, pr, head, message, issue, cfg)
 	}
 	outcome, res, err := s.solve(ctx, round.Task{Title: issue.Title, Body: issue.Body}, cfg)
 	if outcome == nil || err != nil {
