@@ -14,13 +14,13 @@ import (
 // matches jobs_active_issue's WHERE clause word for word, which is what lets
 // SQLite use that partial index; the columns' NOCASE collation makes the
 // comparison case-insensitive.
-const activeQuery = `SELECT ` + jobColumns + ` FROM jobs
+const activeQuery = `SELECT ` + JobColumns + ` FROM jobs
 	WHERE owner = ? AND repo = ? AND issue = ? AND state IN ('queued', 'running')`
 
 // roundQuery finds the job of round (?, ?, ?, ?): owner, repo, pull
 // request and round key. The round term matches jobs_round's WHERE clause
 // word for word, which is what lets SQLite use that partial index.
-const roundQuery = `SELECT ` + jobColumns + ` FROM jobs
+const roundQuery = `SELECT ` + JobColumns + ` FROM jobs
 	WHERE owner = ? AND repo = ? AND pull_request = ? AND round = ? AND round != ''`
 
 // Enqueue queues r as a job, atomically with the checks that keep the queue sane:
@@ -107,7 +107,7 @@ func (s *Store) enqueue(ctx context.Context, tx *sql.Tx, r work.Request) (Job, O
 	}
 
 	if r.Round != "" {
-		same, err := scanJob(tx.QueryRowContext(ctx, roundQuery, r.Owner, r.Repo, r.PullRequest, r.Round))
+		same, err := ScanJob(tx.QueryRowContext(ctx, roundQuery, r.Owner, r.Repo, r.PullRequest, r.Round))
 		switch {
 		case err == nil:
 			return same, Duplicate, recordDelivery(ctx, tx, r.Delivery, same.ID)
@@ -116,7 +116,7 @@ func (s *Store) enqueue(ctx context.Context, tx *sql.Tx, r work.Request) (Job, O
 		}
 	}
 
-	active, err := scanJob(tx.QueryRowContext(ctx, activeQuery, r.Owner, r.Repo, r.Issue))
+	active, err := ScanJob(tx.QueryRowContext(ctx, activeQuery, r.Owner, r.Repo, r.Issue))
 	switch {
 	case err == nil && r.Round != "":
 		return s.waitFor(ctx, tx, r, active)

@@ -18,7 +18,7 @@ var AbandonedReason = fmt.Sprintf("abandoned after %d attempts to run it: the se
 // claimableQuery finds the oldest claimable job at time ?1 created before
 // ?2. The state term matches jobs_claimable's WHERE clause word for word,
 // which is what lets SQLite use that partial index.
-const claimableQuery = `SELECT ` + jobColumns + ` FROM jobs
+const claimableQuery = `SELECT ` + JobColumns + ` FROM jobs
 	WHERE state IN ('queued', 'running')
 		AND ((state = 'queued' AND not_before <= ?1) OR (state = 'running' AND lease_until <= ?1))
 		AND created_at < ?2
@@ -67,7 +67,7 @@ func (s *Store) claim(ctx context.Context, tx *sql.Tx, worker string, lease time
 		before = ToNanos(createdBefore)
 	}
 	for {
-		j, err := scanJob(tx.QueryRowContext(ctx, claimableQuery, ToNanos(now), before))
+		j, err := ScanJob(tx.QueryRowContext(ctx, claimableQuery, ToNanos(now), before))
 		if errors.Is(err, sql.ErrNoRows) {
 			return Job{}, false, nil
 		}

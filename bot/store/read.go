@@ -21,7 +21,7 @@ func (s *Store) Get(ctx context.Context, id int64) (Job, error) {
 // ByDelivery returns the job delivery created or, if it was answered Busy,
 // the job that was active then; or an error wrapping ErrNotFound.
 func (s *Store) ByDelivery(ctx context.Context, delivery string) (Job, error) {
-	j, err := scanJob(s.r.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM jobs
+	j, err := ScanJob(s.r.QueryRowContext(ctx, `SELECT `+JobColumns+` FROM jobs
 		WHERE id = (SELECT job_id FROM deliveries WHERE delivery = ?)`, delivery))
 	if errors.Is(err, sql.ErrNoRows) {
 		err = ErrNotFound
@@ -65,14 +65,14 @@ func (s *Store) List(ctx context.Context, limit int) ([]Job, error) {
 	if limit <= 0 {
 		limit = -1 // SQLite's "no limit"
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT `+jobColumns+` FROM jobs ORDER BY id DESC LIMIT ?`, limit)
+	rows, err := s.r.QueryContext(ctx, `SELECT `+JobColumns+` FROM jobs ORDER BY id DESC LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: list: %w", err)
 	}
 	defer rows.Close()
 	var jobs []Job
 	for rows.Next() {
-		j, err := scanJob(rows)
+		j, err := ScanJob(rows)
 		if err != nil {
 			return nil, fmt.Errorf("store: list: %w", err)
 		}

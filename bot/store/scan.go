@@ -10,18 +10,20 @@ import (
 	"github.com/capsulehq/capsule/bot/work"
 )
 
-// jobColumns is the column list scanJob expects, in its order.
-const jobColumns = `id, delivery, event, trigger, installation, owner, repo, issue,
+// JobColumns is the column list of a job's row that ScanJob reads, in
+// its order: every store's jobs table has them.
+const JobColumns = `id, delivery, event, trigger, installation, owner, repo, issue,
 	sender, label, state, reason, claims, worker, lease_until, status_comment,
 	pull_request, created_at, updated_at, not_before, busy, round, head_sha`
 
-// scanner is what *sql.Row and *sql.Rows have in common.
+// scanner is what a row of database/sql (*sql.Row, *sql.Rows) and of pgx
+// (pgx.Row, pgx.Rows) have in common.
 type scanner interface {
 	Scan(dest ...any) error
 }
 
-// scanJob reads one row of jobColumns.
-func scanJob(row scanner) (Job, error) {
+// ScanJob reads one row of JobColumns: a row of database/sql or of pgx.
+func ScanJob(row scanner) (Job, error) {
 	var (
 		j                       Job
 		state                   string
@@ -50,7 +52,7 @@ type querier interface {
 
 // getJob reads job id through q, which may be a transaction.
 func getJob(ctx context.Context, q querier, id int64) (Job, error) {
-	j, err := scanJob(q.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = ?`, id))
+	j, err := ScanJob(q.QueryRowContext(ctx, `SELECT `+JobColumns+` FROM jobs WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Job{}, fmt.Errorf("job %d: %w", id, ErrNotFound)
 	}

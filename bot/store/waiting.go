@@ -64,7 +64,7 @@ func (s *Store) promote(ctx context.Context, tx *sql.Tx, id int64) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM waiting WHERE id = ?`, wid); err != nil {
 			return err
 		}
-		j, err := scanJob(tx.QueryRowContext(ctx, roundQuery, r.Owner, r.Repo, r.PullRequest, r.Round))
+		j, err := ScanJob(tx.QueryRowContext(ctx, roundQuery, r.Owner, r.Repo, r.PullRequest, r.Round))
 		queued := errors.Is(err, sql.ErrNoRows)
 		if queued {
 			j, err = s.insertJob(ctx, tx, r, created)

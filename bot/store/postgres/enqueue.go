@@ -19,11 +19,11 @@ import (
 // for) while the delivery is recorded against it; a job that ended
 // meanwhile is not found.
 const (
-	activeQuery = `SELECT ` + jobColumns + ` FROM jobs
+	activeQuery = `SELECT ` + store.JobColumns + ` FROM jobs
 		WHERE lower(owner) = lower($1) AND lower(repo) = lower($2) AND issue = $3
 			AND state IN ('queued', 'running')
 		FOR UPDATE`
-	roundQuery = `SELECT ` + jobColumns + ` FROM jobs
+	roundQuery = `SELECT ` + store.JobColumns + ` FROM jobs
 		WHERE lower(owner) = lower($1) AND lower(repo) = lower($2) AND pull_request = $3
 			AND round = $4 AND round <> ''`
 )
@@ -69,13 +69,13 @@ func (s *Store) enqueue(ctx context.Context, tx pgx.Tx, r work.Request) (store.J
 	// after it, is as of no earlier than the active job. (A round's job
 	// committed between the two reads would otherwise be taken for an
 	// active job the round must wait for.)
-	active, err := scanJob(tx.QueryRow(ctx, activeQuery, r.Owner, r.Repo, r.Issue))
+	active, err := store.ScanJob(tx.QueryRow(ctx, activeQuery, r.Owner, r.Repo, r.Issue))
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return store.Job{}, 0, err
 	}
 	found := err == nil
 	if r.Round != "" {
-		same, err := scanJob(tx.QueryRow(ctx, roundQuery, r.Owner, r.Repo, r.PullRequest, r.Round))
+		same, err := store.ScanJob(tx.QueryRow(ctx, roundQuery, r.Owner, r.Repo, r.PullRequest, r.Round))
 		switch {
 		case err == nil:
 			return same, store.Duplicate, recordDelivery(ctx, tx, r.Delivery, same.ID)
@@ -187,7 +187,7 @@ func (s *Store) promote(ctx context.Context, tx pgx.Tx, id int64) error {
 		if err != nil {
 			return err
 		}
-		j, err := scanJob(tx.QueryRow(ctx, roundQuery, r.Owner, r.Repo, r.PullRequest, r.Round))
+		j, err := store.ScanJob(tx.QueryRow(ctx, roundQuery, r.Owner, r.Repo, r.PullRequest, r.Round))
 		queued := errors.Is(err, pgx.ErrNoRows)
 		if queued {
 			j, err = s.insertJob(ctx, tx, r, store.FromNanos(created))

@@ -17,7 +17,7 @@ import (
 // created before $2, skipping the jobs other transactions hold: replicas
 // claiming at once each take a different job, and none waits. The state
 // term matches jobs_claimable's WHERE clause.
-const claimableQuery = `SELECT ` + jobColumns + ` FROM jobs
+const claimableQuery = `SELECT ` + store.JobColumns + ` FROM jobs
 	WHERE state IN ('queued', 'running')
 		AND ((state = 'queued' AND not_before <= $1) OR (state = 'running' AND lease_until <= $1))
 		AND created_at < $2
@@ -61,7 +61,7 @@ func (s *Store) claim(ctx context.Context, tx pgx.Tx, worker string, lease time.
 		before = store.ToNanos(createdBefore)
 	}
 	for {
-		j, err := scanJob(tx.QueryRow(ctx, claimableQuery, store.ToNanos(now), before))
+		j, err := store.ScanJob(tx.QueryRow(ctx, claimableQuery, store.ToNanos(now), before))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return store.Job{}, false, nil
 		}

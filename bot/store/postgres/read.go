@@ -11,31 +11,6 @@ import (
 	"github.com/capsulehq/capsule/bot/work"
 )
 
-// jobColumns is the column list scanJob expects, in its order.
-const jobColumns = `id, delivery, event, trigger, installation, owner, repo, issue,
-	sender, label, state, reason, claims, worker, lease_until, status_comment,
-	pull_request, created_at, updated_at, not_before, busy, round, head_sha`
-
-// scanJob reads one row of jobColumns.
-func scanJob(row pgx.Row) (store.Job, error) {
-	var (
-		j                                  store.Job
-		lease, created, updated, notBefore int64
-	)
-	err := row.Scan(&j.ID, &j.Delivery, &j.Event, &j.Trigger, &j.Installation,
-		&j.Owner, &j.Repo, &j.Issue, &j.Sender, &j.Label, &j.State, &j.Reason,
-		&j.Claims, &j.Worker, &lease, &j.StatusComment, &j.PullRequest,
-		&created, &updated, &notBefore, &j.Busy, &j.Round, &j.HeadSHA)
-	if err != nil {
-		return store.Job{}, err
-	}
-	j.LeaseUntil = store.FromNanos(lease)
-	j.CreatedAt = store.FromNanos(created)
-	j.UpdatedAt = store.FromNanos(updated)
-	j.NotBefore = store.FromNanos(notBefore)
-	return j, nil
-}
-
 // querier is what the pool and a transaction have in common.
 type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
@@ -43,7 +18,7 @@ type querier interface {
 
 // getJob reads job id through q, which may be a transaction.
 func getJob(ctx context.Context, q querier, id int64) (store.Job, error) {
-	j, err := scanJob(q.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = $1`, id))
+	j, err := store.ScanJob(q.QueryRow(ctx, `SELECT `+store.JobColumns+` FROM jobs WHERE id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.Job{}, fmt.Errorf("job %d: %w", id, store.ErrNotFound)
 	}
@@ -62,7 +37,7 @@ func (s *Store) Get(ctx context.Context, id int64) (store.Job, error) {
 // ByDelivery returns the job delivery created or was answered with; or an
 // error wrapping store.ErrNotFound.
 func (s *Store) ByDelivery(ctx context.Context, delivery string) (store.Job, error) {
-	j, err := scanJob(s.pool.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs
+	j, err := store.ScanJob(s.pool.QueryRow(ctx, `SELECT `+store.JobColumns+` FROM jobs
 		WHERE id = (SELECT job_id FROM deliveries WHERE delivery = $1)`, delivery))
 	if errors.Is(err, pgx.ErrNoRows) {
 		err = store.ErrNotFound
@@ -104,11 +79,11 @@ func (s *Store) List(ctx context.Context, limit int) ([]store.Job, error) {
 	if limit > 0 {
 		max = &limit
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+jobColumns+` FROM jobs ORDER BY id DESC LIMIT $1`, max)
+	rows, err := s.pool.Query(ctx, `SELECT `+store.JobColumns+` FROM jobs ORDER BY id DESC LIMIT $1`, max)
 	if err != nil {
 		return nil, fmt.Errorf("store: list: %w", err)
 	}
-	jobs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.Job, error) { return scanJob(row) })
+	jobs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.Job, error) { return store.ScanJob(row) })
 	if err != nil {
 		return nil, fmt.Errorf("store: list: %w", err)
 	}
