@@ -195,13 +195,19 @@ func (s *Store) leased(ctx context.Context, tx *sql.Tx, id int64, worker, update
 		return nil
 	}
 	j, err := getJob(ctx, tx, id)
-	if errors.Is(err, ErrNotFound) {
+	return LeaseLost(j, err, worker)
+}
+
+// LeaseLost is the ErrLeaseLost of a job that no longer runs under
+// worker, saying where the job is now: j and err are what reading the job
+// again returned.
+func LeaseLost(j Job, err error, worker string) error {
+	switch {
+	case errors.Is(err, ErrNotFound):
 		return fmt.Errorf("no such job: %w", ErrLeaseLost)
-	}
-	if err != nil {
+	case err != nil:
 		return err
-	}
-	if j.State == work.Running {
+	case j.State == work.Running:
 		return fmt.Errorf("running under %s, not %s: %w", j.Worker, worker, ErrLeaseLost)
 	}
 	return fmt.Errorf("%s, not running under %s: %w", j.State, worker, ErrLeaseLost)

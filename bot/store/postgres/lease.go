@@ -175,16 +175,7 @@ func (s *Store) leased(ctx context.Context, id int64, worker, update string, arg
 			return err
 		}
 		j, err := getJob(ctx, tx, id)
-		if errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("no such job: %w", store.ErrLeaseLost)
-		}
-		if err != nil {
-			return err
-		}
-		if j.State == work.Running {
-			return fmt.Errorf("running under %s, not %s: %w", j.Worker, worker, store.ErrLeaseLost)
-		}
-		return fmt.Errorf("%s, not running under %s: %w", j.State, worker, store.ErrLeaseLost)
+		return store.LeaseLost(j, err, worker)
 	})
 }
 
