@@ -9,16 +9,16 @@ import (
 	"github.com/capsulehq/capsule/bot/work"
 )
 
-// waitingColumns is the column list of a waiting round, in scanWaiting's
-// order.
-const waitingColumns = `id, delivery, event, trigger, installation, owner, repo, issue, sender,
+// WaitingColumns is the column list of a waiting round that ScanWaiting
+// reads, in its order: every store's waiting table has them.
+const WaitingColumns = `id, delivery, event, trigger, installation, owner, repo, issue, sender,
 	pull_request, round, head_sha, created_at`
 
 // waitingRoundQuery finds round (?, ?, ?, ?) among the waiting ones;
 // nextWaitingQuery the oldest round waiting for issue (?, ?, ?).
 const (
 	waitingRoundQuery = `SELECT id FROM waiting WHERE owner = ? AND repo = ? AND pull_request = ? AND round = ?`
-	nextWaitingQuery  = `SELECT ` + waitingColumns + ` FROM waiting
+	nextWaitingQuery  = `SELECT ` + WaitingColumns + ` FROM waiting
 		WHERE owner = ? AND repo = ? AND issue = ? ORDER BY id LIMIT 1`
 )
 
@@ -33,7 +33,7 @@ func (s *Store) waitFor(ctx context.Context, tx *sql.Tx, r work.Request, active 
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		outcome = Waiting
-		_, err = tx.ExecContext(ctx, `INSERT INTO waiting (`+waitingColumns[len("id, "):]+`)
+		_, err = tx.ExecContext(ctx, `INSERT INTO waiting (`+WaitingColumns[len("id, "):]+`)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			r.Delivery, r.Event, r.Trigger, r.Installation, r.Owner, r.Repo, r.Issue, r.Sender,
 			r.PullRequest, r.Round, r.HeadSHA, ToNanos(s.clock()))
@@ -54,7 +54,7 @@ func (s *Store) promote(ctx context.Context, tx *sql.Tx, id int64) error {
 		return err
 	}
 	for {
-		wid, r, created, err := scanWaiting(tx.QueryRowContext(ctx, nextWaitingQuery, ended.Owner, ended.Repo, ended.Issue))
+		wid, r, created, err := ScanWaiting(tx.QueryRowContext(ctx, nextWaitingQuery, ended.Owner, ended.Repo, ended.Issue))
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
@@ -78,8 +78,9 @@ func (s *Store) promote(ctx context.Context, tx *sql.Tx, id int64) error {
 	}
 }
 
-// scanWaiting reads one row of waitingColumns.
-func scanWaiting(row scanner) (id int64, r work.Request, created time.Time, err error) {
+// ScanWaiting reads one row of WaitingColumns: the waiting round's id,
+// its request and when it arrived.
+func ScanWaiting(row scanner) (id int64, r work.Request, created time.Time, err error) {
 	var nanos int64
 	err = row.Scan(&id, &r.Delivery, &r.Event, &r.Trigger, &r.Installation, &r.Owner, &r.Repo, &r.Issue,
 		&r.Sender, &r.PullRequest, &r.Round, &r.HeadSHA, &nanos)

@@ -131,11 +131,6 @@ func recordDelivery(ctx context.Context, tx pgx.Tx, delivery string, id int64) e
 	return err
 }
 
-// waitingColumns is the column list of a waiting round, in scanWaiting's
-// order.
-const waitingColumns = `id, delivery, event, trigger, installation, owner, repo, issue, sender,
-	pull_request, round, head_sha, created_at`
-
 // waitFor records round r, which arrived while its issue had the active
 // job active, to be queued once that ends, and records its delivery
 // against active. A round already waiting is not recorded twice:
@@ -148,7 +143,7 @@ func (s *Store) waitFor(ctx context.Context, tx pgx.Tx, r work.Request, active s
 	outcome := store.Duplicate
 	if errors.Is(err, pgx.ErrNoRows) {
 		outcome = store.Waiting
-		_, err = tx.Exec(ctx, `INSERT INTO waiting (`+waitingColumns[len("id, "):]+`)
+		_, err = tx.Exec(ctx, `INSERT INTO waiting (`+store.WaitingColumns[len("id, "):]+`)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
 			r.Delivery, r.Event, string(r.Trigger), r.Installation, r.Owner, r.Repo, r.Issue, r.Sender,
 			r.PullRequest, r.Round, r.HeadSHA, store.ToNanos(s.clock()))
@@ -169,18 +164,11 @@ func (s *Store) promote(ctx context.Context, tx pgx.Tx, id int64) error {
 		return err
 	}
 	for {
-		var (
-			wid     int64
-			r       work.Request
-			created int64
-		)
-		err := tx.QueryRow(ctx, `DELETE FROM waiting WHERE id = (
+		_, r, created, err := store.ScanWaiting(tx.QueryRow(ctx, `DELETE FROM waiting WHERE id = (
 				SELECT id FROM waiting
 				WHERE lower(owner) = lower($1) AND lower(repo) = lower($2) AND issue = $3
 				ORDER BY id LIMIT 1)
-			RETURNING `+waitingColumns, ended.Owner, ended.Repo, ended.Issue).Scan(
-			&wid, &r.Delivery, &r.Event, &r.Trigger, &r.Installation, &r.Owner, &r.Repo, &r.Issue,
-			&r.Sender, &r.PullRequest, &r.Round, &r.HeadSHA, &created)
+			RETURNING `+store.WaitingColumns, ended.Owner, ended.Repo, ended.Issue))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil
 		}
@@ -190,7 +178,7 @@ func (s *Store) promote(ctx context.Context, tx pgx.Tx, id int64) error {
 		j, err := store.ScanJob(tx.QueryRow(ctx, roundQuery, r.Owner, r.Repo, r.PullRequest, r.Round))
 		queued := errors.Is(err, pgx.ErrNoRows)
 		if queued {
-			j, err = s.insertJob(ctx, tx, r, store.FromNanos(created))
+			j, err = s.insertJob(ctx, tx, r, created)
 		}
 		if err != nil {
 			return err
