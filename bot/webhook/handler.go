@@ -280,7 +280,7 @@ func (h *handler) issue(w http.ResponseWriter, r *http.Request, d delivery, body
 	if req.PullRequest != 0 {
 		d.log = d.log.With("pull_request", req.PullRequest)
 	}
-	if ignored := (*Ignored)(nil); errors.As(err, &ignored) {
+	if ignored, ok := errors.AsType[*Ignored](err); ok {
 		return h.ignored(w, d, ignored)
 	} else if err != nil {
 		reply(w, http.StatusBadRequest, "error", "malformed payload")
@@ -293,7 +293,7 @@ func (h *handler) issue(w http.ResponseWriter, r *http.Request, d delivery, body
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), acceptTimeout)
 	defer cancel()
 	if err := h.sink.Accept(ctx, req); err != nil {
-		if ignored := (*Ignored)(nil); errors.As(err, &ignored) {
+		if ignored, ok := errors.AsType[*Ignored](err); ok {
 			return h.ignored(w, d, ignored)
 		}
 		reply(w, http.StatusServiceUnavailable, "error", "could not queue the delivery")
