@@ -113,21 +113,14 @@ func (r *Repository) Issue(ctx context.Context, number int) (Issue, error) {
 
 // Comments implements GitHub, reading every page.
 func (r *Repository) Comments(ctx context.Context, issue int) ([]Comment, error) {
-	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
-	var out []Comment
-	for {
-		comments, resp, err := r.gh.Issues.ListComments(ctx, r.owner, r.name, issue, opts)
-		if err != nil {
-			return nil, notFound(err)
-		}
-		for _, c := range comments {
+	return listPages(math.MaxInt, func(opts github.ListOptions) ([]Comment, *github.Response, error) {
+		list, resp, err := r.gh.Issues.ListComments(ctx, r.owner, r.name, issue, &github.IssueListCommentsOptions{ListOptions: opts})
+		out := make([]Comment, 0, len(list))
+		for _, c := range list {
 			out = append(out, Comment{ID: c.GetID(), Body: c.GetBody()})
 		}
-		if resp.NextPage == 0 {
-			return out, nil
-		}
-		opts.Page = resp.NextPage
-	}
+		return out, resp, err
+	})
 }
 
 // CreateComment implements GitHub.
