@@ -18,6 +18,7 @@ type Store interface {
 	Claim(ctx context.Context, worker string, lease time.Duration) (store.Job, bool, error)
 	ClaimCreatedBefore(ctx context.Context, worker string, lease time.Duration, t time.Time) (store.Job, bool, error)
 	Renew(ctx context.Context, id int64, worker string, lease time.Duration) error
+	RecordPullRequest(ctx context.Context, id int64, worker string, number int) error
 	Finish(ctx context.Context, id int64, worker string, e store.End) error
 	Release(ctx context.Context, id int64, worker string) error
 	Defer(ctx context.Context, id int64, worker string, notBefore time.Time) error

@@ -116,6 +116,26 @@ func (s *Store) Renew(ctx context.Context, id int64, worker string, lease time.D
 	return nil
 }
 
+// RecordPullRequest records that job id, which must be running under
+// worker, opened (or updated) pull request number, before the job ends:
+// from then on PullRequestOf knows the pull request, so that a review of
+// it is taken while the job still finishes. It fails with ErrLeaseLost
+// when the job is no longer running under worker.
+func (s *Store) RecordPullRequest(ctx context.Context, id int64, worker string, number int) error {
+	if number <= 0 {
+		return fmt.Errorf("store: record pull request %d of job %d: %w", number, id, ErrInvalid)
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		return s.leased(ctx, tx, id, worker, `UPDATE jobs SET pull_request = ?, updated_at = ?
+			WHERE id = ? AND state = 'running' AND worker = ?`,
+			number, ToNanos(s.clock()), id, worker)
+	})
+	if err != nil {
+		return fmt.Errorf("store: record pull request %d of job %d: %w", number, id, err)
+	}
+	return nil
+}
+
 // Finish ends job id, which must be running under worker, as e says: in
 // e.State (Done, Failed or Skipped) for e.Reason, with what the job made.
 // The oldest round waiting for the job's issue is queued (see Enqueue).

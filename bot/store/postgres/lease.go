@@ -108,6 +108,23 @@ func (s *Store) Renew(ctx context.Context, id int64, worker string, lease time.D
 	return nil
 }
 
+// RecordPullRequest records that job id, which must be running under
+// worker, opened (or updated) pull request number, before the job ends
+// (see store.Store.RecordPullRequest). It fails with store.ErrLeaseLost
+// when the job is no longer running under worker.
+func (s *Store) RecordPullRequest(ctx context.Context, id int64, worker string, number int) error {
+	if number <= 0 {
+		return fmt.Errorf("store: record pull request %d of job %d: %w", number, id, store.ErrInvalid)
+	}
+	err := s.leased(ctx, id, worker, `UPDATE jobs SET pull_request = $1, updated_at = $2
+		WHERE id = $3 AND state = 'running' AND worker = $4`,
+		number, store.ToNanos(s.clock()), id, worker)
+	if err != nil {
+		return fmt.Errorf("store: record pull request %d of job %d: %w", number, id, err)
+	}
+	return nil
+}
+
 // Finish ends job id, which must be running under worker, as e says, and
 // queues the oldest round waiting for its issue (see
 // store.Store.Finish). It fails with store.ErrLeaseLost when the job is

@@ -65,6 +65,7 @@ func Run(t *testing.T, open Open) {
 		{"EnqueueRoundConcurrent", testEnqueueRoundConcurrent},
 		{"EnqueueRoundInvalid", testEnqueueRoundInvalid},
 		{"PullRequestOf", testPullRequestOf},
+		{"RecordPullRequest", testRecordPullRequest},
 		{"WaitingRoundWithAJob", testWaitingRoundWithAJob},
 		{"Defer", testDefer},
 		{"ClaimCreatedBefore", testClaimCreatedBefore},

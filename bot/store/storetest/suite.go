@@ -374,6 +374,7 @@ func testLeaseLost(t *testing.T, open Open) {
 			return s.Finish(context.Background(), id, "w1", store.End{State: work.Failed})
 		}},
 		{"Release", func(s Store, id int64) error { return s.Release(context.Background(), id, "w1") }},
+		{"RecordPullRequest", func(s Store, id int64) error { return s.RecordPullRequest(context.Background(), id, "w1", 5) }},
 	}
 	for _, st := range setups {
 		for _, op := range ops {
@@ -910,4 +911,35 @@ func testEnqueueConcurrentIssues(t *testing.T, open Open) {
 		t.Errorf("outcomes %v, want %d created and %d busy", count, issues, deliveries-issues)
 	}
 	WantCounts(t, s, map[work.State]int{work.Queued: issues})
+}
+
+// testRecordPullRequest: a job says which pull request it opened before it
+// ends, and from then on the store knows the pull request, so that a
+// review of it is not turned away while the job finishes; the job's end
+// keeps the number when it names none.
+func testRecordPullRequest(t *testing.T, open Open) {
+	s, _ := newStore(t, open)
+	ctx := context.Background()
+	j := Enqueue(t, s, NewRequest("d1", 7), store.Created)
+	Claim(t, s, "w1", time.Minute)
+	if err := s.RecordPullRequest(ctx, j.ID, "w1", 0); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("RecordPullRequest(0) = %v, want ErrInvalid", err)
+	}
+	if err := s.RecordPullRequest(ctx, j.ID, "w1", 12); err != nil {
+		t.Fatal(err)
+	}
+	if got := Get(t, s, j.ID); got.State != work.Running || got.PullRequest != 12 {
+		t.Errorf("job = %+v, want running with pull request 12", got)
+	}
+	pr, ok, err := s.PullRequestNumbered(ctx, "acme", "widgets", 12)
+	if want := (store.PullRequest{Issue: 7, Number: 12}); err != nil || !ok || pr != want {
+		t.Errorf("PullRequestNumbered(12) while the job runs = %+v, %v, %v; want %+v", pr, ok, err, want)
+	}
+	if err := s.Finish(ctx, j.ID, "w1", store.End{State: work.Failed, HeadSHA: "first"}); err != nil {
+		t.Fatal(err)
+	}
+	pr, ok, err = s.PullRequestOf(ctx, "acme", "widgets", 7)
+	if want := (store.PullRequest{Issue: 7, Number: 12, HeadSHA: "first"}); err != nil || !ok || pr != want {
+		t.Errorf("PullRequestOf(7) after the job = %+v, %v, %v; want %+v", pr, ok, err, want)
+	}
 }
