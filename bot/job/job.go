@@ -59,6 +59,11 @@ func (r Result) Log() *attemptlog.Log {
 type Hooks struct {
 	// Attempt is called when an attempt ends.
 	Attempt func(pipeline.Event)
+	// PullRequest is called with the number of the pull request the job
+	// opened or updated, as soon as GitHub has it, before the job ends
+	// (the App's store records it, so that a review of the pull request is
+	// taken at once).
+	PullRequest func(number int)
 	// Busy reports whether another trigger arrived for the issue while
 	// the job was active, which the status comment then says (the App's
 	// store keeps the mark, store.Job.Busy).

@@ -557,3 +557,24 @@ func TestFail(t *testing.T) {
 		t.Errorf("labels = %q", got)
 	}
 }
+
+// TestRunTellsThePullRequest: the hook hears the pull request's number as
+// soon as GitHub has it, before the job ends (its done label is not on the
+// issue yet), for the App's store to record.
+func TestRunTellsThePullRequest(t *testing.T) {
+	f := newFakeGitHub(t)
+	r := &Runner{Logger: quiet(), WorkDir: t.TempDir(), Solver: solves(outcome(attemptlog.Solved, fix))}
+	var told []int
+	res, err := r.Run(context.Background(), f, labelled(), Hooks{PullRequest: func(n int) {
+		told = append(told, n)
+		if slices.Contains(f.labels[fakeIssue], LabelDone) {
+			t.Error("the hook was told after the job ended")
+		}
+	}})
+	if err != nil || res.State != work.Done {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	if !slices.Equal(told, []int{res.PullRequest}) || res.PullRequest == 0 {
+		t.Errorf("the hook heard %v, want [%d]", told, res.PullRequest)
+	}
+}

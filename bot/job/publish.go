@@ -43,6 +43,7 @@ func (s *session) publish(ctx context.Context, baseBranch, title string, o *pipe
 		}
 		s.log.Info("pull request updated", "number", pr.Number, "commit", sha)
 		pr.HeadSHA = sha
+		s.opened(pr)
 		return pr, nil
 	}
 	// Only a proven fix is ready for review.
@@ -53,7 +54,15 @@ func (s *session) publish(ctx context.Context, baseBranch, title string, o *pipe
 	}
 	s.log.Info("pull request opened", "number", pr.Number, "commit", sha, "draft", draft)
 	pr.HeadSHA = sha
+	s.opened(pr)
 	return pr, nil
+}
+
+// opened tells the hooks which pull request the job opened or updated.
+func (s *session) opened(pr PullRequest) {
+	if s.hooks.PullRequest != nil {
+		s.hooks.PullRequest(pr.Number)
+	}
 }
 
 // commit makes one commit over s.parent with the outcome's files.

@@ -214,12 +214,22 @@ func (s *Server) execute(ctx context.Context, j store.Job) (res job.Result, err 
 		}
 	}()
 	return s.cfg.Runner.Run(ctx, gh, j.Request, job.Hooks{
-		Attempt: func(e pipeline.Event) { s.metrics.Attempt(e) },
-		Busy:    func() bool { return s.busy(ctx, j) },
+		Attempt:     func(e pipeline.Event) { s.metrics.Attempt(e) },
+		PullRequest: func(n int) { s.recordPullRequest(ctx, j, n) },
+		Busy:        func() bool { return s.busy(ctx, j) },
 		WaitForModel: func(error) bool {
 			return time.Since(j.CreatedAt) < s.cfg.ModelWait
 		},
 	})
+}
+
+// recordPullRequest stores the pull request job j opened, before the job
+// ends, so that rounds on it are taken from then on. A failure only
+// delays that until the job's end, which records it too.
+func (s *Server) recordPullRequest(ctx context.Context, j store.Job, number int) {
+	if err := s.cfg.Store.RecordPullRequest(ctx, j.ID, s.cfg.WorkerID, number); err != nil {
+		s.log.Warn("record the job's pull request before its end", "job", j.ID, "pull_request", number, "err", err)
+	}
 }
 
 // errPanicked is wrapped by the error of a job that panicked.
