@@ -1,6 +1,7 @@
 package testreport
 
 import (
+	"cmp"
 	"path"
 	"regexp"
 	"slices"
@@ -255,4 +256,375 @@ func (p Plan) Parse(reportFile, stdout []byte, root string) *Report {
 		return ParseGoTest(stdout)
 	}
 	return ParsePytest(reportFile, root)
+}
+
+// Pytest is one pytest invocation of a test command, split into its
+// parts; FindPytest finds it.
+type Pytest struct {
+	// Setup are the shell commands before the invocation that shape its
+	// environment (cd, export, source, assignments), each as written; Cd
+	// reports that one of them changes the directory.
+	Setup []string
+	Cd    bool
+	// Prefix starts pytest: VAR=value assignments (after env, if any),
+	// then the interpreter with its own options and -m pytest, or the
+	// pytest executable.
+	Prefix []string
+	// Options are the invocation's options, with their values, that do
+	// not choose which tests run.
+	Options []string
+	// Selection are the options, with their values, that choose the
+	// tests or stop the run early (-k, -m, -x, --maxfail, --ignore,
+	// --deselect, --lf, --sw, --collect-only and the like).
+	Selection []string
+	// Paths are its positional arguments: files, directories, node ids.
+	Paths []string
+	// DoubleDash reports a `--`, after which every word is positional.
+	DoubleDash bool
+	// Plain reports that the invocation is the whole command.
+	Plain bool
+	// skip says why the first of Selection may leave tests out.
+	skip string
+}
+
+// pytestValued are pytest's options (and common plugins') that take a
+// value in the next word when it is not attached with "=".
+var pytestValued = map[string]bool{
+	"-k": true, "-m": true, "-p": true, "-c": true, "-o": true, "-W": true, "-r": true, "-n": true,
+	"--maxfail": true, "--ignore": true, "--ignore-glob": true, "--deselect": true, "--rootdir": true,
+	"--confcutdir": true, "--basetemp": true, "--tb": true, "--capture": true, "--durations": true,
+	"--durations-min": true, "--junitxml": true, "--junit-xml": true, "--junit-prefix": true,
+	"--log-level": true, "--log-format": true, "--log-date-format": true, "--log-cli-level": true,
+	"--log-file": true, "--log-file-level": true, "--import-mode": true, "--override-ini": true,
+	"--config-file": true, "--cov": true, "--cov-report": true, "--cov-config": true, "--dist": true,
+	"--numprocesses": true, "--timeout": true, "--lfnf": true, "--last-failed-no-failures": true,
+	"--show-capture": true, "--color": true, "--doctest-glob": true, "--pythonwarnings": true,
+	"--keyword": true, "--markers-expr": true, "--strict-config-file": true, "--assert": true,
+}
+
+// pytestSelection are the options that choose which tests run or stop
+// the run early, each with why the tests it names may not run.
+var pytestSelection = map[string]string{
+	"-k": "its -k option may deselect them", "--keyword": "its -k option may deselect them",
+	"-m":       "its -m option may deselect them",
+	"--ignore": "its --ignore option may leave them out", "--ignore-glob": "its --ignore-glob option may leave them out",
+	"--deselect": "its --deselect option may leave them out",
+	"-x":         "it stops at the first failure (-x), which may come before them", "--exitfirst": "it stops at the first failure (-x), which may come before them",
+	"--maxfail": "it stops after --maxfail failures, which may come before them",
+	"--sw":      "it stops at the first failure (--sw), which may come before them", "--stepwise": "it stops at the first failure (--sw), which may come before them",
+	"--sw-skip": "it stops at the second failure (--sw-skip)", "--stepwise-skip": "it stops at the second failure (--sw-skip)",
+	"--lf": "its --lf option runs only the tests that failed last", "--last-failed": "its --lf option runs only the tests that failed last",
+	"--lfnf": "its --lfnf option may run no test", "--last-failed-no-failures": "its --lfnf option may run no test",
+	"--co": "it only collects tests (--collect-only)", "--collect-only": "it only collects tests (--collect-only)",
+	"--setup-only": "it runs no test (--setup-only)", "--setup-plan": "it runs no test (--setup-plan)",
+}
+
+// pytestFlags are the one-letter options of pytest that take no value,
+// which may be bundled ("-xvs").
+const pytestFlags = "xvqslhVF"
+
+// interpreterValued are the options of the Python interpreter that take a
+// value in the next word.
+var interpreterValued = map[string]bool{"-W": true, "-X": true}
+
+// FindPytest finds the pytest invocation of a test command: the command
+// itself when it is one plain invocation (see splitWords), else the first
+// plain pytest invocation of a list of commands (&&, ||, ;, |, newlines),
+// with the commands before it that shape its environment as its Setup.
+// isPath reports whether a slash-separated path relative to the
+// command's directory exists (file or directory): a word after an option
+// pytest does not know is its value unless it names a path. ok is false
+// when no invocation is recognised.
+func FindPytest(command string, isPath func(string) bool) (Pytest, bool) {
+	if words, ok := splitWords(command); ok {
+		p, ok := pytestWords(words, isPath)
+		p.Plain = ok
+		return p, ok
+	}
+	segs, ok := shellSegments(command)
+	if !ok {
+		return Pytest{}, false
+	}
+	var setup []string
+	cd := false
+	for _, seg := range segs {
+		words, ok := splitWords(seg)
+		if !ok {
+			setup, cd = nil, false
+			continue
+		}
+		if p, ok := pytestWords(words, isPath); ok {
+			p.Setup, p.Cd = setup, cd
+			return p, true
+		}
+		switch i := skipAssignments(words); {
+		case i == len(words) || words[0] == "export":
+			setup = append(setup, seg)
+		case i == 0 && words[0] == "cd":
+			setup, cd = append(setup, seg), true
+		case i == 0 && (words[0] == "source" || words[0] == "."):
+			setup = append(setup, seg)
+		}
+	}
+	return Pytest{}, false
+}
+
+// shellSegments splits a command at the shell's list and pipe operators
+// and newlines outside quotes; ok is false for a command with a
+// backslash, a subshell, a here-document or an unclosed quote.
+func shellSegments(command string) ([]string, bool) {
+	var segs []string
+	start := 0
+	cut := func(i, width int) {
+		if s := strings.TrimSpace(command[start:i]); s != "" {
+			segs = append(segs, s)
+		}
+		start = i + width
+	}
+	for i := 0; i < len(command); i++ {
+		switch c := command[i]; c {
+		case '\'', '"':
+			end := strings.IndexByte(command[i+1:], c)
+			if end < 0 {
+				return nil, false
+			}
+			i += end + 1
+		case '\\', '(', ')', '`', '{', '}':
+			return nil, false
+		case '<':
+			if strings.HasPrefix(command[i:], "<<") {
+				return nil, false
+			}
+		case '&', '|':
+			if i+1 < len(command) && command[i+1] == c {
+				cut(i, 2)
+				i++
+			} else if i > 0 && command[i-1] == '>' || i+1 < len(command) && command[i+1] == '>' {
+				// A redirection such as 2>&1 or &>.
+			} else {
+				cut(i, 1)
+			}
+		case ';', '\n':
+			cut(i, 1)
+		}
+	}
+	cut(len(command), 0)
+	return segs, len(segs) > 0
+}
+
+// pytestWords splits the words of one command into a pytest invocation.
+func pytestWords(words []string, isPath func(string) bool) (Pytest, bool) {
+	i := skipAssignments(words)
+	if i < len(words) && words[i] == "env" {
+		i += 1 + skipAssignments(words[i+1:])
+	}
+	if i >= len(words) {
+		return Pytest{}, false
+	}
+	switch base := path.Base(words[i]); {
+	case base == "pytest" || base == "py.test":
+		i++
+	case python.MatchString(base):
+		for i++; i < len(words) && words[i] != "-m"; i++ {
+			if !strings.HasPrefix(words[i], "-") || words[i] == "-c" {
+				return Pytest{}, false
+			}
+			if interpreterValued[words[i]] {
+				i++
+			}
+		}
+		if i+1 >= len(words) || words[i+1] != "pytest" && words[i+1] != "py.test" {
+			return Pytest{}, false
+		}
+		i += 2
+	default:
+		return Pytest{}, false
+	}
+	p := Pytest{Prefix: slices.Clone(words[:i])}
+	args := words[i:]
+	for k := 0; k < len(args); k++ {
+		w := args[k]
+		switch {
+		case p.DoubleDash || !strings.HasPrefix(w, "-") || w == "-":
+			p.Paths = append(p.Paths, w)
+		case w == "--":
+			p.DoubleDash = true
+		case strings.HasPrefix(w, "--"):
+			name, _, attached := strings.Cut(w, "=")
+			opt := []string{w}
+			valued := pytestValued[name] || !attached && k+1 < len(args) && !strings.HasPrefix(args[k+1], "-") && !isPath(nodeFile(args[k+1])) && !pytestKnownFlag(name)
+			if !attached && valued && k+1 < len(args) {
+				k++
+				opt = append(opt, args[k])
+			}
+			p.addOption(name, opt)
+		default:
+			// One-letter options, possibly bundled: -xvs, -rA, -kexpr.
+			for j := 1; j < len(w); j++ {
+				name := "-" + w[j:j+1]
+				if !strings.Contains(pytestFlags, w[j:j+1]) && pytestValued[name] {
+					opt := []string{w[:1] + w[j:]}
+					if j+1 == len(w) && k+1 < len(args) {
+						k++
+						opt = []string{name, args[k]}
+					}
+					p.addOption(name, opt)
+					break
+				}
+				p.addOption(name, []string{name})
+			}
+		}
+	}
+	return p, true
+}
+
+// pytestKnownFlag reports a long option of pytest known to take no value.
+func pytestKnownFlag(name string) bool {
+	_, selection := pytestSelection[name]
+	return selection && !pytestValued[name] || slices.Contains([]string{"--verbose", "--quiet", "--strict-markers",
+		"--strict-config", "--strict", "--pyargs", "--runxfail", "--showlocals", "--no-header", "--no-summary",
+		"--disable-warnings", "--disable-pytest-warnings", "--ff", "--failed-first", "--nf", "--new-first",
+		"--cache-clear", "--full-trace", "--doctest-modules", "--noconftest", "--keep-duplicates",
+		"--continue-on-collection-errors", "--trace-config", "--debug", "--help", "--version", "--fixtures",
+		"--markers", "--cov-append", "--no-cov", "--forked"}, name)
+}
+
+// addOption files an option of the invocation as a selection or not.
+func (p *Pytest) addOption(name string, words []string) {
+	if why, ok := pytestSelection[name]; ok {
+		p.Selection = append(p.Selection, words...)
+		p.skip = cmp.Or(p.skip, why)
+		return
+	}
+	p.Options = append(p.Options, words...)
+}
+
+// nodeFile is the file of a node id (the part before "::").
+func nodeFile(id string) string {
+	file, _, _ := strings.Cut(id, "::")
+	return file
+}
+
+// skips says why the invocation's options may leave out tests it is told
+// to run, or is empty.
+func (p Pytest) skips() string {
+	if p.DoubleDash {
+		return "its `--` passes the words after it through as they are"
+	}
+	return p.skip
+}
+
+// pythonFiles is the python_files setting an invocation's -o gives, or
+// pytest's default.
+func (p Pytest) pythonFiles() []string {
+	pattern := "test_*.py *_test.py"
+	for k, w := range p.Options {
+		v, ok := strings.CutPrefix(w, "--override-ini=")
+		if !ok && (w == "-o" || w == "--override-ini") && k+1 < len(p.Options) {
+			v, ok = p.Options[k+1], true
+		}
+		if !ok {
+			v, ok = strings.CutPrefix(w, "-o")
+		}
+		if rest, found := strings.CutPrefix(v, "python_files="); ok && found {
+			pattern = rest
+		}
+	}
+	return strings.Fields(pattern)
+}
+
+// covers reports whether the invocation's paths hold the test (a file or
+// a node id): a path names it, or is a directory above a file whose name
+// python_files matches.
+func (p Pytest) covers(test string) bool {
+	file := nodeFile(test)
+	for _, raw := range p.Paths {
+		q := path.Clean(raw)
+		switch {
+		case q == test || q == file || strings.HasPrefix(test, q+"::"):
+			return true
+		case strings.Contains(q, "::") || !(q == "." || strings.HasPrefix(file, q+"/")):
+		default:
+			for _, pattern := range p.pythonFiles() {
+				if ok, _ := path.Match(pattern, path.Base(file)); ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// Targeting is how a test command is made to run some tests it may leave
+// out; see WithTests.
+type Targeting struct {
+	// Command is the command to run: the test command, with the tests
+	// added to its pytest invocation when Added.
+	Command string
+	Added   bool
+	// Why says why the tests were not added, when the command's scope may
+	// not hold them: those it leaves out are run by TestsCommand, in a
+	// second invocation. Empty when Added or when its paths hold them.
+	Why string
+}
+
+// WithTests returns the test command with tests (files or node ids)
+// added to its pytest invocation, when the command is one plain pytest
+// invocation whose paths do not already hold them and whose options skip
+// none (-k, -m, --ignore, --deselect, -x, --maxfail, --lf, `--`); isPath
+// is as for FindPytest. The tests go right after the invocation's prefix,
+// before its options, so that no option of a plugin takes one for its
+// value. A command that names no path runs its configured scope, which
+// adding one would narrow: it is left as it is, as is any other command;
+// Why says why when the tests may not run.
+func WithTests(command string, tests []string, isPath func(string) bool) Targeting {
+	p, ok := FindPytest(command, isPath)
+	switch {
+	case !ok:
+		return Targeting{Command: command, Why: "it is not a pytest command Capsule can read"}
+	case !p.Plain:
+		return Targeting{Command: command, Why: "it is not one plain pytest invocation"}
+	}
+	if why := p.skips(); why != "" {
+		return Targeting{Command: command, Why: why}
+	}
+	var add []string
+	for _, t := range tests {
+		if !p.covers(t) {
+			add = append(add, t)
+		}
+	}
+	switch {
+	case len(add) == 0:
+		return Targeting{Command: command}
+	case len(p.Paths) == 0:
+		return Targeting{Command: command, Why: "it names no test path, and adding one would narrow it to that path"}
+	}
+	return Targeting{Command: joinWords(slices.Concat(p.Prefix, add, p.Options, p.Paths)), Added: true}
+}
+
+// TestsCommand returns the command that runs tests (files or node ids),
+// and only them, through the test command's pytest invocation: its
+// environment-shaping commands (cd, export, source), its prefix (the
+// assignments, the interpreter, -m pytest) and its options without those
+// that choose tests. After a cd, the tests are given as absolute paths
+// under root, the command's directory. When no pytest invocation is
+// recognised, the tests run with `python3 -m pytest`, and note says so.
+func TestsCommand(command string, tests []string, isPath func(string) bool, root string) (cmd, note string) {
+	p, ok := FindPytest(command, isPath)
+	if !ok {
+		p = Pytest{Prefix: []string{"python3", "-m", "pytest"}}
+		note = "no pytest invocation Capsule can read in the test command, so python3 -m pytest runs them"
+	}
+	args := slices.Clone(tests)
+	if p.Cd {
+		for i, t := range args {
+			args[i] = path.Join(root, t)
+		}
+	}
+	cmd = joinWords(slices.Concat(p.Prefix, args, p.Options))
+	if len(p.Setup) > 0 {
+		cmd = strings.Join(p.Setup, " && ") + " && " + cmd
+	}
+	return cmd, note
 }

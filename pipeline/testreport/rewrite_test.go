@@ -116,3 +116,97 @@ func TestPlan(t *testing.T) {
 		t.Errorf("pytest plan read %+v", rep)
 	}
 }
+
+// repoPaths are the paths of a repository for the tests of FindPytest and
+// the commands built on it.
+var repoPaths = []string{"tests", "tests/test_ops.py", "tests/sub", "tests/sub/test_deep.py", "src", "src/calc", "sympy/core"}
+
+func isRepoPath(p string) bool { return slices.Contains(repoPaths, p) }
+
+func TestFindPytest(t *testing.T) {
+	for _, tc := range []struct {
+		cmd                             string
+		ok, plain                       bool
+		prefix, options, selection, all string // words joined by spaces
+		setup                           string // joined by " ; "
+	}{
+		{cmd: "python3 -m pytest -q tests/test_ops.py", ok: true, plain: true, prefix: "python3 -m pytest", options: "-q", all: "tests/test_ops.py"},
+		{cmd: "pytest", ok: true, plain: true, prefix: "pytest"},
+		{cmd: "PYTHONPATH=src .venv/bin/python -X dev -W error -m pytest -p no:cacheprovider --tb short tests", ok: true, plain: true,
+			prefix: "PYTHONPATH=src .venv/bin/python -X dev -W error -m pytest", options: "-p no:cacheprovider --tb short", all: "tests"},
+		{cmd: "env PYTHONPATH=src py.test -xvs -k 'mean or median' tests sympy/core", ok: true, plain: true, prefix: "env PYTHONPATH=src py.test",
+			options: "-v -s", selection: "-x -k mean or median", all: "tests sympy/core"},
+		{cmd: "pytest -rA -pno:warnings --maxfail=2 --deselect tests/test_ops.py::test_a tests", ok: true, plain: true, prefix: "pytest",
+			options: "-rA -pno:warnings", selection: "--maxfail=2 --deselect tests/test_ops.py::test_a", all: "tests"},
+		// An unknown option takes the next word unless it names a path.
+		{cmd: "pytest --frobnicate level tests --flag src", ok: true, plain: true, prefix: "pytest", options: "--frobnicate level --flag", all: "tests src"},
+		{cmd: "pytest --lf -- -weird", ok: true, plain: true, prefix: "pytest", selection: "--lf", all: "-weird"},
+		{cmd: "pip install -e . && cd sympy && PYTHONPATH=. python -m pytest -q core", ok: true, prefix: "PYTHONPATH=. python -m pytest", options: "-q", all: "core",
+			setup: "cd sympy"},
+		{cmd: "export A=1; . venv/bin/activate\npython -m pytest tests | tee out", ok: true, prefix: "python -m pytest", all: "tests", setup: "export A=1 ; . venv/bin/activate"},
+		{cmd: "python3 -c 'import pytest'"},
+		{cmd: "python3 -m unittest"},
+		{cmd: "make test"},
+		{cmd: "tox -e py -- tests/test_ops.py"},
+		{cmd: "python3 -m pytest $(cat tests.txt)"},
+	} {
+		p, ok := FindPytest(tc.cmd, isRepoPath)
+		got := []string{strings.Join(p.Prefix, " "), strings.Join(p.Options, " "), strings.Join(p.Selection, " "), strings.Join(p.Paths, " "), strings.Join(p.Setup, " ; ")}
+		want := []string{tc.prefix, tc.options, tc.selection, tc.all, tc.setup}
+		if ok != tc.ok || p.Plain != tc.plain || !slices.Equal(got, want) {
+			t.Errorf("FindPytest(%q) = %q, ok %v, plain %v; want %q, %v, %v", tc.cmd, got, ok, p.Plain, want, tc.ok, tc.plain)
+		}
+	}
+}
+
+func TestWithTests(t *testing.T) {
+	const repro = "tests/sub/test_capsule_reproduction.py"
+	for _, tc := range []struct {
+		cmd, want string
+		added     bool
+		why       string // in Why
+	}{
+		{"python3 -m pytest -q tests/test_ops.py", "python3 -m pytest " + repro + " -q tests/test_ops.py", true, ""},
+		{"PYTHONPATH=src python3 -m pytest --cov src tests/test_ops.py", "PYTHONPATH=src python3 -m pytest " + repro + " --cov src tests/test_ops.py", true, ""},
+		{"python3 -m pytest -q tests", "python3 -m pytest -q tests", false, ""},
+		{"python3 -m pytest -q ./tests/", "python3 -m pytest -q ./tests/", false, ""},
+		{"python3 -m pytest -q .", "python3 -m pytest -q .", false, ""},
+		// A python_files the file's name does not match: named explicitly.
+		{"python3 -m pytest -o 'python_files=check_*.py' tests", "python3 -m pytest " + repro + " -o 'python_files=check_*.py' tests", true, ""},
+		{"python3 -m pytest -q", "python3 -m pytest -q", false, "names no test path"},
+		{"python3 -m pytest -k mean tests/test_ops.py", "python3 -m pytest -k mean tests/test_ops.py", false, "-k option may deselect"},
+		{"python3 -m pytest -m 'not slow' tests/test_ops.py", "python3 -m pytest -m 'not slow' tests/test_ops.py", false, "-m option"},
+		{"pytest -x tests", "pytest -x tests", false, "stops at the first failure"},
+		{"pytest --ignore=tests/sub tests", "pytest --ignore=tests/sub tests", false, "--ignore option"},
+		{"pytest --deselect tests/sub tests", "pytest --deselect tests/sub tests", false, "--deselect option"},
+		{"pytest -- tests/test_ops.py", "pytest -- tests/test_ops.py", false, "`--`"},
+		{"cd tests && pytest test_ops.py", "cd tests && pytest test_ops.py", false, "not one plain pytest invocation"},
+		{"make test", "make test", false, "not a pytest command"},
+	} {
+		got := WithTests(tc.cmd, []string{repro}, isRepoPath)
+		if got.Command != tc.want || got.Added != tc.added || tc.why == "" && got.Why != "" || !strings.Contains(got.Why, tc.why) {
+			t.Errorf("WithTests(%q) = %+v; want %q, added %v, why %q", tc.cmd, got, tc.want, tc.added, tc.why)
+		}
+	}
+	// Node ids of a file the command names are held by it.
+	if got := WithTests("pytest tests/test_ops.py", []string{"tests/test_ops.py::TestDiv::test_zero[1]"}, isRepoPath); got.Added || got.Why != "" {
+		t.Errorf("a node id of a named file: %+v", got)
+	}
+}
+
+func TestTestsCommand(t *testing.T) {
+	ids := []string{"tests/test_ops.py::test_a", "tests/sub/test_deep.py::test_b[x y]"}
+	for _, tc := range []struct {
+		cmd, want, note string
+	}{
+		{"python3 -m pytest -q -k mean -x tests", "python3 -m pytest tests/test_ops.py::test_a 'tests/sub/test_deep.py::test_b[x y]' -q", ""},
+		{"PYTHONPATH=src python -m pytest -p no:cacheprovider --maxfail 1 -m 'not slow' --lf", "PYTHONPATH=src python -m pytest tests/test_ops.py::test_a 'tests/sub/test_deep.py::test_b[x y]' -p no:cacheprovider", ""},
+		{"pip install -e . && export X=1 && cd tests && py.test --tb=short test_ops.py", "export X=1 && cd tests && py.test /workspace/tests/test_ops.py::test_a '/workspace/tests/sub/test_deep.py::test_b[x y]' --tb=short", ""},
+		{"make test", "python3 -m pytest tests/test_ops.py::test_a 'tests/sub/test_deep.py::test_b[x y]'", "python3 -m pytest runs them"},
+	} {
+		got, note := TestsCommand(tc.cmd, ids, isRepoPath, "/workspace")
+		if got != tc.want || !strings.Contains(note, tc.note) || tc.note == "" && note != "" {
+			t.Errorf("TestsCommand(%q) = %q, %q; want %q, %q", tc.cmd, got, note, tc.want, tc.note)
+		}
+	}
+}
