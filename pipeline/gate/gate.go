@@ -246,6 +246,10 @@ type Verdict struct {
 	Targets []Change
 	// Regressions are tests that passed at baseline and do not pass now.
 	Regressions []Change
+	// NewFailures are tests the baseline did not run that fail now: the
+	// change's new tests, the reproducing file's other tests, tests out of
+	// the baseline's scope. They block as regressions do (newFailures).
+	NewFailures []Change
 	// Rerun, when set, lists the regressions to confirm by running the
 	// tests once more: pass that run to Check as its rerun. It is set only
 	// when regressions alone fail the attempt.
@@ -326,6 +330,7 @@ func Check(b *Baseline, targets []Target, run Run, rerun *Run) Verdict {
 			candidates = append(candidates, Change{ID: id, Before: before, After: o, Message: msg})
 		}
 	}
+	candidates = append(candidates, newFailures(b, isTarget, rep)...)
 	explained := v.Stopped != "" || len(v.CollectErrors) > 0
 	if len(v.Missing) > 0 && !explained && v.Untrusted == "" {
 		v.Untrusted = fmt.Sprintf("the report lacks %s the baseline ran, such as %s", count(len(v.Missing), "test"), v.Missing[0])
@@ -349,6 +354,37 @@ func Check(b *Baseline, targets []Target, run Run, rerun *Run) Verdict {
 			}
 		}
 	}
-	v.Passed = v.Untrusted == "" && targetsPass && len(v.Regressions) == 0 && len(v.Missing) == 0 && len(v.CollectErrors) == 0
+	v.Regressions, v.NewFailures = splitNew(v.Regressions)
+	v.Passed = v.Untrusted == "" && targetsPass && len(v.Regressions) == 0 && len(v.NewFailures) == 0 && len(v.Missing) == 0 && len(v.CollectErrors) == 0
 	return v
+}
+
+// newFailures is the rule that nothing failing goes unseen: the tests of
+// a run that the baseline did not run at all and that are not targets,
+// but fail (or error) now, with Before empty. A job is solved only if
+// every test that ran passed, failed at baseline too, or is flaky; so
+// these block as regressions do, and, like them, are rerun once to tell
+// flaky ones.
+func newFailures(b *Baseline, isTarget map[ID]bool, rep *testreport.Report) []Change {
+	var out []Change
+	for _, id := range rep.IDs() {
+		res := rep.Tests[id]
+		if _, ran := b.results[id]; !ran && !isTarget[id] && res.Outcome.Failing() {
+			out = append(out, Change{ID: id, After: res.Outcome, Message: res.Message})
+		}
+	}
+	return out
+}
+
+// splitNew parts changes into those of tests the baseline ran and those
+// of tests it did not (newFailures).
+func splitNew(changes []Change) (seen, unseen []Change) {
+	for _, c := range changes {
+		if c.Before == "" {
+			unseen = append(unseen, c)
+		} else {
+			seen = append(seen, c)
+		}
+	}
+	return seen, unseen
 }

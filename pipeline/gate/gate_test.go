@@ -372,3 +372,59 @@ func TestRender(t *testing.T) {
 	goldenfile.Check(t, "testdata/proof.md", proven.ProofTable(), *update)
 	goldenfile.Check(t, "testdata/proof-unproven.md", Check(b, nil, fixed, nil).ProofTable(), *update)
 }
+
+// TestNewFailures: a test the baseline never ran that fails now blocks,
+// as a regression does; one that passes, is skipped, or is a target does
+// not count here.
+func TestNewFailures(t *testing.T) {
+	b, err := NewBaseline(run("t/a.py::test_a passed", "t/a.py::test_old failed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	repro := []Target{{ID: id("t/r.py::test_repro"), Before: testreport.Failed}}
+	for _, tc := range []struct {
+		name    string
+		run     Run
+		targets []Target
+		want    []ID
+	}{
+		{"nothing new", run("t/a.py::test_a passed", "t/a.py::test_old failed"), nil, nil},
+		{"new tests that pass or skip", run("t/a.py::test_a passed", "t/n.py::test_new passed", "t/n.py::test_skip skipped", "t/n.py::test_x xfailed"), nil, nil},
+		{"the programmer's new test fails", run("t/a.py::test_a passed", "t/n.py::test_new failed"), nil, ids("t/n.py::test_new")},
+		{"a reproducing file's other test errors", run("t/a.py::test_a passed", "t/r.py::test_repro passed", "t/r.py::test_other error"), repro, ids("t/r.py::test_other")},
+		{"a failing target is not a new failure", run("t/a.py::test_a passed", "t/r.py::test_repro failed"), repro, nil},
+		{"a test that failed at baseline is not new", run("t/a.py::test_a passed", "t/a.py::test_old failed"), repro, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			isTarget := map[ID]bool{}
+			for _, x := range tc.targets {
+				isTarget[x.ID] = true
+			}
+			if got := names(newFailures(b, isTarget, tc.run.Report)); !slices.Equal(got, tc.want) {
+				t.Errorf("newFailures = %v, want %v", got, tc.want)
+			}
+		})
+	}
+
+	t.Run("in the verdict: blocking, rerun once, cleared when the rerun passes it", func(t *testing.T) {
+		attempt := run("t/a.py::test_a passed", "t/a.py::test_old failed", "t/r.py::test_repro passed", "t/r.py::test_other failed")
+		v := Check(b, repro, attempt, nil)
+		if v.Passed || !slices.Equal(names(v.NewFailures), ids("t/r.py::test_other")) || len(v.Regressions) != 0 || !slices.Equal(v.Rerun, ids("t/r.py::test_other")) {
+			t.Fatalf("verdict %+v; want blocked by t/r.py::test_other, rerun asked", v)
+		}
+		if fb := v.Feedback(); !strings.Contains(fb, "`t/r.py::test_other` did not run before your change and fails now: why t/r.py::test_other") {
+			t.Errorf("feedback:\n%s", fb)
+		}
+		if table := v.ProofTable(); !strings.Contains(table, "1 test that did not run before the change fails now:\n\n- `t/r.py::test_other` fails now") {
+			t.Errorf("proof table:\n%s", table)
+		}
+		again := Check(b, repro, attempt, ptr(run("t/r.py::test_other failed")))
+		if again.Passed || len(again.NewFailures) != 1 {
+			t.Errorf("confirmed by the rerun: %+v", again)
+		}
+		flaky := Check(b, repro, attempt, ptr(run("t/r.py::test_other passed")))
+		if !flaky.Passed || !flaky.Proven() || len(flaky.NewFailures) != 0 || !slices.Equal(flaky.Flaky, ids("t/r.py::test_other")) {
+			t.Errorf("cleared by the rerun: %+v", flaky)
+		}
+	})
+}

@@ -31,6 +31,9 @@ func (v Verdict) Feedback() string {
 	lines = appendBounded(lines, v.Regressions, func(c Change) string {
 		return fmt.Sprintf("%s passed before your change and %s", code(c.ID), now(c))
 	})
+	lines = appendBounded(lines, v.NewFailures, func(c Change) string {
+		return fmt.Sprintf("%s did not run before your change and %s", code(c.ID), now(c))
+	})
 	lines = appendBounded(lines, v.CollectErrors, func(e testreport.CollectError) string {
 		return fmt.Sprintf("%s could not be collected: %s", code(e.Path), e.Message)
 	})
@@ -106,6 +109,16 @@ func (v Verdict) ProofTable() string {
 				break
 			}
 			fmt.Fprintf(&b, "- %s passed before and %s\n", code(c.ID), now(Change{After: c.After}))
+		}
+	}
+	if len(v.NewFailures) > 0 {
+		fmt.Fprintf(&b, "\n%s that did not run before the change %s now:\n\n", count(len(v.NewFailures), "test"), map[bool]string{true: "fails", false: "fail"}[len(v.NewFailures) == 1])
+		for i, c := range v.NewFailures {
+			if i == maxTableRows {
+				fmt.Fprintf(&b, "- ... and %d more\n", len(v.NewFailures)-i)
+				break
+			}
+			fmt.Fprintf(&b, "- %s %s\n", code(c.ID), now(Change{After: c.After}))
 		}
 	}
 	details(&b, fmt.Sprintf("Already failing before the change, never blocking: %s", count(len(v.AlreadyFailing), "test")),
