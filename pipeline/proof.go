@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -10,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/edits"
@@ -42,6 +44,11 @@ type proof struct {
 	// last is the last attempt's run.
 	last gate.Run
 	runs int // test runs so far
+	// timeout bounds one test run: the operator's maximum for the
+	// baseline, then attemptTimeout.
+	timeout time.Duration
+	// testFiles are the files of the tests the baseline ran, in order.
+	testFiles []string
 }
 
 // keepRepro refuses the programmer's edits of the accepted reproducing
@@ -69,6 +76,16 @@ type testRun struct {
 	gate gate.Run
 	res  sandbox.Result
 	cmd  []string
+	// also is the second invocation of the run, when one was needed: its
+	// command and why (see runTargets).
+	also string
+}
+
+// record renders the run for the attempt log.
+func (tr testRun) record(image string) *attemptlog.Run {
+	r := runRecord(tr.cmd, image, tr.res)
+	r.Also = tr.also
+	return r
 }
 
 // run runs the test command over the pristine tree with files laid over it
@@ -83,7 +100,7 @@ func (p *proof) runCommand(ctx context.Context, box RepoSandbox, task RepoTask, 
 	p.runs++
 	cmd := []string{"sh", "-c", command}
 	env := append(testreport.Env(agent.PluginDir, agent.ReportFile), fmt.Sprintf("%s=%d", RunNumberEnv, p.runs))
-	res, err := box.Run(ctx, sandbox.Run{Cmd: cmd, Env: env, Files: files, Delete: deleted, Timeout: task.TestTimeout, TestReport: !p.plan.GoJSON})
+	res, err := box.Run(ctx, sandbox.Run{Cmd: cmd, Env: env, Files: files, Delete: deleted, Timeout: p.timeout, TestReport: !p.plan.GoJSON})
 	if err != nil {
 		return testRun{}, fmt.Errorf("run tests: %w", err)
 	}
@@ -101,7 +118,7 @@ func (p *proof) runCommand(ctx context.Context, box RepoSandbox, task RepoTask, 
 // flaky tests from failing ones. The tests the issue names that fail there
 // are the targets. It records all of it in log.Baseline.
 func newProof(ctx context.Context, box RepoSandbox, task RepoTask, s Settings, log *attemptlog.Log) (*proof, error) {
-	p := &proof{plan: testreport.NewPlan(task.TestCommand, isFileIn(task.Repo))}
+	p := &proof{plan: testreport.NewPlan(task.TestCommand, isFileIn(task.Repo)), timeout: cmp.Or(task.MaxTestTimeout, task.TestTimeout)}
 	rec := &attemptlog.Baseline{Plan: p.plan.Note}
 	log.Baseline = rec
 	first, err := p.run(ctx, box, task, nil, nil)
@@ -109,6 +126,7 @@ func newProof(ctx context.Context, box RepoSandbox, task RepoTask, s Settings, l
 		return nil, fmt.Errorf("baseline: %w", err)
 	}
 	rec.Runs = append(rec.Runs, runRecord(first.cmd, s.Image, first.res))
+	defer func() { p.timeout, rec.Timeout = attemptTimeout(task, first.res) }()
 	runs := []gate.Run{first.gate}
 	if once, err := gate.NewBaseline(first.gate); err == nil && len(once.Failing()) > 0 {
 		second, err := p.rerun(ctx, box, task, nil, nil, once.Failing())
@@ -128,6 +146,7 @@ func newProof(ctx context.Context, box RepoSandbox, task RepoTask, s Settings, l
 		return p, nil
 	}
 	p.baseline = b
+	p.testFiles = testFiles(first.gate.Report)
 	p.targets = b.Named(namedTests(task.Title + "\n" + task.Body)...)
 	rec.Tests = b.Len()
 	for _, id := range b.Failing() {
@@ -150,7 +169,15 @@ func newProof(ctx context.Context, box RepoSandbox, task RepoTask, s Settings, l
 // tell flaky ones), else by the exit status. The verdict is nil without a
 // baseline.
 func (p *proof) check(ctx context.Context, box RepoSandbox, task RepoTask, files map[string][]byte, deleted []string) (testRun, *gate.Verdict, error) {
-	tr, err := p.run(ctx, box, task, files, deleted)
+	file := ""
+	if p.repro != nil {
+		file = p.repro.Path
+	}
+	var ids []gate.ID
+	for _, t := range p.targets {
+		ids = append(ids, t.ID)
+	}
+	tr, err := p.runTargets(ctx, box, task, files, deleted, file, ids)
 	if err != nil || p.baseline == nil {
 		return tr, nil, err
 	}
@@ -171,17 +198,165 @@ func (p *proof) check(ctx context.Context, box RepoSandbox, task RepoTask, files
 const maxRerunIDs = 100
 
 // rerun runs the tests ids again over the same files: with pytest, only
-// them, by node id, so that a rerun costs their time and not the suite's;
-// with go test, or too many of them, the whole command.
+// them, by node id through the command's own prefix (testreport.TestsCommand),
+// so that a rerun costs their time and not the suite's; with go test, or
+// too many of them, the whole command.
 func (p *proof) rerun(ctx context.Context, box RepoSandbox, task RepoTask, files map[string][]byte, deleted []string, ids []gate.ID) (testRun, error) {
 	if p.plan.GoJSON || len(ids) > maxRerunIDs {
 		return p.run(ctx, box, task, files, deleted)
 	}
-	words := []string{"python3", "-m", "pytest", "-q", "-p", "no:cacheprovider"}
-	for _, id := range ids {
-		words = append(words, "'"+strings.ReplaceAll(id.String(), "'", `'\''`)+"'")
+	cmd, _ := testreport.TestsCommand(p.plan.Command, idStrings(ids), isPathIn(task.Repo), agent.Workspace)
+	return p.runCommand(ctx, box, task, cmd, files, deleted)
+}
+
+// runTargets runs the test command over files with the tests that must
+// run whatever its scope: the tests of file (the reproducing test's file)
+// when it is not empty, and the tests ids. They are added to the
+// command's pytest invocation when it can take them
+// (testreport.WithTests); those its run still left out then run by node
+// id in a second invocation through the command's prefix and environment
+// (testreport.TestsCommand), and the two reports are read as one run.
+func (p *proof) runTargets(ctx context.Context, box RepoSandbox, task RepoTask, files map[string][]byte, deleted []string, file string, ids []gate.ID) (testRun, error) {
+	want := idStrings(ids)
+	if file != "" {
+		want = append([]string{file}, want...)
 	}
-	return p.runCommand(ctx, box, task, strings.Join(words, " "), files, deleted)
+	if p.plan.GoJSON || len(want) == 0 {
+		return p.run(ctx, box, task, files, deleted)
+	}
+	tg := testreport.WithTests(p.plan.Command, want, isPathIn(task.Repo))
+	first, err := p.runCommand(ctx, box, task, tg.Command, files, deleted)
+	if err != nil || first.res.TimedOut || first.res.OOMKilled {
+		return first, err
+	}
+	left := leftOut(first.gate.Report, file, ids)
+	if len(left) == 0 {
+		return first, nil
+	}
+	cmd, note := testreport.TestsCommand(p.plan.Command, left, isPathIn(task.Repo), agent.Workspace)
+	second, err := p.runCommand(ctx, box, task, cmd, files, deleted)
+	if err != nil {
+		return testRun{}, err
+	}
+	why := cmp.Or(tg.Why, "they did not run in it")
+	if note != "" {
+		why += "; " + note
+	}
+	return joinRuns(first, second, fmt.Sprintf("`%s`, because the test command left out %s: %s", cmd, strings.Join(left, ", "), why)), nil
+}
+
+// leftOut lists what a run's report lacks of the tests that had to run:
+// file, when none of its tests ran and no collection error covers it, and
+// the tests ids it did not report.
+func leftOut(rep *testreport.Report, file string, ids []gate.ID) []string {
+	if rep == nil {
+		rep = &testreport.Report{}
+	}
+	collected := func(f string) bool {
+		for _, e := range rep.CollectErrors() {
+			if e.Path == "" || e.Path == "." || e.Path == f || strings.HasPrefix(f, e.Path+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	var left []string
+	if file != "" && !collected(file) && !slices.ContainsFunc(rep.IDs(), func(id gate.ID) bool { return id.File == file }) {
+		left = append(left, file)
+	}
+	for _, id := range ids {
+		if _, ok := rep.Tests[id]; !ok && !collected(id.File) && (len(left) == 0 || left[0] != id.File) {
+			left = append(left, id.String())
+		}
+	}
+	return left
+}
+
+// joinRuns reads the two invocations of one run as one: both reports (a
+// test both ran keeps its worst outcome), the first failing exit status,
+// both outputs, the sum of their times.
+func joinRuns(first, second testRun, also string) testRun {
+	a, b := first.gate.Report, second.gate.Report
+	rep := &testreport.Report{Tests: map[gate.ID]testreport.Result{}}
+	for _, r := range []*testreport.Report{a, b} {
+		if r == nil {
+			continue
+		}
+		for id, res := range r.Tests {
+			if old, ok := rep.Tests[id]; !ok || severity(res.Outcome) > severity(old.Outcome) {
+				rep.Tests[id] = res
+			}
+		}
+		rep.Processes = append(rep.Processes, r.Processes...)
+		rep.Malformed = append(rep.Malformed, r.Malformed...)
+		rep.MalformedLines += r.MalformedLines
+		rep.Truncated = rep.Truncated || r.Truncated
+	}
+	res := first.res
+	header := fmt.Sprintf("\n$ %s\n", also)
+	res.Stdout = slices.Concat(res.Stdout, []byte(header), second.res.Stdout)
+	res.Stderr = slices.Concat(res.Stderr, second.res.Stderr)
+	res.StdoutBytes += int64(len(header)) + second.res.StdoutBytes
+	res.StderrBytes += second.res.StderrBytes
+	res.ExitCode = cmp.Or(res.ExitCode, second.res.ExitCode)
+	res.Duration += second.res.Duration
+	res.TimedOut = res.TimedOut || second.res.TimedOut
+	res.OOMKilled = res.OOMKilled || second.res.OOMKilled
+	return testRun{gate: gate.Run{Report: rep, ExitCode: cmp.Or(first.gate.ExitCode, second.gate.ExitCode)}, res: res, cmd: first.cmd, also: also}
+}
+
+// severity orders outcomes from best to worst, for a test two
+// invocations of one run both ran.
+func severity(o testreport.Outcome) int {
+	switch {
+	case o == testreport.Error:
+		return 4
+	case o.Failing():
+		return 3
+	case o.Passing():
+		return 2
+	case o == testreport.XFailed:
+		return 1
+	}
+	return 0
+}
+
+// idStrings formats test identities as node ids.
+func idStrings(ids []gate.ID) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = id.String()
+	}
+	return out
+}
+
+// testFiles lists the files of a report's tests, in order.
+func testFiles(rep *testreport.Report) []string {
+	var files []string
+	for _, id := range rep.IDs() {
+		if len(files) == 0 || files[len(files)-1] != id.File {
+			files = append(files, id.File)
+		}
+	}
+	return files
+}
+
+// Bounds of the time of an attempt's test run, from the baseline's: the
+// multiple of the baseline's time it gets.
+const attemptTimeFactor = 3
+
+// attemptTimeout is the time one test run of the attempts (and of the
+// test designer's) may take: attemptTimeFactor times the baseline's first
+// run, at least the repository's timeout and at most the operator's
+// maximum; and a note saying so for the log.
+func attemptTimeout(task RepoTask, baseline sandbox.Result) (time.Duration, string) {
+	most := cmp.Or(task.MaxTestTimeout, task.TestTimeout)
+	t := max(task.TestTimeout, (attemptTimeFactor * baseline.Duration).Round(time.Second))
+	if most > 0 && t > most {
+		t = most
+	}
+	return t, fmt.Sprintf("each later run may take %s: %d times the baseline's %s, at least the timeout of %s, at most the operator's %s",
+		t, attemptTimeFactor, baseline.Duration.Round(time.Millisecond), task.TestTimeout, most)
 }
 
 // overlaid is run with the outcomes of the tests ids taken from rerun,
@@ -212,6 +387,18 @@ func namedTests(text string) []string {
 		}
 	}
 	return names
+}
+
+// isPathIn returns a function that reports whether a slash-separated path
+// relative to dir exists: a file or a directory.
+func isPathIn(dir string) func(string) bool {
+	return func(p string) bool {
+		if !filepath.IsLocal(filepath.FromSlash(p)) {
+			return p == "."
+		}
+		_, err := os.Stat(filepath.Join(dir, filepath.FromSlash(p)))
+		return err == nil
+	}
 }
 
 // isFileIn returns a function that reports whether a slash-separated path

@@ -43,8 +43,11 @@ type RepoTask struct {
 	// SetupNetwork is set; the tests never have it.
 	Setup        string
 	SetupNetwork bool
-	// TestTimeout bounds one run of the tests and of the set-up.
-	TestTimeout time.Duration
+	// TestTimeout bounds the set-up, and is the least time of one run of
+	// the tests after the baseline, which may get more from the baseline's
+	// own time (see attemptTimeout). MaxTestTimeout, the operator's
+	// maximum, bounds the baseline and every run; zero means TestTimeout.
+	TestTimeout, MaxTestTimeout time.Duration
 	// Protected reports the pattern that protects an existing file from
 	// edits; nil protects nothing.
 	Protected func(path string) (pattern string, ok bool)
@@ -233,7 +236,7 @@ func repoAttempt(ctx context.Context, model Model, box RepoSandbox, task RepoTas
 		return a, nil, err
 	}
 	res := tr.res
-	a.Run, a.Verdict = runRecord(tr.cmd, s.Image, res), v
+	a.Run, a.Verdict = tr.record(s.Image), v
 	if v != nil {
 		a.Run.Passed, a.Run.Reason = v.Passed, gateReason(*v, res.ExitCode, a.Run.Reason)
 	}
@@ -279,6 +282,9 @@ func gateReason(v gate.Verdict, exitCode int, runReason string) string {
 	}
 	if n := len(v.Regressions); n > 0 {
 		why = append(why, fmt.Sprintf("%d tests regressed", n))
+	}
+	if n := len(v.NewFailures); n > 0 {
+		why = append(why, fmt.Sprintf("%d tests that did not run before fail", n))
 	}
 	if n := len(v.CollectErrors); n > 0 {
 		why = append(why, fmt.Sprintf("%d files could not be collected", n))

@@ -4,9 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"os"
 	"path"
-	"path/filepath"
 	"strings"
 
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
@@ -49,7 +47,7 @@ func ParseReproduce(s string) (Reproduce, error) {
 // for one job when RepoTask.ReproduceTries is zero.
 const DefaultReproduceTries = 3
 
-// reproFile is the reproducing test's file name.
+// reproFile is the reproducing test's file name (see placeRepro).
 const reproFile = "test_capsule_reproduction.py"
 
 // reproduce has the test designer write a new test file that fails on the
@@ -80,8 +78,9 @@ func reproduce(ctx context.Context, model Model, box RepoSandbox, task RepoTask,
 	if task.TestModel != nil {
 		designer = task.TestModel
 	}
-	dt := programmer.DesignTask{Title: task.Title, Body: task.Body, Context: rc.Text, Path: reproPath(task.Repo)}
-	rec.File = dt.Path
+	pl := placeRepro(task.Repo, pf.testFiles, rc)
+	dt := programmer.DesignTask{Title: task.Title, Body: task.Body, Context: rc.Text + pl.nearby(task.Repo, rc), Path: pl.Path}
+	rec.File, rec.Placed = dt.Path, pl.Why
 	msgs := dt.Messages()
 	tries := cmp.Or(task.ReproduceTries, DefaultReproduceTries)
 	for range tries {
@@ -90,9 +89,10 @@ func reproduce(ctx context.Context, model Model, box RepoSandbox, task RepoTask,
 			return nil, fmt.Errorf("test designer: %w", err)
 		}
 		try := attemptlog.DesignTry{Answer: reply.Content, PromptTokens: reply.PromptTokens, CompletionTokens: reply.CompletionTokens, ModelDuration: reply.Duration}
-		content, problem := designedFile(reply.Content, dt.Path)
+		file, content, problem := designedFile(reply.Content, dt.Path, func(p string) string { return pl.check(task.Repo, p) })
 		var output string
 		if problem == "" {
+			dt.Path, rec.File = file, file
 			var rep *testreport.Report
 			if try.Run, rep, problem, err = pf.tryReproduction(ctx, box, task, s, log, dt.Path, content); err != nil {
 				return nil, err
@@ -118,7 +118,7 @@ func reproduce(ctx context.Context, model Model, box RepoSandbox, task RepoTask,
 // that it reproduces the issue; when it does, its failing tests become the
 // targets. problem says why it does not; rep is the run's report.
 func (p *proof) tryReproduction(ctx context.Context, box RepoSandbox, task RepoTask, s Settings, log *attemptlog.Log, file, content string) (*attemptlog.Run, *testreport.Report, string, error) {
-	tr, err := p.runCommand(ctx, box, task, "python3 -m pytest -q -p no:cacheprovider "+file, map[string][]byte{file: []byte(content)}, nil)
+	tr, err := p.runTargets(ctx, box, task, map[string][]byte{file: []byte(content)}, nil, file, nil)
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("run the reproducing test: %w", err)
 	}
@@ -129,7 +129,7 @@ func (p *proof) tryReproduction(ctx context.Context, box RepoSandbox, task RepoT
 			log.Baseline.Targets = append(log.Baseline.Targets, t.ID.String())
 		}
 	}
-	return runRecord(tr.cmd, s.Image, tr.res), tr.gate.Report, problem, nil
+	return tr.record(s.Image), tr.gate.Report, problem, nil
 }
 
 // design is the test designer's conversation that wrote the accepted
@@ -154,7 +154,7 @@ const (
 // onlyTargetsFail reports whether a verdict failed on its target tests
 // alone: a trusted run, no regression, nothing missing or uncollected.
 func onlyTargetsFail(v gate.Verdict) bool {
-	return !v.Passed && v.Untrusted == "" && len(v.Regressions) == 0 && len(v.Missing) == 0 && len(v.CollectErrors) == 0
+	return !v.Passed && v.Untrusted == "" && len(v.Regressions) == 0 && len(v.NewFailures) == 0 && len(v.Missing) == 0 && len(v.CollectErrors) == 0
 }
 
 // revise asks the test designer to reconsider its test when the
@@ -186,7 +186,9 @@ func (p *proof) revise(ctx context.Context, box RepoSandbox, task RepoTask, s Se
 	}
 	rec := log.Reproduction
 	try := attemptlog.DesignTry{Answer: reply.Content, Revision: true, PromptTokens: reply.PromptTokens, CompletionTokens: reply.CompletionTokens, ModelDuration: reply.Duration}
-	content, problem := designedFile(reply.Content, d.task.Path)
+	_, content, problem := designedFile(reply.Content, d.task.Path, func(p string) string {
+		return fmt.Sprintf("the answer writes %s: revise %s itself", p, d.task.Path)
+	})
 	if problem == "" && content == p.repro.Content {
 		problem = "kept unchanged by the test designer"
 	}
@@ -218,30 +220,31 @@ func ownFrames(rep *testreport.Report, file string) string {
 	return strings.Join(kept, "\n")
 }
 
-// reproPath is where the reproducing test goes: in tests/ when the
-// repository has that directory, else at its root, under a name no file
-// has yet.
-func reproPath(repo string) string {
-	dir := ""
-	if info, err := os.Stat(filepath.Join(repo, "tests")); err == nil && info.IsDir() {
-		dir = "tests"
-	}
-	name := path.Join(dir, reproFile)
-	for n := 2; isFileIn(repo)(name); n++ {
-		name = path.Join(dir, fmt.Sprintf("test_capsule_reproduction_%d.py", n))
-	}
-	return name
-}
-
-// designedFile finds the file at want in a test designer's answer.
-func designedFile(answer, want string) (string, string) {
+// designedFile finds the test file of a test designer's answer: the one
+// at want, else its only Python file when check (which says why a path is
+// refused) accepts that path. It returns the file's path and content, or
+// why there is none.
+func designedFile(answer, want string, check func(string) string) (file, content, problem string) {
 	parsed, _ := response.Parse(answer)
+	var others []string
 	for _, f := range parsed.Files {
-		if path.Clean(f.Path) == want {
-			return f.Content, ""
+		if p := path.Clean(f.Path); p == want {
+			return want, f.Content, ""
+		} else if strings.HasSuffix(p, ".py") {
+			others = append(others, p)
 		}
 	}
-	return "", fmt.Sprintf("the answer has no \"### File: %s\" block", want)
+	if len(others) == 1 {
+		if why := check(others[0]); why != "" {
+			return "", "", fmt.Sprintf("%s; write the test as the new file %s", why, want)
+		}
+		for _, f := range parsed.Files {
+			if path.Clean(f.Path) == others[0] {
+				return others[0], f.Content, ""
+			}
+		}
+	}
+	return "", "", fmt.Sprintf("the answer has no \"### File: %s\" block", want)
 }
 
 // ownOutput is what a run says about the tests of file only: their

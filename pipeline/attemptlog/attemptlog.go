@@ -75,7 +75,9 @@ type Reproduction struct {
 	// Skipped says why no reproducing test was asked for.
 	Skipped string `json:"skipped,omitempty"`
 	// File is the reproducing test's path; Content the accepted file.
-	File     string `json:"file,omitempty"`
+	File string `json:"file,omitempty"`
+	// Placed says why the file goes where it does.
+	Placed   string `json:"placed,omitempty"`
 	Accepted bool   `json:"accepted"`
 	Content  string `json:"content,omitempty"`
 	// Tries are the designer's answers, each run on the untouched tree.
@@ -120,6 +122,9 @@ type Baseline struct {
 	// they come from.
 	Targets     []string `json:"targets,omitempty"`
 	TargetsFrom string   `json:"targets_from,omitempty"`
+	// Timeout says how long each later run of the tests may take, and
+	// why.
+	Timeout string `json:"timeout,omitempty"`
 }
 
 // Context records what the repository context given to the model held.
@@ -183,6 +188,10 @@ type Run struct {
 	Output    string        `json:"output"` // stdout then stderr, capped
 	Truncated bool          `json:"truncated,omitempty"`
 	Duration  time.Duration `json:"duration_ns"`
+	// Also is the run's second invocation, when the command left out
+	// tests that had to run: its command and why. Output, ExitCode and
+	// Duration then cover both.
+	Also string `json:"also,omitempty"`
 }
 
 // ModelCalls is the number of calls made to the model: one per attempt,

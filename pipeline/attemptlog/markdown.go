@@ -230,6 +230,9 @@ func (m *rendering) details(a *Attempt, t AttemptTrim) {
 func (m *rendering) facts(a *Attempt) {
 	if a.Run != nil {
 		fmt.Fprintf(m, "Command `%s` in image `%s`: exit status %d.\n\n", shellJoin(a.Run.Command), a.Run.Image, a.Run.ExitCode)
+		if a.Run.Also != "" {
+			fmt.Fprintf(m, "Also ran %s.\n\n", a.Run.Also)
+		}
 	}
 	if len(a.Changes) > 0 {
 		m.WriteString("Files changed:")
@@ -320,6 +323,9 @@ func (m *rendering) baseline(bl *Baseline) {
 		return
 	}
 	fmt.Fprintf(m, "%d tests ran on the untouched tree; %d already failing, %d flaky.", bl.Tests, len(bl.Failing), len(bl.Flaky))
+	if bl.Timeout != "" {
+		fmt.Fprintf(m, " Time: %s.", bl.Timeout)
+	}
 	if len(bl.Targets) > 0 {
 		fmt.Fprintf(m, " Target tests (%s): %s.", bl.TargetsFrom, "`"+strings.Join(bl.Targets, "`, `")+"`")
 	}
@@ -340,6 +346,9 @@ func (m *rendering) reproduction(l *Log) {
 		return
 	case r.Accepted:
 		fmt.Fprintf(m, "Reproduction (%s): the test designer's `%s`", r.Mode, r.File)
+		if r.Placed != "" {
+			fmt.Fprintf(m, ", placed %s", r.Placed)
+		}
 	default:
 		fmt.Fprintf(m, "Reproduction (%s): none: %s", r.Mode, r.Stopped)
 	}

@@ -90,7 +90,7 @@ func NewPlan(t Task, o Overrides, m Maxima) (Plan, error) {
 	cfg, capped := m.Cap(t.Config)
 	task := pipeline.RepoTask{
 		ID: t.ID, Title: t.Title, Body: t.Body, Repo: t.Dir,
-		Setup: cfg.Setup, SetupNetwork: cfg.Network, TestTimeout: cfg.Timeout,
+		Setup: cfg.Setup, SetupNetwork: cfg.Network, TestTimeout: cfg.Timeout, MaxTestTimeout: m.Timeout,
 		ContextBudget: o.ContextBudget,
 		Protected:     func(p string) (string, bool) { return repoconfig.Protected(p, cfg.Protected) },
 		MaxFiles:      m.AnswerFiles,
