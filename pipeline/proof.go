@@ -217,9 +217,14 @@ func (p *proof) rerun(ctx context.Context, box RepoSandbox, task RepoTask, files
 // id in a second invocation through the command's prefix and environment
 // (testreport.TestsCommand), and the two reports are read as one run.
 func (p *proof) runTargets(ctx context.Context, box RepoSandbox, task RepoTask, files map[string][]byte, deleted []string, file string, ids []gate.ID) (testRun, error) {
-	want := idStrings(ids)
+	var want []string
 	if file != "" {
-		want = append([]string{file}, want...)
+		want = append(want, file)
+	}
+	for _, id := range ids {
+		if id.File != file {
+			want = append(want, id.String())
+		}
 	}
 	if p.plan.GoJSON || len(want) == 0 {
 		return p.run(ctx, box, task, files, deleted)
