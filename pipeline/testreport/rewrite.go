@@ -489,8 +489,20 @@ func pytestKnownFlag(name string) bool {
 		"--markers", "--cov-append", "--no-cov", "--forked"}, name)
 }
 
+// collectionSettings are the settings an -o option may override that
+// choose which files, classes and functions are tests.
+var collectionSettings = []string{"python_files", "python_classes", "python_functions"}
+
 // addOption files an option of the invocation as a selection or not.
 func (p *Pytest) addOption(name string, words []string) {
+	if name == "-o" || name == "--override-ini" {
+		setting, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(strings.Join(words, " "), name), "="), "=")
+		if setting = strings.TrimSpace(setting); slices.Contains(collectionSettings, setting) {
+			p.Selection = append(p.Selection, words...)
+			p.skip = cmp.Or(p.skip, "its "+setting+" setting (-o) may not match them")
+			return
+		}
+	}
 	if why, ok := pytestSelection[name]; ok {
 		p.Selection = append(p.Selection, words...)
 		p.skip = cmp.Or(p.skip, why)
@@ -514,28 +526,9 @@ func (p Pytest) skips() string {
 	return p.skip
 }
 
-// pythonFiles is the python_files setting an invocation's -o gives, or
-// pytest's default.
-func (p Pytest) pythonFiles() []string {
-	pattern := "test_*.py *_test.py"
-	for k, w := range p.Options {
-		v, ok := strings.CutPrefix(w, "--override-ini=")
-		if !ok && (w == "-o" || w == "--override-ini") && k+1 < len(p.Options) {
-			v, ok = p.Options[k+1], true
-		}
-		if !ok {
-			v, ok = strings.CutPrefix(w, "-o")
-		}
-		if rest, found := strings.CutPrefix(v, "python_files="); ok && found {
-			pattern = rest
-		}
-	}
-	return strings.Fields(pattern)
-}
-
 // covers reports whether the invocation's paths hold the test (a file or
-// a node id): a path names it, or is a directory above a file whose name
-// python_files matches.
+// a node id): a path names it, or is a directory above a file named as
+// pytest's default python_files are.
 func (p Pytest) covers(test string) bool {
 	file := nodeFile(test)
 	for _, raw := range p.Paths {
@@ -545,11 +538,11 @@ func (p Pytest) covers(test string) bool {
 			return true
 		case strings.Contains(q, "::") || !(q == "." || strings.HasPrefix(file, q+"/")):
 		default:
-			for _, pattern := range p.pythonFiles() {
-				if ok, _ := path.Match(pattern, path.Base(file)); ok {
-					return true
-				}
-			}
+			// pytest's default python_files: a setting of the
+			// repository's that differs leaves the file out of the
+			// run, and runTargets' second invocation runs it.
+			base := path.Base(file)
+			return strings.HasPrefix(base, "test_") && strings.HasSuffix(base, ".py") || strings.HasSuffix(base, "_test.py")
 		}
 	}
 	return false

@@ -171,8 +171,9 @@ func TestWithTests(t *testing.T) {
 		{"python3 -m pytest -q tests", "python3 -m pytest -q tests", false, ""},
 		{"python3 -m pytest -q ./tests/", "python3 -m pytest -q ./tests/", false, ""},
 		{"python3 -m pytest -q .", "python3 -m pytest -q .", false, ""},
-		// A python_files the file's name does not match: named explicitly.
-		{"python3 -m pytest -o 'python_files=check_*.py' tests", "python3 -m pytest " + repro + " -o 'python_files=check_*.py' tests", true, ""},
+		// Settings of which files, classes and functions are tests.
+		{"python3 -m pytest -o 'python_files=check_*.py' tests", "python3 -m pytest -o 'python_files=check_*.py' tests", false, "its python_files setting (-o)"},
+		{"python -m pytest --override-ini=python_functions= tests", "python -m pytest --override-ini=python_functions= tests", false, "its python_functions setting"},
 		{"python3 -m pytest -q", "python3 -m pytest -q", false, "names no test path"},
 		{"python3 -m pytest -k mean tests/test_ops.py", "python3 -m pytest -k mean tests/test_ops.py", false, "-k option may deselect"},
 		{"python3 -m pytest -m 'not slow' tests/test_ops.py", "python3 -m pytest -m 'not slow' tests/test_ops.py", false, "-m option"},
@@ -200,6 +201,7 @@ func TestTestsCommand(t *testing.T) {
 		cmd, want, note string
 	}{
 		{"python3 -m pytest -q -k mean -x tests", "python3 -m pytest tests/test_ops.py::test_a 'tests/sub/test_deep.py::test_b[x y]' -q", ""},
+		{"python -m pytest -o 'python_files=test*.py' -o python_classes= -o python_functions= -o xfail_strict=true -v .", "python -m pytest tests/test_ops.py::test_a 'tests/sub/test_deep.py::test_b[x y]' -o xfail_strict=true -v", ""},
 		{"PYTHONPATH=src python -m pytest -p no:cacheprovider --maxfail 1 -m 'not slow' --lf", "PYTHONPATH=src python -m pytest tests/test_ops.py::test_a 'tests/sub/test_deep.py::test_b[x y]' -p no:cacheprovider", ""},
 		{"pip install -e . && export X=1 && cd tests && py.test --tb=short test_ops.py", "export X=1 && cd tests && py.test /workspace/tests/test_ops.py::test_a '/workspace/tests/sub/test_deep.py::test_b[x y]' --tb=short", ""},
 		{"make test", "python3 -m pytest tests/test_ops.py::test_a 'tests/sub/test_deep.py::test_b[x y]'", "python3 -m pytest runs them"},
