@@ -23,7 +23,7 @@ type planView struct {
 	Image                string
 	TestCommand, Reason  string
 	Reproduce            pipeline.Reproduce
-	Timeout              time.Duration
+	Timeout, MaxTimeout  time.Duration
 	Memory, Disk         int64
 	CPUs                 float64
 	Network              bool
@@ -35,7 +35,7 @@ func view(p Plan) planView {
 	return planView{
 		MaxAttempts: p.Settings.MaxAttempts, History: p.Settings.History, Feedback: p.Settings.Feedback,
 		Image: p.Image, TestCommand: p.Task.TestCommand, Reason: p.Task.TestReason, Reproduce: p.Task.Reproduce,
-		Timeout: p.Limits.Timeout, Memory: p.Limits.Memory, Disk: p.Limits.Disk, CPUs: p.Limits.CPUs,
+		Timeout: p.Limits.Timeout, MaxTimeout: p.Task.MaxTestTimeout, Memory: p.Limits.Memory, Disk: p.Limits.Disk, CPUs: p.Limits.CPUs,
 		Network: p.Limits.Network, MaxFiles: p.Task.MaxFiles, Capped: p.Capped,
 	}
 }
@@ -55,7 +55,7 @@ func TestNewPlan(t *testing.T) {
 	defaults := planView{
 		MaxAttempts: 5, History: 1, Feedback: pipeline.FeedbackRefined, Image: image.Default(),
 		TestCommand: "pytest", Reason: "from .github/capsule.yml", Reproduce: pipeline.ReproduceAuto,
-		Timeout: 5 * time.Minute, Memory: sandbox.DefaultMemory, Disk: sandbox.DefaultDisk, CPUs: sandbox.DefaultCPUs,
+		Timeout: 5 * time.Minute, MaxTimeout: time.Hour, Memory: sandbox.DefaultMemory, Disk: sandbox.DefaultDisk, CPUs: sandbox.DefaultCPUs,
 		MaxFiles: 20,
 	}
 	tests := []struct {
@@ -128,7 +128,7 @@ func TestNewPlan(t *testing.T) {
 				c.MaxAttempts = 1_000_000
 			},
 			want: func(v *planView) {
-				v.MaxAttempts, v.MaxFiles = DefaultMaxima().Attempts, DefaultMaxima().AnswerFiles
+				v.MaxAttempts, v.MaxFiles, v.MaxTimeout = DefaultMaxima().Attempts, DefaultMaxima().AnswerFiles, DefaultMaxima().Timeout
 				v.Capped = []string{"max_attempts 1000000 in .github/capsule.yml capped to 10 by the operator"}
 			},
 		},
