@@ -120,10 +120,10 @@ func suffixNamed(testFiles []string, dir string) bool {
 // mentions one's module, the first-ranked weighing most. why says what
 // tied them; near is empty when no test file is related.
 func related(repo string, testFiles []string, rc repocontext.Context) (near, why string) {
-	var ranked []string
+	var ranked []codeFile
 	for _, in := range rc.Included {
 		if strings.HasSuffix(in.Path, ".py") && len(ranked) < relatedFiles {
-			ranked = append(ranked, in.Path)
+			ranked = append(ranked, newCodeFile(in.Path))
 		}
 	}
 	best := 0
@@ -132,8 +132,8 @@ func related(repo string, testFiles []string, rc repocontext.Context) (near, why
 		score, tie := 0, ""
 		for k, code := range ranked {
 			w := len(ranked) - k
-			s, how := relation(tf, text, code)
-			if s*w > 0 && tie == "" {
+			s, how := code.relation(tf, text)
+			if s > 0 && tie == "" {
 				tie = how
 			}
 			score += s * w
@@ -145,19 +145,39 @@ func related(repo string, testFiles []string, rc repocontext.Context) (near, why
 	return near, why
 }
 
+// codeFile is a file the context ranks for the issue, with the patterns
+// of its uses in a test file.
+type codeFile struct {
+	path, mod, base string
+	// uses matches the module's dotted name, imports a use of its last
+	// part in an import statement; nil when there is no such name.
+	uses, imports *regexp.Regexp
+}
+
+func newCodeFile(p string) codeFile {
+	c := codeFile{path: p}
+	c.mod, c.base = moduleOf(p)
+	if c.mod != "" {
+		c.uses = regexp.MustCompile(`\b` + regexp.QuoteMeta(c.mod) + `\b`)
+	}
+	if b := regexp.QuoteMeta(c.base); b != "" {
+		c.imports = regexp.MustCompile(`(?m)^\s*(from\s+[\w.]*\s+import\s+[^\n]*\b` + b + `\b|import\s+[\w.]*\b` + b + `\b|from\s+[\w.]*\b` + b + `\s+import)`)
+	}
+	return c
+}
+
 // relation weighs how the test file tf, whose text is given, relates to
-// the code file code, and says how.
-func relation(tf, text, code string) (int, string) {
-	mod, base := moduleOf(code)
+// the code file, and says how.
+func (c codeFile) relation(tf, text string) (int, string) {
 	switch {
-	case tf == code:
+	case tf == c.path:
 		return 4, "which the repository context ranks among the files the issue concerns"
-	case path.Base(tf) == "test_"+base+".py" || path.Base(tf) == base+"_test.py":
-		return 3, "which is named after " + code
-	case mod != "" && regexp.MustCompile(`\b`+regexp.QuoteMeta(mod)+`\b`).MatchString(text):
-		return 2, "which uses " + mod + " (" + code + ")"
-	case base != "" && regexp.MustCompile(`(?m)^\s*(from\s+[\w.]*\s+import\s+[^\n]*\b`+regexp.QuoteMeta(base)+`\b|import\s+[\w.]*\b`+regexp.QuoteMeta(base)+`\b|from\s+[\w.]*\b`+regexp.QuoteMeta(base)+`\s+import)`).MatchString(text):
-		return 1, "which imports " + base + " (" + code + ")"
+	case c.base != "" && (path.Base(tf) == "test_"+c.base+".py" || path.Base(tf) == c.base+"_test.py"):
+		return 3, "which is named after " + c.path
+	case c.uses != nil && c.uses.MatchString(text):
+		return 2, "which uses " + c.mod + " (" + c.path + ")"
+	case c.imports != nil && c.imports.MatchString(text):
+		return 1, "which imports " + c.base + " (" + c.path + ")"
 	}
 	return 0, ""
 }
