@@ -114,6 +114,18 @@ func TestSolveProofWhereTestsRun(t *testing.T) {
 		}
 	})
 
+	t.Run("a command of several commands runs the reproducing test through its pytest invocation", func(t *testing.T) {
+		repo := filedRepo(t, "python3 -c 'import calc' && python3 -m pytest -q tests/test_ops.py", nil)
+		const file = "tests/test_capsule_reproduction.py"
+		r := solveWith(t, repo, []string{designed(file, emptyMeanTest), right})
+		if r.code != exitOK {
+			t.Fatalf("exit %d, want solved\n%s", r.code, r.stderr)
+		}
+		if also := readLog(t, r.out).Attempts[0].Run.Also; !strings.HasPrefix(also, "`python3 -m pytest "+file+" -q`, because the test command left out "+file+": it is not one plain pytest invocation") {
+			t.Errorf("the attempt's second invocation: %q", also)
+		}
+	})
+
 	t.Run("a test placed beside the conftest.py whose fixture it uses is accepted", func(t *testing.T) {
 		conftest := "import pytest\n\n\n@pytest.fixture\ndef nothing():\n    return []\n"
 		repo := filedRepo(t, "python3 -m pytest -q", map[string]string{
