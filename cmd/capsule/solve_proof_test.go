@@ -101,30 +101,24 @@ func TestSolveProofWhereTestsRun(t *testing.T) {
 		}
 	})
 
-	t.Run("a command that deselects the reproducing test runs it by node id", func(t *testing.T) {
-		repo := filedRepo(t, "python3 -m pytest -q -k 'not empty'", nil)
-		const file = "tests/test_capsule_reproduction.py"
-		r := solveWith(t, repo, []string{designed(file, emptyMeanTest), right})
-		if r.code != exitOK {
-			t.Fatalf("exit %d, want solved\n%s", r.code, r.stderr)
-		}
-		run := readLog(t, r.out).Attempts[0].Run
-		if !strings.Contains(run.Also, "`python3 -m pytest "+file+" -q`, because the test command left out "+file+": its -k option may deselect them") {
-			t.Errorf("the attempt's second invocation: %q", run.Also)
-		}
-	})
-
-	t.Run("a command of several commands runs the reproducing test through its pytest invocation", func(t *testing.T) {
-		repo := filedRepo(t, "python3 -c 'import calc' && python3 -m pytest -q tests/test_ops.py", nil)
-		const file = "tests/test_capsule_reproduction.py"
-		r := solveWith(t, repo, []string{designed(file, emptyMeanTest), right})
-		if r.code != exitOK {
-			t.Fatalf("exit %d, want solved\n%s", r.code, r.stderr)
-		}
-		if also := readLog(t, r.out).Attempts[0].Run.Also; !strings.HasPrefix(also, "`python3 -m pytest "+file+" -q`, because the test command left out "+file+": it is not one plain pytest invocation") {
-			t.Errorf("the attempt's second invocation: %q", also)
-		}
-	})
+	// Commands that leave the reproducing test out: it runs by node id
+	// through the command's pytest invocation, and the log says why.
+	for _, tc := range []struct{ name, cmd, why string }{
+		{"a command that deselects the reproducing test", "python3 -m pytest -q -k 'not empty'", "its -k option may deselect them"},
+		{"a command of several commands", "python3 -c 'import calc' && python3 -m pytest -q tests/test_ops.py", "it is not one plain pytest invocation"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			repo := filedRepo(t, tc.cmd, nil)
+			const file = "tests/test_capsule_reproduction.py"
+			r := solveWith(t, repo, []string{designed(file, emptyMeanTest), right})
+			if r.code != exitOK {
+				t.Fatalf("exit %d, want solved\n%s", r.code, r.stderr)
+			}
+			if also := readLog(t, r.out).Attempts[0].Run.Also; also != "`python3 -m pytest "+file+" -q`, because the test command left out "+file+": "+tc.why {
+				t.Errorf("the attempt's second invocation: %q", also)
+			}
+		})
+	}
 
 	t.Run("a test placed beside the conftest.py whose fixture it uses is accepted", func(t *testing.T) {
 		conftest := "import pytest\n\n\n@pytest.fixture\ndef nothing():\n    return []\n"
