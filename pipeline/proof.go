@@ -19,11 +19,12 @@ import (
 	"github.com/capsulehq/capsule/sandbox/agent"
 )
 
-// RunNumberEnv names the variable every test run of a job gets: the run's
-// number in the job, counting from 1 (the baseline's first run). Nothing of
-// a run survives into the next, so a test that must behave differently
-// between runs of the same tree (a flaky test in Capsule's own tests)
-// reads it.
+// RunNumberEnv names the variable a test run of a job gets when
+// Settings.RunNumber asks for it: the run's number in the job, counting
+// from 1 (the baseline's first run). Nothing of a run survives into the
+// next, so a test that must behave differently between runs of the same
+// tree (a flaky test in Capsule's own tests) reads it. It is not given
+// otherwise: code under test must not tell Capsule's runs from others.
 const RunNumberEnv = "CAPSULE_RUN"
 
 // proof is the gate of one job: how the per-test results of the test
@@ -42,6 +43,8 @@ type proof struct {
 	// last is the last attempt's run.
 	last gate.Run
 	runs int // test runs so far
+	// runNumber gives every run RunNumberEnv.
+	runNumber bool
 }
 
 // keepRepro refuses the programmer's edits of the accepted reproducing
@@ -82,7 +85,10 @@ func (p *proof) run(ctx context.Context, box RepoSandbox, task RepoTask, files m
 func (p *proof) runCommand(ctx context.Context, box RepoSandbox, task RepoTask, command string, files map[string][]byte, deleted []string) (testRun, error) {
 	p.runs++
 	cmd := []string{"sh", "-c", command}
-	env := append(testreport.Env(agent.PluginDir, agent.ReportFile), fmt.Sprintf("%s=%d", RunNumberEnv, p.runs))
+	env := testreport.Env(agent.PluginDir, agent.ChannelSocket)
+	if p.runNumber {
+		env = append(env, fmt.Sprintf("%s=%d", RunNumberEnv, p.runs))
+	}
 	res, err := box.Run(ctx, sandbox.Run{Cmd: cmd, Env: env, Files: files, Delete: deleted, Timeout: task.TestTimeout, TestReport: !p.plan.GoJSON})
 	if err != nil {
 		return testRun{}, fmt.Errorf("run tests: %w", err)
@@ -101,7 +107,7 @@ func (p *proof) runCommand(ctx context.Context, box RepoSandbox, task RepoTask, 
 // flaky tests from failing ones. The tests the issue names that fail there
 // are the targets. It records all of it in log.Baseline.
 func newProof(ctx context.Context, box RepoSandbox, task RepoTask, s Settings, log *attemptlog.Log) (*proof, error) {
-	p := &proof{plan: testreport.NewPlan(task.TestCommand, isFileIn(task.Repo))}
+	p := &proof{plan: testreport.NewPlan(task.TestCommand, isFileIn(task.Repo)), runNumber: s.RunNumber}
 	rec := &attemptlog.Baseline{Plan: p.plan.Note}
 	log.Baseline = rec
 	first, err := p.run(ctx, box, task, nil, nil)
