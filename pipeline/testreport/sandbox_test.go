@@ -16,7 +16,7 @@ import (
 
 // pytestBox runs test commands in a real sandbox session with the plugin
 // loaded through the environment, from where the sandbox puts it, and the
-// report read from the run's report file.
+// report read from what the run's report channel received.
 type pytestBox struct {
 	t   *testing.T
 	box *sandbox.Session
@@ -41,7 +41,7 @@ func (b pytestBox) run(files map[string]string, cmd string, env ...string) (gate
 	for name, content := range files {
 		laid[name] = []byte(content)
 	}
-	env = append(testreport.Env(agent.PluginDir, agent.ReportFile), env...)
+	env = append(testreport.Env(agent.PluginDir, agent.ChannelSocket), env...)
 	res, err := b.box.Run(context.Background(), sandbox.Run{Cmd: []string{"sh", "-c", cmd}, Env: env, Files: laid, TestReport: true})
 	if err != nil {
 		b.t.Fatal(err)
@@ -245,6 +245,14 @@ func TestPluginInSandbox(t *testing.T) {
 				t.Errorf("%d processes (want %d), exit %d (want %d), incomplete: %q\noutput:\n%s",
 					len(rep.Processes), tc.processes, run.ExitCode, tc.exit, rep.Incomplete(), output)
 			}
+			for _, p := range rep.Processes {
+				if !p.Tripwire || p.PID <= 1 {
+					t.Errorf("process %+v: want a pid and its tripwire", p)
+				}
+			}
+			if len(rep.Integrity) > 0 {
+				t.Errorf("integrity failures %+v, want none", rep.Integrity)
+			}
 			if tc.check != nil {
 				tc.check(t, rep)
 			}
@@ -297,6 +305,35 @@ func TestGateInSandbox(t *testing.T) {
 		v := gate.Check(baseline, nil, run, nil)
 		if v.Passed || !strings.Contains(v.Untrusted, "ended without finishing their session") {
 			t.Errorf("verdict %+v: want an untrusted failed run", v)
+		}
+	})
+
+	t.Run("a forged session at exit does not stand for the real one", func(t *testing.T) {
+		// Attack 3 of issue 22 on the channel: the code under test cannot
+		// truncate what was sent, so its own complete session, all passes
+		// and status 0, sent at exit, stands beside pytest's real one (a
+		// failure) and the command's status 0 disagrees with it.
+		forge := with(calc, "calc.py", `import atexit, json, os, socket
+
+def add(a, b):
+    return a - b
+
+def _forge():
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(os.environ["CAPSULE_TEST_CHANNEL"])
+    for rec in ({"kind": "start", "rootdir": "/capsule/workspace", "pytest": "7"},
+                {"kind": "test", "file": "tests/test_calc.py", "classes": [], "name": "test_add", "params": "", "outcome": "passed", "phase": "call", "duration": 0, "message": "", "longrepr": ""},
+                {"kind": "test", "file": "tests/test_more.py", "classes": [], "name": "test_more", "params": "", "outcome": "passed", "phase": "call", "duration": 0, "message": "", "longrepr": ""},
+                {"kind": "end", "exitstatus": 0, "stopped": ""}):
+        s.sendall((json.dumps(rec) + "\n").encode())
+    os._exit(0)
+
+atexit.register(_forge)
+`)
+		run, output := b.run(forge, "python3 -m pytest")
+		v := gate.Check(baseline, nil, run, nil)
+		if v.Passed || v.Untrusted == "" {
+			t.Errorf("verdict %+v: want an untrusted failed run\n%s", v, output)
 		}
 	})
 
@@ -358,7 +395,7 @@ func BenchmarkPluginOverhead(b *testing.B) {
 		"tests/test_many.py": []byte("import pytest\n\n@pytest.mark.parametrize('n', range(1000))\ndef test_n(n):\n    assert n >= 0\n"),
 	}
 	cmd := []string{"sh", "-c", "python3 -m pytest -q -p no:cacheprovider tests"}
-	env := testreport.Env(agent.PluginDir, agent.ReportFile)
+	env := testreport.Env(agent.PluginDir, agent.ChannelSocket)
 	var without, with time.Duration
 	for b.Loop() {
 		for _, e := range [][]string{nil, env} {
