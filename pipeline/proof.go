@@ -99,7 +99,7 @@ func (p *proof) runCommand(ctx context.Context, box RepoSandbox, task RepoTask, 
 	if res.TestReportBytes > int64(len(res.TestReport)) || p.plan.GoJSON && res.StdoutBytes > int64(len(res.Stdout)) {
 		rep.Truncated = true
 	}
-	return testRun{gate: gate.Run{Report: rep, ExitCode: res.ExitCode}, res: res, cmd: cmd}, nil
+	return testRun{gate: gate.Run{Report: rep, ExitCode: res.ExitCode, Plain: testreport.Plain(command)}, res: res, cmd: cmd}, nil
 }
 
 // newProof chooses how per-test results are collected and runs the tests
@@ -161,15 +161,29 @@ func (p *proof) check(ctx context.Context, box RepoSandbox, task RepoTask, files
 		return tr, nil, err
 	}
 	p.last = tr.gate
-	v := gate.Check(p.baseline, p.targets, tr.gate, nil)
+	changed := p.changed(files)
+	v := gate.Check(p.baseline, p.targets, tr.gate, nil, changed)
 	if len(v.Rerun) > 0 {
 		again, err := p.rerun(ctx, box, task, files, deleted, v.Rerun)
 		if err != nil {
 			return tr, nil, err
 		}
-		v = gate.Check(p.baseline, p.targets, tr.gate, &again.gate)
+		v = gate.Check(p.baseline, p.targets, tr.gate, &again.gate, changed)
 	}
 	return tr, &v, nil
+}
+
+// changed lists the files an attempt's overlay adds or changes, but the
+// accepted reproducing test, which is the designer's: the gate takes the
+// tripwire's events from them as tampering.
+func (p *proof) changed(files map[string][]byte) []string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		if p.repro == nil || path.Clean(name) != p.repro.Path {
+			out = append(out, path.Clean(name))
+		}
+	}
+	return out
 }
 
 // maxRerunIDs bounds the tests a rerun names on its command line; more
@@ -192,7 +206,9 @@ func (p *proof) rerun(ctx context.Context, box RepoSandbox, task RepoTask, files
 
 // overlaid is run with the outcomes of the tests ids taken from rerun,
 // which ran only them: the whole run as the rerun saw it. A test the rerun
-// did not report stays as run had it.
+// did not report stays as run had it. Its exit status is the rerun's, the
+// status of the only tests that may fail in it (ids are the run's
+// failing tests), so that the gate finds them in agreement.
 func overlaid(run, rerun gate.Run, ids []gate.ID) gate.Run {
 	rep := *run.Report
 	rep.Tests = maps.Clone(run.Report.Tests)
@@ -201,7 +217,7 @@ func overlaid(run, rerun gate.Run, ids []gate.ID) gate.Run {
 			rep.Tests[id] = res
 		}
 	}
-	return gate.Run{Report: &rep, ExitCode: run.ExitCode}
+	return gate.Run{Report: &rep, ExitCode: rerun.ExitCode, Plain: run.Plain}
 }
 
 // namedTest matches a Python test file, or a pytest node id, in an issue's

@@ -260,7 +260,12 @@ func (r *pytestReader) session(n int, c *conn, rec record) error {
 	case "collected":
 		p.Collected = rec.Count
 	case "test":
-		return r.test(c, rec)
+		if err := r.test(c, rec); err != nil {
+			return err
+		}
+		if rec.Outcome.Failing() {
+			p.Failing++
+		}
 	case "integrity":
 		if rec.Check == "" {
 			return fmt.Errorf("an integrity record without its check")

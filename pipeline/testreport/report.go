@@ -126,8 +126,9 @@ type Process struct {
 	// its session started: its audit events were watched. Without it,
 	// tampering could not be seen (a virtualenv's interpreter, go test).
 	Tripwire bool
-	// Collected is how many tests the process selected to run.
-	Collected int
+	// Collected is how many tests the process selected to run; Failing
+	// counts the failing or erroring results it recorded.
+	Collected, Failing int
 	// CollectErrors are the files (or packages) that could not be
 	// collected (or built).
 	CollectErrors []CollectError

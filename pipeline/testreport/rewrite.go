@@ -146,6 +146,14 @@ func unittestName(name string, isFile func(string) bool) (string, bool) {
 	return "", false
 }
 
+// Plain reports whether command is one plain invocation: words only, with
+// no list, pipe, redirection or expansion (so `pytest || true` and
+// `pytest a; pytest b` are not), whose exit status is its runner's.
+func Plain(command string) bool {
+	_, ok := splitWords(command)
+	return ok
+}
+
 // skipAssignments returns the index of the first word that is not a
 // VAR=value assignment.
 func skipAssignments(words []string) int {

@@ -116,3 +116,14 @@ func TestPlan(t *testing.T) {
 		t.Errorf("pytest plan read %+v", rep)
 	}
 }
+
+func TestPlain(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"python3 -m pytest -q": true, "PYTHONHASHSEED=0 pytest 'tests/a b.py'": true, "tox -e py311": true,
+		"pytest || true": false, "pytest a; pytest b": false, "pytest | tee log": false, "pytest $ARGS": false, "": false,
+	} {
+		if got := Plain(cmd); got != want {
+			t.Errorf("Plain(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+}

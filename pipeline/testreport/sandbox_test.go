@@ -47,7 +47,7 @@ func (b pytestBox) run(files map[string]string, cmd string, env ...string) (gate
 		b.t.Fatal(err)
 	}
 	output := string(res.Stdout) + string(res.Stderr)
-	return gate.Run{Report: testreport.ParsePytest(res.TestReport, agent.Workspace), ExitCode: res.ExitCode}, output
+	return gate.Run{Report: testreport.ParsePytest(res.TestReport, agent.Workspace), ExitCode: res.ExitCode, Plain: testreport.Plain(cmd)}, output
 }
 
 // outcomes maps each test's node id to its outcome.
@@ -302,7 +302,7 @@ func TestGateInSandbox(t *testing.T) {
 		if run.ExitCode != 0 || run.Report.Complete() {
 			t.Fatalf("exit %d, complete %v: want a run that exits 0 and never ends its session\n%s", run.ExitCode, run.Report.Complete(), output)
 		}
-		v := gate.Check(baseline, nil, run, nil)
+		v := gate.Check(baseline, nil, run, nil, []string{"calc.py"})
 		if v.Passed || !strings.Contains(v.Untrusted, "ended without finishing their session") {
 			t.Errorf("verdict %+v: want an untrusted failed run", v)
 		}
@@ -331,7 +331,7 @@ def _forge():
 atexit.register(_forge)
 `)
 		run, output := b.run(forge, "python3 -m pytest")
-		v := gate.Check(baseline, nil, run, nil)
+		v := gate.Check(baseline, nil, run, nil, []string{"calc.py"})
 		if v.Passed || v.Untrusted == "" {
 			t.Errorf("verdict %+v: want an untrusted failed run\n%s", v, output)
 		}
@@ -339,7 +339,7 @@ atexit.register(_forge)
 
 	t.Run("the right change passes", func(t *testing.T) {
 		run, _ := b.run(with(calc, "calc.py", "def add(a, b):\n    return b + a\n"), "python3 -m pytest")
-		if v := gate.Check(baseline, nil, run, nil); !v.Passed || v.Kept != 2 {
+		if v := gate.Check(baseline, nil, run, nil, []string{"calc.py"}); !v.Passed || v.Kept != 2 {
 			t.Errorf("verdict %+v: want passed with 2 tests kept", v)
 		}
 	})
@@ -369,12 +369,12 @@ def test_third():
 			t.Fatalf("baseline flaky = %v, want [%v]", got, odd)
 		}
 		run := runN("3")
-		v := gate.Check(baseline, nil, run, nil)
+		v := gate.Check(baseline, nil, run, nil, nil)
 		if v.Passed || len(v.Rerun) != 1 || v.Rerun[0] != third {
 			t.Fatalf("first verdict %+v: want a rerun of %v", v, third)
 		}
 		rerun := runN("4")
-		v = gate.Check(baseline, nil, run, &rerun)
+		v = gate.Check(baseline, nil, run, &rerun, nil)
 		if !v.Passed || len(v.Regressions) != 0 || len(v.Flaky) != 2 || v.Kept != 2 {
 			t.Errorf("verdict after the rerun %+v: want passed, both flaky, 2 kept", v)
 		}
