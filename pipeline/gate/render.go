@@ -129,29 +129,26 @@ func (v Verdict) ProofTable() string {
 // signs of tampering, or that none was seen, and the test processes that
 // ran without the tripwire.
 func (v Verdict) tampering(b *strings.Builder) {
-	b.WriteString("\n")
+	var lines []string
 	switch {
 	case len(v.Tampered) > 0:
-		b.WriteString("Tampering seen:\n\n")
-		for i, f := range v.Tampered {
-			if i == maxTableRows {
-				fmt.Fprintf(b, "- ... and %d more\n", len(v.Tampered)-i)
-				break
-			}
-			b.WriteString("- " + f.String() + "\n")
-		}
-		if v.Unwatched > 0 {
-			b.WriteString("\n")
-		}
+		lines = append(lines, "Tampering seen:", "")
+		lines = appendBounded(lines, v.Tampered, func(f Finding) string { return "- " + f.String() })
 	case v.Unwatched == 0 && v.Watched > 0:
-		b.WriteString("No tampering seen.\n")
+		lines = append(lines, "No tampering seen.")
 	}
 	if v.Unwatched > 0 {
 		processes := fmt.Sprintf("%d test processes", v.Unwatched)
 		if v.Unwatched == 1 {
 			processes = "1 test process"
 		}
-		fmt.Fprintf(b, "Tripwire not installed in %s; tampering could not be watched.\n", processes)
+		if len(v.Tampered) > 0 {
+			lines = append(lines, "")
+		}
+		lines = append(lines, fmt.Sprintf("Tripwire not installed in %s; tampering could not be watched.", processes))
+	}
+	if len(lines) > 0 {
+		b.WriteString("\n" + strings.Join(lines, "\n") + "\n")
 	}
 }
 
