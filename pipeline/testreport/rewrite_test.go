@@ -108,7 +108,8 @@ func TestPlan(t *testing.T) {
 	}
 	goEvents := []byte(`{"Action":"start","Package":"p"}` + "\n" + `{"Action":"run","Package":"p","Test":"TestA"}` + "\n" +
 		`{"Action":"pass","Package":"p","Test":"TestA"}` + "\n" + `{"Action":"pass","Package":"p"}` + "\n")
-	pytestRecords := []byte(`{"kind": "start", "pid": 1, "rootdir": "/w"}` + "\n" + `{"kind": "test", "pid": 1, "file": "t.py", "name": "test_a", "outcome": "passed"}` + "\n")
+	pytestRecords := []byte(new(wire).line(1, 1, `{"kind": "start", "rootdir": "/w"}`).
+		line(1, 1, `{"kind": "test", "file": "t.py", "name": "test_a", "outcome": "passed"}`).String())
 	if rep := NewPlan("go test ./...", isFile).Parse(pytestRecords, goEvents, "/w"); len(rep.Tests) != 1 || !rep.Complete() {
 		t.Errorf("go plan read %+v", rep)
 	}
