@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/sandbox"
@@ -160,5 +162,64 @@ except OSError:
 	}
 	if strings.TrimSpace(string(res.Stdout)) != "cut" {
 		t.Errorf("stdout %q, want the long line's connection cut", res.Stdout)
+	}
+}
+
+// Code under test that floods the channel with connections, bytes without
+// a newline, and connections it never closes gets a report that says so,
+// and the agent answers at once and serves the next run.
+func TestTestReportChannelFlood(t *testing.T) {
+	eng := sandboxtest.Engine(t)
+	s := newSession(t, eng, nil, nil)
+	start := time.Now()
+	res := run(t, s, sandbox.Run{Cmd: py(`
+import os, resource, socket
+path = "` + agent.ChannelSocket + `"
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 20000), hard))
+conns = []
+for i in range(` + fmt.Sprint(agent.MaxChannelConns+100) + `):
+    c = socket.socket(socket.AF_UNIX)
+    c.connect(path)
+    try:
+        c.sendall(b"x\n")
+    except OSError:
+        pass
+    conns.append(c)
+flood = conns[0]
+flood.setblocking(False)
+try:
+    while True:
+        flood.send(b"y" * 65536)
+except OSError:
+    pass
+print("connected", len(conns))
+os.fork()
+`), TestReport: true})
+	if took := time.Since(start); took > time.Minute || res.ExitCode != 0 || !strings.HasPrefix(string(res.Stdout), "connected") {
+		t.Fatalf("exit %d after %s: %s %s", res.ExitCode, took, res.Stdout, res.Stderr)
+	}
+	lines, closed, cut := 0, 0, map[string]int{}
+	for _, r := range channelRecords(t, res.TestReport) {
+		switch {
+		case r.Line != nil:
+			lines++
+		case r.Closed:
+			closed++
+		default:
+			cut[r.Cut]++
+		}
+	}
+	wantCut := map[string]int{fmt.Sprintf("more than %d connections in one run", agent.MaxChannelConns): 1,
+		fmt.Sprintf("a line longer than %d bytes", agent.MaxChannelLine): 1}
+	if lines < agent.MaxChannelConns-1 || lines > agent.MaxChannelConns || closed != agent.MaxChannelConns+1 || !maps.Equal(cut, wantCut) {
+		t.Errorf("%d lines, %d closed, cut %v; want %d lines, %d closed, cut %v", lines, closed, cut, agent.MaxChannelConns, agent.MaxChannelConns+1, wantCut)
+	}
+	res = run(t, s, sandbox.Run{Cmd: py(`
+import socket
+c = socket.socket(socket.AF_UNIX); c.connect("` + agent.ChannelSocket + `"); c.sendall(b"next\n")
+`), TestReport: true})
+	if recs := channelRecords(t, res.TestReport); len(recs) != 2 || recs[0].Conn != 1 || recs[0].Line == nil || *recs[0].Line != "next" {
+		t.Errorf("the next run's report: %s", res.TestReport)
 	}
 }
