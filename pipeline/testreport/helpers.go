@@ -2,7 +2,24 @@ package testreport
 
 // STUB of helper C's helpers.go, so that this branch compiles: C's
 // version, which lays out the boot, the tripwire and the plugin under a
-// user base, replaces this file.
+// user base, replaces this file whole.
+
+import (
+	"bytes"
+	_ "embed"
+)
+
+// The pytest plugin: its module and file name.
+const (
+	PluginModule = "capsule_testreport"
+	PluginFile   = PluginModule + ".py"
+)
+
+//go:embed capsule_testreport.py
+var plugin []byte
+
+// Plugin returns the source of the pytest plugin (stdlib and pytest >= 7).
+func Plugin() []byte { return bytes.Clone(plugin) }
 
 // ChannelEnv names the variable that tells the plugin and the tripwire
 // the report channel's socket.

@@ -2,7 +2,6 @@ package testreport
 
 import (
 	"bytes"
-	_ "embed"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -12,18 +11,6 @@ import (
 	"strings"
 	"time"
 )
-
-// The pytest plugin: its module and file name.
-const (
-	PluginModule = "capsule_testreport"
-	PluginFile   = PluginModule + ".py"
-)
-
-//go:embed capsule_testreport.py
-var plugin []byte
-
-// Plugin returns the source of the pytest plugin (stdlib and pytest >= 7).
-func Plugin() []byte { return bytes.Clone(plugin) }
 
 // wrapped is one record of the report channel as the sandbox's agent
 // writes it: a line received on connection Conn from process PID, that

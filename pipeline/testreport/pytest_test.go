@@ -380,11 +380,3 @@ func TestParsePytestTruncated(t *testing.T) {
 		t.Errorf("Truncated = %v, %d malformed lines, Complete() = %v", rep.Truncated, rep.MalformedLines, rep.Complete())
 	}
 }
-
-func TestEnv(t *testing.T) {
-	env := Env("/capsule/plugin", "/capsule/channel/report.sock")
-	want := []string{"PYTHONUSERBASE=/capsule/plugin/userbase", "CAPSULE_TEST_CHANNEL=/capsule/channel/report.sock"}
-	if strings.Join(env, "\n") != strings.Join(want, "\n") {
-		t.Errorf("Env = %q, want %q", env, want)
-	}
-}
