@@ -208,7 +208,8 @@ func (p *proof) rerun(ctx context.Context, box RepoSandbox, task RepoTask, files
 // which ran only them: the whole run as the rerun saw it. A test the rerun
 // did not report stays as run had it. Its exit status is the rerun's, the
 // status of the only tests that may fail in it (ids are the run's
-// failing tests), so that the gate finds them in agreement.
+// failing tests), and it is no plain command's: its sessions are the
+// run's, each compared with what it recorded.
 func overlaid(run, rerun gate.Run, ids []gate.ID) gate.Run {
 	rep := *run.Report
 	rep.Tests = maps.Clone(run.Report.Tests)
@@ -217,7 +218,7 @@ func overlaid(run, rerun gate.Run, ids []gate.ID) gate.Run {
 			rep.Tests[id] = res
 		}
 	}
-	return gate.Run{Report: &rep, ExitCode: rerun.ExitCode, Plain: run.Plain}
+	return gate.Run{Report: &rep, ExitCode: rerun.ExitCode}
 }
 
 // namedTest matches a Python test file, or a pytest node id, in an issue's

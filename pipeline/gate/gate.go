@@ -60,9 +60,10 @@ func (r Run) Untrusted() string {
 //   - a session that recorded a failing result and reported status 0, or
 //     reported a non-zero status with no failing result, collection error,
 //     early stop, or (status 5) no test at all, is not believed;
-//   - a plain command (Run.Plain) with one session and failing results
-//     must not exit 0. Compound commands (`pytest || true`, several
-//     invocations) are compared session by session only.
+//   - a plain command (Run.Plain) whose first session (its own runner's:
+//     sessions that tests or child processes start come later) recorded
+//     failing results must not exit 0. Compound commands (`pytest ||
+//     true`, several invocations) are compared session by session only.
 func (r Run) Disagreement() string {
 	rep := r.Report
 	failing := failingResult(rep)
@@ -78,8 +79,10 @@ func (r Run) Disagreement() string {
 			return fmt.Sprintf("%s reported exit status %d but recorded no failure", p.Name, p.ExitStatus)
 		}
 	}
-	if r.Plain && len(rep.Processes) == 1 && failing != nil && r.ExitCode == 0 {
-		return fmt.Sprintf("the command exited with status 0, but its test report shows failing tests, such as %s", failing.ID)
+	if len(rep.Processes) > 0 && r.Plain && rep.Processes[0].Failing > 0 && r.ExitCode == 0 {
+		first := rep.Processes[0]
+		return fmt.Sprintf("the command exited with status 0, but its test session (%s) recorded %s",
+			first.Name, count(first.Failing, "failing result"))
 	}
 	return ""
 }

@@ -433,7 +433,14 @@ func TestDisagreement(t *testing.T) {
 		{
 			name: "a plain command with failing results exits 0", tests: failing,
 			processes: []testreport.Process{process("pid 1", 1, 1)}, plain: true,
-			want: "the command exited with status 0, but its test report shows failing tests, such as t.py::test_a",
+			want: "the command exited with status 0, but its test session (pid 1) recorded 1 failing result",
+		},
+		{
+			// Attack 3 of issue 22 on the channel: a complete session of
+			// passes sent beside the real one, then os._exit(0).
+			name: "a plain command whose first session failed exits 0 beside a forged session", tests: failing,
+			processes: []testreport.Process{process("pid 1", 1, 1), process("pid 1 session 2", 0, 0)}, plain: true,
+			want: "the command exited with status 0, but its test session (pid 1) recorded 1 failing result",
 		},
 		{name: "a compound command may exit 0 over failures (|| true)", tests: failing, processes: []testreport.Process{process("pid 1", 1, 1)}},
 		{
