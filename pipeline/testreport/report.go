@@ -22,8 +22,8 @@ import (
 	"time"
 )
 
-// MaxReportBytes is the most of a report file that is read; a longer file
-// makes an incomplete report.
+// MaxReportBytes is the most of a report that is read; a longer one is
+// incomplete.
 const MaxReportBytes = 32 << 20
 
 // Bounds of the texts kept from a report, which the code under test may
