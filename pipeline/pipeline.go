@@ -69,6 +69,9 @@ type Settings struct {
 	Model, Image string
 	// Progress, when set, is told about each attempt as it ends.
 	Progress func(Event)
+	// RunNumber gives every test run of repo mode its number in the job,
+	// RunNumberEnv; off, the code under test is not told.
+	RunNumber bool
 }
 
 // DefaultSettings returns the paper's settings.

@@ -21,11 +21,12 @@ import (
 	"github.com/capsulehq/capsule/sandbox/agent"
 )
 
-// RunNumberEnv names the variable every test run of a job gets: the run's
-// number in the job, counting from 1 (the baseline's first run). Nothing of
-// a run survives into the next, so a test that must behave differently
-// between runs of the same tree (a flaky test in Capsule's own tests)
-// reads it.
+// RunNumberEnv names the variable a test run of a job gets when
+// Settings.RunNumber asks for it: the run's number in the job, counting
+// from 1 (the baseline's first run). Nothing of a run survives into the
+// next, so a test that must behave differently between runs of the same
+// tree (a flaky test in Capsule's own tests) reads it. It is not given
+// otherwise: code under test must not tell Capsule's runs from others.
 const RunNumberEnv = "CAPSULE_RUN"
 
 // proof is the gate of one job: how the per-test results of the test
@@ -49,6 +50,8 @@ type proof struct {
 	timeout time.Duration
 	// testFiles are the files of the tests the baseline ran, in order.
 	testFiles []string
+	// runNumber gives every run RunNumberEnv.
+	runNumber bool
 }
 
 // keepRepro refuses the programmer's edits of the accepted reproducing
@@ -99,7 +102,10 @@ func (p *proof) run(ctx context.Context, box RepoSandbox, task RepoTask, files m
 func (p *proof) runCommand(ctx context.Context, box RepoSandbox, task RepoTask, command string, files map[string][]byte, deleted []string) (testRun, error) {
 	p.runs++
 	cmd := []string{"sh", "-c", command}
-	env := append(testreport.Env(agent.PluginDir, agent.ReportFile), fmt.Sprintf("%s=%d", RunNumberEnv, p.runs))
+	env := testreport.Env(agent.PluginDir, agent.ChannelSocket)
+	if p.runNumber {
+		env = append(env, fmt.Sprintf("%s=%d", RunNumberEnv, p.runs))
+	}
 	res, err := box.Run(ctx, sandbox.Run{Cmd: cmd, Env: env, Files: files, Delete: deleted, Timeout: p.timeout, TestReport: !p.plan.GoJSON})
 	if err != nil {
 		return testRun{}, fmt.Errorf("run tests: %w", err)
@@ -110,7 +116,7 @@ func (p *proof) runCommand(ctx context.Context, box RepoSandbox, task RepoTask, 
 	if res.TestReportBytes > int64(len(res.TestReport)) || p.plan.GoJSON && res.StdoutBytes > int64(len(res.Stdout)) {
 		rep.Truncated = true
 	}
-	return testRun{gate: gate.Run{Report: rep, ExitCode: res.ExitCode}, res: res, cmd: cmd}, nil
+	return testRun{gate: gate.Run{Report: rep, ExitCode: res.ExitCode, Plain: testreport.Plain(command)}, res: res, cmd: cmd}, nil
 }
 
 // newProof chooses how per-test results are collected and runs the tests
@@ -118,7 +124,7 @@ func (p *proof) runCommand(ctx context.Context, box RepoSandbox, task RepoTask, 
 // flaky tests from failing ones. The tests the issue names that fail there
 // are the targets. It records all of it in log.Baseline.
 func newProof(ctx context.Context, box RepoSandbox, task RepoTask, s Settings, log *attemptlog.Log) (*proof, error) {
-	p := &proof{plan: testreport.NewPlan(task.TestCommand, isFileIn(task.Repo)), timeout: cmp.Or(task.MaxTestTimeout, task.TestTimeout)}
+	p := &proof{plan: testreport.NewPlan(task.TestCommand, isFileIn(task.Repo)), timeout: cmp.Or(task.MaxTestTimeout, task.TestTimeout), runNumber: s.RunNumber}
 	rec := &attemptlog.Baseline{Plan: p.plan.Note}
 	log.Baseline = rec
 	first, err := p.run(ctx, box, task, nil, nil)
@@ -182,15 +188,29 @@ func (p *proof) check(ctx context.Context, box RepoSandbox, task RepoTask, files
 		return tr, nil, err
 	}
 	p.last = tr.gate
-	v := gate.Check(p.baseline, p.targets, tr.gate, nil)
+	changed := p.changed(files)
+	v := gate.Check(p.baseline, p.targets, tr.gate, nil, changed)
 	if len(v.Rerun) > 0 {
 		again, err := p.rerun(ctx, box, task, files, deleted, v.Rerun)
 		if err != nil {
 			return tr, nil, err
 		}
-		v = gate.Check(p.baseline, p.targets, tr.gate, &again.gate)
+		v = gate.Check(p.baseline, p.targets, tr.gate, &again.gate, changed)
 	}
 	return tr, &v, nil
+}
+
+// changed lists the files an attempt's overlay adds or changes, but the
+// accepted reproducing test, which is the designer's: the gate takes the
+// tripwire's events from them as tampering.
+func (p *proof) changed(files map[string][]byte) []string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		if p.repro == nil || path.Clean(name) != p.repro.Path {
+			out = append(out, path.Clean(name))
+		}
+	}
+	return out
 }
 
 // maxRerunIDs bounds the tests a rerun names on its command line; more
@@ -293,6 +313,8 @@ func joinRuns(first, second testRun, also string) testRun {
 			}
 		}
 		rep.Processes = append(rep.Processes, r.Processes...)
+		rep.Audit = append(rep.Audit, r.Audit...)
+		rep.Integrity = append(rep.Integrity, r.Integrity...)
 		rep.Malformed = append(rep.Malformed, r.Malformed...)
 		rep.MalformedLines += r.MalformedLines
 		rep.Truncated = rep.Truncated || r.Truncated
@@ -307,7 +329,13 @@ func joinRuns(first, second testRun, also string) testRun {
 	res.Duration += second.res.Duration
 	res.TimedOut = res.TimedOut || second.res.TimedOut
 	res.OOMKilled = res.OOMKilled || second.res.OOMKilled
-	return testRun{gate: gate.Run{Report: rep, ExitCode: cmp.Or(first.gate.ExitCode, second.gate.ExitCode)}, res: res, cmd: first.cmd, also: also}
+	joined := gate.Run{Report: rep, ExitCode: cmp.Or(first.gate.ExitCode, second.gate.ExitCode)}
+	for _, part := range []gate.Run{first.gate, second.gate} {
+		if part.Report != nil && joined.PartDisagrees == "" {
+			joined.PartDisagrees = part.Disagreement()
+		}
+	}
+	return testRun{gate: joined, res: res, cmd: first.cmd, also: also}
 }
 
 // severity orders outcomes from best to worst, for a test two
@@ -366,7 +394,10 @@ func attemptTimeout(task RepoTask, baseline sandbox.Result) (time.Duration, stri
 
 // overlaid is run with the outcomes of the tests ids taken from rerun,
 // which ran only them: the whole run as the rerun saw it. A test the rerun
-// did not report stays as run had it.
+// did not report stays as run had it. Its exit status is the rerun's, the
+// status of the only tests that may fail in it (ids are the run's
+// failing tests), and it is no plain command's: its sessions are the
+// run's, each compared with what it recorded.
 func overlaid(run, rerun gate.Run, ids []gate.ID) gate.Run {
 	rep := *run.Report
 	rep.Tests = maps.Clone(run.Report.Tests)
@@ -375,7 +406,7 @@ func overlaid(run, rerun gate.Run, ids []gate.ID) gate.Run {
 			rep.Tests[id] = res
 		}
 	}
-	return gate.Run{Report: &rep, ExitCode: run.ExitCode}
+	return gate.Run{Report: &rep, ExitCode: rerun.ExitCode}
 }
 
 // namedTest matches a Python test file, or a pytest node id, in an issue's

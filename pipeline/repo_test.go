@@ -78,6 +78,12 @@ func solveTask(t testing.TB, task pipeline.RepoTask, answers ...string) *pipelin
 // solveScripted is solveTask, also returning the model's server.
 func solveScripted(t testing.TB, task pipeline.RepoTask, answers ...string) (*fakeopenai.Server, *pipeline.RepoOutcome) {
 	t.Helper()
+	return solveTuned(t, task, nil, answers...)
+}
+
+// solveTuned is solveScripted with the default settings changed by tune.
+func solveTuned(t testing.TB, task pipeline.RepoTask, tune func(*pipeline.Settings), answers ...string) (*fakeopenai.Server, *pipeline.RepoOutcome) {
+	t.Helper()
 	eng := sandboxtest.Engine(t)
 	box, err := eng.NewSession(context.Background(), sandboxtest.Spec(task.Repo))
 	if err != nil {
@@ -95,6 +101,9 @@ func solveScripted(t testing.TB, task pipeline.RepoTask, answers ...string) (*fa
 	}
 	s := pipeline.DefaultSettings()
 	s.MaxAttempts = len(answers) - 1
+	if tune != nil {
+		tune(&s)
+	}
 	out, err := pipeline.SolveRepo(context.Background(), client, box, task, s)
 	if err != nil {
 		t.Fatal(err)
@@ -200,7 +209,7 @@ def test_later():
     assert int(os.environ["CAPSULE_RUN"]) != 3
 `
 		repo := calculator(t, map[string]string{"tests/test_flaky.py": flaky})
-		out := solveIssue(t, repo, rightAnswer)
+		_, out := solveTuned(t, issueTask(t, repo), func(s *pipeline.Settings) { s.RunNumber = true }, rightAnswer)
 		if got := out.Log.Baseline.Flaky; !slices.Equal(got, []string{"tests/test_flaky.py::test_sometimes"}) {
 			t.Errorf("baseline flaky %q", got)
 		}

@@ -12,15 +12,15 @@ import (
 	"strings"
 
 	"github.com/capsulehq/capsule/internal/tarx"
-	"github.com/capsulehq/capsule/pipeline/testreport"
 	"github.com/capsulehq/capsule/sandbox/agent"
 )
 
 // writeSeed writes the tar archive copied into the container's /capsule
 // volume before it starts: the agent binary, the pristine workspace in a
 // directory only root may enter, the empty layer directory (root's too),
-// the pytest plugin in a directory every run may read and none may write,
-// and the mount point of the workspace's tmpfs.
+// the caller's helper files in a directory every run may read and none
+// may write, the directory of the report channel's socket, and the mount
+// point of the workspace's tmpfs.
 func writeSeed(w io.Writer, agentPath string, spec Spec) error {
 	tw := tar.NewWriter(w)
 	if err := addFile(tw, agentPath, path.Base(agent.Binary), 0o500); err != nil {
@@ -29,17 +29,12 @@ func writeSeed(w io.Writer, agentPath string, spec Spec) error {
 	for _, dir := range []struct {
 		path string
 		mode int64
-	}{{agent.Base, 0o700}, {agent.Layer, 0o700}, {agent.Workspace, 0o755}, {agent.PluginDir, 0o555}} {
+	}{{agent.Base, 0o700}, {agent.Layer, 0o700}, {agent.Workspace, 0o755}, {agent.PluginDir, 0o555}, {agent.ChannelDir, 0o755}} {
 		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: path.Base(dir.path) + "/", Mode: dir.mode}); err != nil {
 			return err
 		}
 	}
-	plugin := testreport.Plugin()
-	name := path.Join(path.Base(agent.PluginDir), testreport.PluginFile)
-	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o444, Size: int64(len(plugin))}); err != nil {
-		return err
-	}
-	if _, err := tw.Write(plugin); err != nil {
+	if err := addHelpers(tw, path.Base(agent.PluginDir), spec.Helpers); err != nil {
 		return err
 	}
 	if spec.Workspace != "" {
@@ -48,6 +43,40 @@ func writeSeed(w io.Writer, agentPath string, spec Spec) error {
 		}
 	}
 	return tw.Close()
+}
+
+// addHelpers adds the helper files under prefix, root's and read-only:
+// files 0444, the directories they need 0555.
+func addHelpers(tw *tar.Writer, prefix string, files map[string][]byte) error {
+	made := map[string]bool{".": true}
+	var mkdirs func(dir string) error
+	mkdirs = func(dir string) error {
+		if made[dir] {
+			return nil
+		}
+		if err := mkdirs(path.Dir(dir)); err != nil {
+			return err
+		}
+		made[dir] = true
+		return tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: path.Join(prefix, dir) + "/", Mode: 0o555})
+	}
+	for _, name := range sortedKeys(files) {
+		clean := path.Clean(name)
+		if !filepath.IsLocal(filepath.FromSlash(clean)) || clean != name {
+			return fmt.Errorf("helper file %q: not a clean relative path", name)
+		}
+		if err := mkdirs(path.Dir(clean)); err != nil {
+			return err
+		}
+		data := files[name]
+		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: path.Join(prefix, clean), Mode: 0o444, Size: int64(len(data))}); err != nil {
+			return err
+		}
+		if _, err := tw.Write(data); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // addFile adds one regular file, owned by root, under name.

@@ -3,8 +3,11 @@ package sandbox
 import (
 	"archive/tar"
 	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -70,5 +73,36 @@ func TestFilesArchiveRefusesEscapes(t *testing.T) {
 	}
 	if len(names) != 2 || names[0] != "a.py" || names[1] != "b/c.py" {
 		t.Errorf("entries %v, want sorted a.py, b/c.py", names)
+	}
+}
+
+// The seed lays the helper files out read-only under the plugin
+// directory, with the directories they need, and makes the channel's
+// directory; a helper path that is not clean and relative is refused.
+func TestWriteSeedHelpers(t *testing.T) {
+	agentBin := filepath.Join(t.TempDir(), "agent")
+	if err := os.WriteFile(agentBin, []byte("bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	helpers := map[string][]byte{"boot.py": []byte("b"), "userbase/lib/python3.11/site-packages/x.pth": []byte("p")}
+	if err := writeSeed(&buf, agentBin, Spec{Helpers: helpers}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	tr := tar.NewReader(&buf)
+	for h, err := tr.Next(); err == nil; h, err = tr.Next() {
+		got = append(got, fmt.Sprintf("%s %o %d:%d", h.Name, h.Mode, h.Uid, h.Gid))
+	}
+	want := []string{"agent 500 0:0", "base/ 700 0:0", "layer/ 700 0:0", "workspace/ 755 0:0", "plugin/ 555 0:0", "channel/ 755 0:0",
+		"plugin/boot.py 444 0:0", "plugin/userbase/ 555 0:0", "plugin/userbase/lib/ 555 0:0", "plugin/userbase/lib/python3.11/ 555 0:0",
+		"plugin/userbase/lib/python3.11/site-packages/ 555 0:0", "plugin/userbase/lib/python3.11/site-packages/x.pth 444 0:0"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("seed:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, name := range []string{"../x", "/abs", "a/../b", "./a", ""} {
+		if err := writeSeed(io.Discard, agentBin, Spec{Helpers: map[string][]byte{name: nil}}); err == nil {
+			t.Errorf("helper %q accepted", name)
+		}
 	}
 }

@@ -47,10 +47,11 @@ type Run struct {
 	// replaced (after a timeout the agent could not end, say), the
 	// committed run is replayed in the new one.
 	Commit bool
-	// TestReport asks for a per-test report: the run gets an empty file,
-	// agent.ReportFile, outside the workspace, that it may append to, and
-	// the Result carries what the run wrote there. The pytest plugin of
-	// package testreport is in agent.PluginDir for every run.
+	// TestReport asks for a per-test report: during the run the agent
+	// serves the report channel, agent.ChannelSocket, and the Result
+	// carries what it received, each line wrapped with its connection and
+	// its sender's pid (see agent.Response.Report): records, once sent,
+	// cannot be removed, rewritten or reordered by the run.
 	TestReport bool
 }
 
@@ -75,8 +76,8 @@ type Result struct {
 	Memory    int64
 	Disk      int64
 	DiskFiles int64
-	// TestReport is what the run wrote to its report file, when it asked
-	// for one: at most agent.MaxReport bytes of TestReportBytes.
+	// TestReport is what the report channel received, when the run asked
+	// for it: at most agent.MaxReport bytes of TestReportBytes.
 	TestReport      []byte
 	TestReportBytes int64
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
 
+	"github.com/capsulehq/capsule/pipeline/testreport"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/image"
 )
@@ -130,9 +131,10 @@ func Unavailable(t testing.TB, why any) {
 	t.Skipf("no Docker engine: %v", why)
 }
 
-// Spec returns a spec for the default image with the default limits.
+// Spec returns a spec for the default image with the default limits and
+// the helper files of package testreport, as repo mode has them.
 func Spec(workspace string) sandbox.Spec {
-	return sandbox.Spec{Image: image.Default(), Workspace: workspace, Limits: sandbox.DefaultLimits()}
+	return sandbox.Spec{Image: image.Default(), Workspace: workspace, Limits: sandbox.DefaultLimits(), Helpers: testreport.HelperFiles()}
 }
 
 // Containers maps the job label (sandbox.LabelJob, "" for none) of each

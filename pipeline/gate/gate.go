@@ -4,7 +4,10 @@
 // tree fails now. Tests that already failed there, and tests whose outcome
 // changes between runs of the same tree (flaky), never block. A run whose
 // report lacks tests the baseline ran, and nothing explains why, cannot be
-// trusted and fails.
+// trusted and fails, as does one whose exit statuses disagree with its
+// report. Audit events the tripwire saw raised from files the attempt
+// added or changed, and failed integrity checks, make the attempt
+// tampered: it fails, whatever its tests say.
 //
 // The package is pure: the caller runs the tests, reruns them when a
 // [Verdict] asks for it, and shows the verdict.
@@ -30,38 +33,76 @@ type Outcome = testreport.Outcome
 type Run struct {
 	Report   *testreport.Report
 	ExitCode int
+	// Plain reports that the command is one plain invocation
+	// (testreport.Plain): its exit status is then its one session's.
+	Plain bool
+	// PartDisagrees, for a run read as one from several invocations (the
+	// test command, then the targets it left out), is the first
+	// Disagreement of one of them, which their joined statuses may hide.
+	PartDisagrees string
 }
 
 // Untrusted says why the run's report cannot stand for the run, or is
-// empty: it is missing or incomplete, or the command failed and the report
-// shows no failure to account for it.
+// empty: it is missing or incomplete, or the exit statuses disagree with
+// the results recorded (see [Run.Disagreement]).
 func (r Run) Untrusted() string {
 	switch {
 	case r.Report == nil || len(r.Report.Processes) == 0:
 		return "no test process wrote a per-test report"
 	case !r.Report.Complete():
 		return r.Report.Incomplete()
-	case r.ExitCode != 0 && !showsFailure(r.Report):
+	}
+	return r.Disagreement()
+}
+
+// Disagreement says how the exit statuses disagree with the results the
+// report recorded, or is empty. A status a session reported of itself is
+// written by the process that runs the code under test: it never explains
+// the command's. So:
+//   - a non-zero command status needs a failing or erroring test, or a
+//     collection error, in the report;
+//   - a session that recorded a failing result and reported status 0, or
+//     reported a non-zero status with no failing result, collection error,
+//     early stop, or (status 5) no test at all, is not believed;
+//   - a plain command (Run.Plain) whose first session (its own runner's:
+//     sessions that tests or child processes start come later) recorded
+//     failing results must not exit 0. Compound commands (`pytest ||
+//     true`, several invocations) are compared session by session only.
+func (r Run) Disagreement() string {
+	if r.PartDisagrees != "" {
+		return r.PartDisagrees
+	}
+	rep := r.Report
+	failing := failingResult(rep)
+	if r.ExitCode != 0 && failing == nil && len(rep.CollectErrors()) == 0 {
 		return fmt.Sprintf("the command exited with status %d, but its test report shows no failure", r.ExitCode)
+	}
+	for _, p := range rep.Processes {
+		switch {
+		case !p.Ended:
+		case p.Failing > 0 && p.ExitStatus == 0:
+			return fmt.Sprintf("%s recorded %s but reported exit status 0", p.Name, count(p.Failing, "failing result"))
+		case p.ExitStatus != 0 && p.Failing == 0 && len(p.CollectErrors) == 0 && p.Stopped == "" && !(p.ExitStatus == 5 && p.Collected == 0):
+			return fmt.Sprintf("%s reported exit status %d but recorded no failure", p.Name, p.ExitStatus)
+		}
+	}
+	if len(rep.Processes) > 0 && r.Plain && rep.Processes[0].Failing > 0 && r.ExitCode == 0 {
+		first := rep.Processes[0]
+		return fmt.Sprintf("the command exited with status 0, but its test session (%s) recorded %s",
+			first.Name, count(first.Failing, "failing result"))
 	}
 	return ""
 }
 
-// showsFailure reports whether a report accounts for a failed command: a
-// process that ended with a non-zero status, a failing test or a
-// collection error.
-func showsFailure(rep *testreport.Report) bool {
-	for _, p := range rep.Processes {
-		if p.ExitStatus != 0 || len(p.CollectErrors) > 0 {
-			return true
+// failingResult returns a failing or erroring test of the report, the
+// first in order, or nil.
+func failingResult(rep *testreport.Report) *testreport.Result {
+	for _, id := range rep.IDs() {
+		if res := rep.Tests[id]; res.Outcome.Failing() {
+			return &res
 		}
 	}
-	for _, res := range rep.Tests {
-		if res.Outcome.Failing() {
-			return true
-		}
-	}
-	return false
+	return nil
 }
 
 // Baseline is the per-test outcome of the untouched tree.
@@ -69,6 +110,9 @@ type Baseline struct {
 	results       map[ID]testreport.Result
 	flaky         map[ID]bool
 	collectErrors map[string]bool
+	// integrity holds the integrity failures of the untouched tree, by
+	// check and place: the repository's own tests cause them.
+	integrity map[Finding]bool
 }
 
 // NewBaseline reads one or two runs of the test command on the untouched
@@ -80,13 +124,16 @@ func NewBaseline(runs ...Run) (*Baseline, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("a baseline needs a run")
 	}
-	b := &Baseline{results: map[ID]testreport.Result{}, flaky: map[ID]bool{}, collectErrors: map[string]bool{}}
+	b := &Baseline{results: map[ID]testreport.Result{}, flaky: map[ID]bool{}, collectErrors: map[string]bool{}, integrity: map[Finding]bool{}}
 	for i, run := range runs {
 		if why := run.Untrusted(); why != "" {
 			return nil, fmt.Errorf("the baseline's run %d cannot be trusted: %s", i+1, why)
 		}
 		for _, e := range run.Report.CollectErrors() {
 			b.collectErrors[e.Path] = true
+		}
+		for _, f := range run.Report.Integrity {
+			b.integrity[integrityKey(f)] = true
 		}
 	}
 	maps.Copy(b.results, runs[0].Report.Tests)
@@ -269,6 +316,81 @@ type Verdict struct {
 	Flaky []ID
 	// Kept counts the tests that passed before and after.
 	Kept int
+	// Tampered lists the signs that the attempt tampered with the test
+	// run: audit events raised from the files it added or changed, and
+	// integrity failures the untouched tree did not have. Any fails the
+	// attempt.
+	Tampered []Finding
+	// Seen lists the audit events raised from other code (the
+	// repository's unchanged files, the standard library) and the
+	// integrity failures the untouched tree had too: shown, never
+	// blocking.
+	Seen []Finding
+	// Watched and Unwatched count the test processes of the run that had
+	// the tripwire and that did not: tampering in the latter could not be
+	// seen.
+	Watched, Unwatched int
+}
+
+// Finding is a sign of tampering with a test run.
+type Finding struct {
+	// Kind is "audit", an event a tripwire recorded, or "integrity", a
+	// failed integrity check of a session.
+	Kind string
+	// Event is the audit event's name, or the integrity check's.
+	Event string
+	// File, relative to the workspace when inside it, and Line say where
+	// it came from, when known.
+	File   string
+	Line   int
+	Detail string
+}
+
+// The kinds of findings.
+const (
+	KindAudit     = "audit"
+	KindIntegrity = "integrity"
+)
+
+// integrityKey is an integrity failure as the baseline knows it: its
+// check and place, not its detail, which may name changing objects.
+func integrityKey(f testreport.Integrity) Finding {
+	return Finding{Kind: KindIntegrity, Event: f.Check, File: f.File, Line: f.Line}
+}
+
+// watch sorts the audit events and integrity failures of runs into
+// signs of tampering and findings that never block, and counts the
+// processes with and without the tripwire (of the first run). changed
+// holds the files the attempt added or changed.
+func (v *Verdict) watch(b *Baseline, changed map[string]bool, runs ...*Run) {
+	seen := map[Finding]bool{}
+	add := func(f Finding, tampered bool) {
+		if seen[f] {
+			return
+		}
+		seen[f] = true
+		if tampered {
+			v.Tampered = append(v.Tampered, f)
+		} else {
+			v.Seen = append(v.Seen, f)
+		}
+	}
+	for i, run := range runs {
+		if run == nil || run.Report == nil {
+			continue
+		}
+		rep := run.Report
+		if i == 0 {
+			v.Unwatched = rep.Unwatched()
+			v.Watched = len(rep.Processes) - v.Unwatched
+		}
+		for _, f := range rep.Integrity {
+			add(Finding{Kind: KindIntegrity, Event: f.Check, File: f.File, Line: f.Line, Detail: f.Detail}, !b.integrity[integrityKey(f)])
+		}
+		for _, e := range rep.Audit {
+			add(Finding{Kind: KindAudit, Event: e.Event, File: e.File, Line: e.Line, Detail: e.Detail}, changed[e.File])
+		}
+	}
 }
 
 // Proven reports that the attempt passed with at least one target test:
@@ -278,9 +400,18 @@ func (v Verdict) Proven() bool { return v.Passed && len(v.Targets) > 0 }
 // Check decides on an attempt's run. rerun is nil on the first call; when
 // the verdict lists tests to Rerun, the caller runs the tests again on the
 // same tree and calls Check with that run: a regression that passes there
-// is flaky.
-func Check(b *Baseline, targets []Target, run Run, rerun *Run) Verdict {
+// is flaky. changed lists the files, relative to the workspace, that the
+// attempt added or changed (not the accepted reproducing test, which is
+// the designer's): an audit event raised from one of them, in the run or
+// the rerun, is tampering, as is an integrity failure the untouched tree
+// did not have; either fails the attempt.
+func Check(b *Baseline, targets []Target, run Run, rerun *Run, changed []string) Verdict {
 	v := Verdict{Untrusted: run.Untrusted()}
+	isChanged := map[string]bool{}
+	for _, f := range changed {
+		isChanged[f] = true
+	}
+	v.watch(b, isChanged, &run, rerun)
 	rep := run.Report
 	if rep == nil {
 		rep = &testreport.Report{}
@@ -348,14 +479,15 @@ func Check(b *Baseline, targets []Target, run Run, rerun *Run) Verdict {
 		slices.SortFunc(v.Flaky, ID.Compare)
 	default:
 		v.Regressions = candidates
-		if rerun == nil && targetsPass && v.Untrusted == "" && len(v.Missing) == 0 && len(v.CollectErrors) == 0 {
+		if rerun == nil && targetsPass && v.Untrusted == "" && len(v.Missing) == 0 && len(v.CollectErrors) == 0 && len(v.Tampered) == 0 {
 			for _, c := range candidates {
 				v.Rerun = append(v.Rerun, c.ID)
 			}
 		}
 	}
 	v.Regressions, v.NewFailures = splitNew(v.Regressions)
-	v.Passed = v.Untrusted == "" && targetsPass && len(v.Regressions) == 0 && len(v.NewFailures) == 0 && len(v.Missing) == 0 && len(v.CollectErrors) == 0
+	v.Passed = v.Untrusted == "" && targetsPass && len(v.Regressions) == 0 && len(v.NewFailures) == 0 && len(v.Missing) == 0 && len(v.CollectErrors) == 0 &&
+		len(v.Tampered) == 0
 	return v
 }
 

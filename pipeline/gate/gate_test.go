@@ -22,7 +22,7 @@ func id(s string) ID {
 // its exit status is 1 when a test fails, as pytest's would be.
 func run(results ...string) Run {
 	rep := &testreport.Report{Tests: map[ID]testreport.Result{}}
-	p := testreport.Process{Name: "pid 1", Ended: true}
+	p := testreport.Process{Name: "pid 1", PID: 1, Ended: true, Tripwire: true}
 	for _, r := range results {
 		name, outcome, _ := strings.Cut(r, " ")
 		o := testreport.Outcome(outcome)
@@ -33,10 +33,11 @@ func run(results ...string) Run {
 		rep.Tests[res.ID] = res
 		if o.Failing() {
 			p.ExitStatus = 1
+			p.Failing++
 		}
 	}
 	rep.Processes = []testreport.Process{p}
-	return Run{Report: rep, ExitCode: p.ExitStatus}
+	return Run{Report: rep, ExitCode: p.ExitStatus, Plain: true}
 }
 
 // edit returns r after f changed its report.
@@ -79,6 +80,7 @@ func TestCheck(t *testing.T) {
 		r.Report.Tests[res.ID] = res
 		if res.Outcome.Failing() {
 			r.Report.Processes[0].ExitStatus, r.ExitCode = 1, 1
+			r.Report.Processes[0].Failing++
 		}
 		return r
 	}
@@ -211,7 +213,7 @@ func TestCheck(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			v := Check(b, tc.targets, tc.run, tc.rerun)
+			v := Check(b, tc.targets, tc.run, tc.rerun, nil)
 			if v.Passed != tc.passed || v.Proven() != tc.proven || v.Untrusted != tc.untrusted || v.Kept != tc.kept {
 				t.Errorf("passed %v proven %v untrusted %q kept %d; want %v %v %q %d",
 					v.Passed, v.Proven(), v.Untrusted, v.Kept, tc.passed, tc.proven, tc.untrusted, tc.kept)
@@ -356,7 +358,7 @@ func TestRender(t *testing.T) {
 	attempt.Report.Tests[targets[0].ID] = testreport.Result{ID: targets[0].ID, Outcome: testreport.Passed}
 	delete(attempt.Report.Tests, id("tests/test_stats.py::test_mean[empty]"))
 	attempt.Report.Tests[targets[1].ID] = testreport.Result{ID: targets[1].ID, Outcome: testreport.Failed, Message: "ZeroDivisionError: division by zero"}
-	failed := Check(b, targets, attempt, nil)
+	failed := Check(b, targets, attempt, nil, nil)
 	goldenfile.Check(t, "testdata/feedback.txt", failed.Feedback(), *update)
 	goldenfile.Check(t, "testdata/proof-failed.md", failed.ProofTable(), *update)
 
@@ -365,12 +367,214 @@ func TestRender(t *testing.T) {
 	for _, target := range targets {
 		fixed.Report.Tests[target.ID] = testreport.Result{ID: target.ID, Outcome: testreport.Passed}
 	}
-	proven := Check(b, targets, fixed, nil)
+	proven := Check(b, targets, fixed, nil, nil)
 	if !proven.Proven() {
 		t.Fatalf("verdict %+v: want proven", proven)
 	}
 	goldenfile.Check(t, "testdata/proof.md", proven.ProofTable(), *update)
-	goldenfile.Check(t, "testdata/proof-unproven.md", Check(b, nil, fixed, nil).ProofTable(), *update)
+	goldenfile.Check(t, "testdata/proof-unproven.md", Check(b, nil, fixed, nil, nil).ProofTable(), *update)
+}
+
+// process is a finished session with its self-reported status and the
+// count of failing results it recorded.
+func process(name string, status, failing int) testreport.Process {
+	return testreport.Process{Name: name, PID: 1, Ended: true, Tripwire: true, ExitStatus: status, Failing: failing}
+}
+
+// The exit statuses must agree with the results recorded, and a status a
+// session reported of itself never explains the command's.
+func TestDisagreement(t *testing.T) {
+	passing := map[ID]testreport.Result{id("t.py::test_a"): {ID: id("t.py::test_a"), Outcome: testreport.Passed}}
+	failing := map[ID]testreport.Result{id("t.py::test_a"): {ID: id("t.py::test_a"), Outcome: testreport.Failed},
+		id("t.py::test_x"): {ID: id("t.py::test_x"), Outcome: testreport.XFailed}}
+	collectErr := []testreport.CollectError{{Path: "t.py", Message: "SyntaxError"}}
+	for _, tc := range []struct {
+		name      string
+		tests     map[ID]testreport.Result
+		processes []testreport.Process
+		exit      int
+		plain     bool
+		want      string // a substring of Disagreement(), or ""
+	}{
+		{name: "all pass, exit 0", tests: passing, processes: []testreport.Process{process("pid 1", 0, 0)}, plain: true},
+		{name: "a failure, exit 1", tests: failing, processes: []testreport.Process{process("pid 1", 1, 1)}, exit: 1, plain: true},
+		{
+			// Answer 1 of issue 22: the plugin was made to record passes;
+			// pytest itself exited 1, and so did the session's record.
+			name: "a session's own non-zero status explains nothing", tests: passing,
+			processes: []testreport.Process{process("pid 1", 1, 0)}, exit: 1, plain: true,
+			want: "the command exited with status 1, but its test report shows no failure",
+		},
+		{
+			name: "a collection error explains a non-zero status", tests: passing,
+			processes: []testreport.Process{func() testreport.Process { p := process("pid 1", 2, 0); p.CollectErrors = collectErr; return p }()},
+			exit:      2, plain: true,
+		},
+		{
+			name: "a session that recorded a failure and reported 0", tests: failing,
+			processes: []testreport.Process{process("pid 1", 1, 1), process("pid 2", 0, 1)}, exit: 1,
+			want: "pid 2 recorded 1 failing result but reported exit status 0",
+		},
+		{
+			name: "a session that reported a failure it did not record", tests: failing,
+			processes: []testreport.Process{process("pid 1", 1, 1), process("pid 2", 1, 0)}, exit: 1,
+			want: "pid 2 reported exit status 1 but recorded no failure",
+		},
+		{
+			name: "a session stopped early may report it", tests: passing,
+			processes: []testreport.Process{func() testreport.Process { p := process("pid 1", 2, 0); p.Stopped = "Interrupted"; return p }()},
+		},
+		{name: "a session that collected nothing reports 5", tests: passing, processes: []testreport.Process{process("pid 1", 0, 0), process("pid 2", 5, 0)}},
+		{
+			name: "a session that ran tests does not report 5 for nothing", tests: passing,
+			processes: []testreport.Process{func() testreport.Process { p := process("pid 1", 5, 0); p.Collected = 1; return p }()},
+			want:      "pid 1 reported exit status 5 but recorded no failure",
+		},
+		{
+			name: "a plain command with failing results exits 0", tests: failing,
+			processes: []testreport.Process{process("pid 1", 1, 1)}, plain: true,
+			want: "the command exited with status 0, but its test session (pid 1) recorded 1 failing result",
+		},
+		{
+			// Attack 3 of issue 22 on the channel: a complete session of
+			// passes sent beside the real one, then os._exit(0).
+			name: "a plain command whose first session failed exits 0 beside a forged session", tests: failing,
+			processes: []testreport.Process{process("pid 1", 1, 1), process("pid 1 session 2", 0, 0)}, plain: true,
+			want: "the command exited with status 0, but its test session (pid 1) recorded 1 failing result",
+		},
+		{name: "a compound command may exit 0 over failures (|| true)", tests: failing, processes: []testreport.Process{process("pid 1", 1, 1)}},
+		{
+			name: "a plain command with sessions inside is compared per session", tests: failing,
+			processes: []testreport.Process{process("pid 1", 0, 0), process("pid 1 session 2", 1, 1)}, plain: true,
+		},
+		{name: "an xfail is no failure", tests: map[ID]testreport.Result{id("t.py::test_x"): {ID: id("t.py::test_x"), Outcome: testreport.XFailed}},
+			processes: []testreport.Process{process("pid 1", 0, 0)}, plain: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Run{Report: &testreport.Report{Tests: tc.tests, Processes: tc.processes}, ExitCode: tc.exit, Plain: tc.plain}
+			got := r.Disagreement()
+			if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+				t.Errorf("Disagreement() = %q, want %q", got, tc.want)
+			}
+			if r.Untrusted() != got {
+				t.Errorf("Untrusted() = %q, Disagreement() = %q", r.Untrusted(), got)
+			}
+		})
+	}
+}
+
+// Audit events from the files the attempt changed and new integrity
+// failures fail it as tampered; other events are shown and never block.
+func TestTampering(t *testing.T) {
+	base := run("t/a.py::test_a passed", "t/r.py::test_repro failed")
+	base.Report.Integrity = []testreport.Integrity{{Check: "module", File: "t/own.py", Line: 4, Detail: "0x7f01"}}
+	repro := []Target{{ID: id("t/r.py::test_repro"), Before: testreport.Failed}}
+	fixed := func() Run { return run("t/a.py::test_a passed", "t/r.py::test_repro passed") }
+	gcWalk := testreport.AuditEvent{Event: "gc.get_objects", File: "calc/stats.py", Line: 3, Detail: "", PID: 1}
+	withAudit := func(r Run, events ...testreport.AuditEvent) Run { r.Report.Audit = events; return r }
+	withIntegrity := func(r Run, fs ...testreport.Integrity) Run { r.Report.Integrity = fs; return r }
+	changed := []string{"calc/stats.py", "calc/new.py"}
+	for _, tc := range []struct {
+		name           string
+		run            Run
+		rerun          *Run
+		passed         bool
+		tampered, seen []string // Finding.String()
+		feedback       string
+	}{
+		{name: "nothing seen", run: fixed(), passed: true},
+		{
+			name: "an event from a changed file", run: withAudit(fixed(), gcWalk),
+			tampered: []string{"audit event `gc.get_objects` at `calc/stats.py:3`"},
+			feedback: "Your change tampered with the test run",
+		},
+		{
+			name: "events from unchanged files, the reproducing test and the standard library never block",
+			run: withAudit(fixed(), testreport.AuditEvent{Event: "gc.get_objects", File: "tests/conftest.py", Line: 9},
+				testreport.AuditEvent{Event: "sys._getframe", File: "t/r.py", Line: 2},
+				testreport.AuditEvent{Event: "ctypes.dlopen", File: "/usr/lib/python3.11/ctypes/__init__.py", Line: 376, Detail: "libc"}),
+			passed: true,
+			seen: []string{"audit event `gc.get_objects` at `tests/conftest.py:9`", "audit event `sys._getframe` at `t/r.py:2`",
+				"audit event `ctypes.dlopen` at `/usr/lib/python3.11/ctypes/__init__.py:376`: `libc`"},
+		},
+		{
+			name:     "an integrity failure, wherever it points",
+			run:      withIntegrity(fixed(), testreport.Integrity{Check: "hooks", Detail: "a pytest_runtest_makereport hook was added", PID: 1}),
+			tampered: []string{"integrity check `hooks` failed: `a pytest_runtest_makereport hook was added`"},
+			feedback: "Your change tampered with the test run",
+		},
+		{
+			name:   "an integrity failure the untouched tree had too",
+			run:    withIntegrity(fixed(), testreport.Integrity{Check: "module", File: "t/own.py", Line: 4, Detail: "0x7f02"}),
+			passed: true, seen: []string{"integrity check `module` failed at `t/own.py:4`: `0x7f02`"},
+		},
+		{
+			name: "an event from a changed file in the rerun", run: fixed(), rerun: ptr(withAudit(fixed(), gcWalk)),
+			tampered: []string{"audit event `gc.get_objects` at `calc/stats.py:3`"},
+		},
+		{
+			name: "tampering with a regression asks for no rerun",
+			run: withAudit(func() Run {
+				r := run("t/a.py::test_a failed", "t/r.py::test_repro passed")
+				return r
+			}(), gcWalk),
+			tampered: []string{"audit event `gc.get_objects` at `calc/stats.py:3`"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := NewBaseline(base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := Check(b, repro, tc.run, tc.rerun, changed)
+			str := func(fs []Finding) []string {
+				var out []string
+				for _, f := range fs {
+					out = append(out, f.String())
+				}
+				return out
+			}
+			if v.Passed != tc.passed || !slices.Equal(str(v.Tampered), tc.tampered) || !slices.Equal(str(v.Seen), tc.seen) || len(v.Rerun) > 0 {
+				t.Errorf("passed %v, tampered %q, seen %q, rerun %v; want %v, %q, %q, no rerun", v.Passed, str(v.Tampered), str(v.Seen), v.Rerun, tc.passed, tc.tampered, tc.seen)
+			}
+			if first, _, _ := strings.Cut(v.Feedback(), "\n"); !strings.Contains(first, tc.feedback) {
+				t.Errorf("feedback %q, want %q first", v.Feedback(), tc.feedback)
+			}
+		})
+	}
+}
+
+// The proof table and the feedback of a tampered attempt, and the line of
+// a run whose processes lacked the tripwire.
+func TestRenderTampering(t *testing.T) {
+	base := run("tests/test_ops.py::test_add passed", "tests/test_stats.py::test_mean failed")
+	b, err := NewBaseline(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets := []Target{{ID: id("tests/test_stats.py::test_mean"), Before: testreport.Failed}}
+	attempt := run("tests/test_ops.py::test_add passed", "tests/test_stats.py::test_mean passed")
+	attempt.Report.Audit = []testreport.AuditEvent{
+		{Event: "gc.get_objects", File: "calc/stats.py", Line: 3, Detail: "", PID: 1},
+		{Event: "object.__setattr__", File: "calc/stats.py", Line: 5, Detail: "capsule_testreport._outcome <script>x</script>", PID: 1},
+		{Event: "sys._getframe", File: "tests/conftest.py", Line: 12, PID: 1},
+	}
+	attempt.Report.Integrity = []testreport.Integrity{{Check: "hooks", Detail: "pytest_runtest_makereport added by calc/stats.py", File: "calc/stats.py", Line: 8, PID: 1}}
+	attempt.Report.Processes = append(attempt.Report.Processes, testreport.Process{Name: "pid 9", PID: 9, Ended: true})
+	v := Check(b, targets, attempt, nil, []string{"calc/stats.py"})
+	if v.Passed || v.Unwatched != 1 || v.Watched != 1 {
+		t.Fatalf("verdict %+v: want tampered, one process unwatched", v)
+	}
+	goldenfile.Check(t, "testdata/feedback-tampered.txt", v.Feedback(), *update)
+	goldenfile.Check(t, "testdata/proof-tampered.md", v.ProofTable(), *update)
+
+	unwatched := run("tests/test_ops.py::test_add passed", "tests/test_stats.py::test_mean passed")
+	unwatched.Report.Processes[0].Tripwire = false
+	v = Check(b, targets, unwatched, nil, nil)
+	if !v.Passed || !strings.Contains(v.ProofTable(), "\nTripwire not installed in 1 test process; tampering could not be watched.\n") ||
+		strings.Contains(v.ProofTable(), "No tampering seen") {
+		t.Errorf("passed %v, proof table:\n%s", v.Passed, v.ProofTable())
+	}
 }
 
 // TestNewFailures: a test the baseline never ran that fails now blocks,
@@ -408,7 +612,7 @@ func TestNewFailures(t *testing.T) {
 
 	t.Run("in the verdict: blocking, rerun once, cleared when the rerun passes it", func(t *testing.T) {
 		attempt := run("t/a.py::test_a passed", "t/a.py::test_old failed", "t/r.py::test_repro passed", "t/r.py::test_other failed")
-		v := Check(b, repro, attempt, nil)
+		v := Check(b, repro, attempt, nil, nil)
 		if v.Passed || !slices.Equal(names(v.NewFailures), ids("t/r.py::test_other")) || len(v.Regressions) != 0 || !slices.Equal(v.Rerun, ids("t/r.py::test_other")) {
 			t.Fatalf("verdict %+v; want blocked by t/r.py::test_other, rerun asked", v)
 		}
@@ -418,11 +622,11 @@ func TestNewFailures(t *testing.T) {
 		if table := v.ProofTable(); !strings.Contains(table, "1 test that did not run before the change fails now:\n\n- `t/r.py::test_other` fails now") {
 			t.Errorf("proof table:\n%s", table)
 		}
-		again := Check(b, repro, attempt, ptr(run("t/r.py::test_other failed")))
+		again := Check(b, repro, attempt, ptr(run("t/r.py::test_other failed")), nil)
 		if again.Passed || len(again.NewFailures) != 1 {
 			t.Errorf("confirmed by the rerun: %+v", again)
 		}
-		flaky := Check(b, repro, attempt, ptr(run("t/r.py::test_other passed")))
+		flaky := Check(b, repro, attempt, ptr(run("t/r.py::test_other passed")), nil)
 		if !flaky.Passed || !flaky.Proven() || len(flaky.NewFailures) != 0 || !slices.Equal(flaky.Flaky, ids("t/r.py::test_other")) {
 			t.Errorf("cleared by the rerun: %+v", flaky)
 		}

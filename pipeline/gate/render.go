@@ -15,14 +15,19 @@ const (
 )
 
 // Feedback explains a failed verdict to the programmer, most important
-// first: the target tests that do not pass, then the regressions, then the
-// files that could not be collected and the tests that did not run, then
-// why the report cannot be trusted. It is empty when the verdict passed.
+// first: the signs of tampering, the target tests that do not pass, then
+// the regressions, then the files that could not be collected and the
+// tests that did not run, then why the report cannot be trusted. It is
+// empty when the verdict passed.
 func (v Verdict) Feedback() string {
 	if v.Passed {
 		return ""
 	}
 	var lines []string
+	if len(v.Tampered) > 0 {
+		lines = append(lines, "Your change tampered with the test run; fix the code, never the way its tests run or report:")
+		lines = appendBounded(lines, v.Tampered, func(f Finding) string { return "- " + f.String() })
+	}
 	for _, t := range v.Targets {
 		if !t.After.Passing() {
 			lines = append(lines, fmt.Sprintf("%s shows the issue and %s", code(t.ID), now(t)))
@@ -121,13 +126,65 @@ func (v Verdict) ProofTable() string {
 			fmt.Fprintf(&b, "- %s %s\n", code(c.ID), now(Change{After: c.After}))
 		}
 	}
+	v.tampering(&b)
 	details(&b, fmt.Sprintf("Already failing before the change, never blocking: %s", count(len(v.AlreadyFailing), "test")),
 		v.AlreadyFailing, func(c Change) string {
 			return fmt.Sprintf("%s: %s before, %s after", code(c.ID), shown(c.Before), shown(c.After))
 		})
 	details(&b, fmt.Sprintf("Flaky, their outcome changed between runs of the same code, never blocking: %s", count(len(v.Flaky), "test")),
 		v.Flaky, code[ID])
+	details(&b, fmt.Sprintf("Seen in code the change did not touch, never blocking: %s", count(len(v.Seen), "event")),
+		v.Seen, Finding.String)
 	return b.String()
+}
+
+// tampering writes what the tripwire and the integrity checks saw: the
+// signs of tampering, or that none was seen, and the test processes that
+// ran without the tripwire.
+func (v Verdict) tampering(b *strings.Builder) {
+	var lines []string
+	switch {
+	case len(v.Tampered) > 0:
+		lines = append(lines, "Tampering seen:", "")
+		lines = appendBounded(lines, v.Tampered, func(f Finding) string { return "- " + f.String() })
+	case v.Unwatched == 0 && v.Watched > 0:
+		lines = append(lines, "No tampering seen.")
+	}
+	if v.Unwatched > 0 {
+		processes := fmt.Sprintf("%d test processes", v.Unwatched)
+		if v.Unwatched == 1 {
+			processes = "1 test process"
+		}
+		if len(v.Tampered) > 0 {
+			lines = append(lines, "")
+		}
+		lines = append(lines, fmt.Sprintf("Tripwire not installed in %s; tampering could not be watched.", processes))
+	}
+	if len(lines) > 0 {
+		b.WriteString("\n" + strings.Join(lines, "\n") + "\n")
+	}
+}
+
+// String says what a finding is and where it came from, on one line.
+func (f Finding) String() string {
+	var s string
+	if f.Kind == KindIntegrity {
+		s = fmt.Sprintf("integrity check %s failed", code(f.Event))
+	} else {
+		s = fmt.Sprintf("audit event %s", code(f.Event))
+	}
+	switch {
+	case f.File != "" && f.Line > 0:
+		s += fmt.Sprintf(" at %s", code(fmt.Sprintf("%s:%d", f.File, f.Line)))
+	case f.File != "":
+		s += fmt.Sprintf(" in %s", code(f.File))
+	}
+	// The detail is the test process's text: shown as code, never as
+	// Markdown.
+	if f.Detail != "" {
+		s += ": " + code(f.Detail)
+	}
+	return s
 }
 
 // details writes a collapsed list, or nothing for an empty one.

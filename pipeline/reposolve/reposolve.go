@@ -14,6 +14,7 @@ import (
 
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
+	"github.com/capsulehq/capsule/pipeline/testreport"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/image"
 )
@@ -149,7 +150,7 @@ func (x *Sandboxed) Run(ctx context.Context, plan Plan) (*pipeline.RepoOutcome, 
 	if err := x.Engine.EnsureImage(ctx, plan.Image, plan.Image != image.Default()); err != nil {
 		return nil, err
 	}
-	box, err := x.Engine.NewSession(ctx, sandbox.Spec{Image: plan.Image, Workspace: plan.Task.Repo, Exclude: []string{".git"}, Limits: plan.Limits})
+	box, err := x.Engine.NewSession(ctx, sandbox.Spec{Image: plan.Image, Workspace: plan.Task.Repo, Exclude: []string{".git"}, Limits: plan.Limits, Helpers: testreport.HelperFiles()})
 	if err != nil {
 		return nil, err
 	}

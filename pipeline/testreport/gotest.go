@@ -138,6 +138,9 @@ func (r *goReader) finish(id ID, outcome Outcome, d time.Duration) {
 	}
 	if outcome == Failed {
 		res.Phase = "call"
+		if i, ok := r.pkg[id.File]; ok {
+			r.rep.Processes[i].Failing++
+		}
 	}
 	r.rep.add(res)
 }

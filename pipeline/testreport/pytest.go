@@ -2,51 +2,36 @@ package testreport
 
 import (
 	"bytes"
-	_ "embed"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"path"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
 )
 
-// The pytest plugin: its module and file name, and the variable that names
-// the report file it appends to.
-const (
-	PluginModule = "capsule_testreport"
-	PluginFile   = PluginModule + ".py"
-	ReportEnv    = "CAPSULE_TEST_REPORT"
-)
-
-//go:embed capsule_testreport.py
-var plugin []byte
-
-// Plugin returns the source of the pytest plugin (stdlib and pytest >= 7).
-func Plugin() []byte { return bytes.Clone(plugin) }
-
-// Env returns the variables that make every pytest process of a command
-// load the plugin, from the directory pluginDir that holds PluginFile, and
-// append its records to reportPath. pytest adds PYTEST_ADDOPTS to the
-// command line of each invocation, before the repository's own addopts are
-// read, so the command itself is unchanged. A command that sets
-// PYTEST_ADDOPTS or PYTHONPATH itself replaces these: its report is then
-// empty, which the reader of the report must take as "no per-test report".
-func Env(pluginDir, reportPath string) []string {
-	return []string{
-		"PYTEST_ADDOPTS=-p " + PluginModule,
-		"PYTHONPATH=" + pluginDir,
-		ReportEnv + "=" + reportPath,
-	}
+// wrapped is one record of the report channel as the sandbox's agent
+// writes it: a line received on connection Conn from process PID, that
+// connection's cut, or its end.
+type wrapped struct {
+	Conn   int     `json:"conn"`
+	PID    int     `json:"pid"`
+	Line   *string `json:"line"`
+	Cut    *string `json:"cut"`
+	Closed bool    `json:"closed"`
 }
 
-// record is one line of the plugin's report; which fields are set depends
-// on Kind.
+// record is one line a connection sent; which fields are set depends on
+// Kind. Nothing in it names a process: the agent does.
 type record struct {
-	Kind    string `json:"kind"`
-	PID     int    `json:"pid"`
-	Session int    `json:"session"`
+	Kind string `json:"kind"`
+	// tripwire
+	Python     string `json:"python"`
+	Executable string `json:"executable"`
+	// audit
+	Event string `json:"event"`
 	// start
 	Rootdir string `json:"rootdir"`
 	Pytest  string `json:"pytest"`
@@ -54,8 +39,9 @@ type record struct {
 	Path string `json:"path"`
 	// collected
 	Count int `json:"count"`
+	// test, audit and integrity
+	File string `json:"file"`
 	// test
-	File     string   `json:"file"`
 	Classes  []string `json:"classes"`
 	Name     string   `json:"name"`
 	Params   string   `json:"params"`
@@ -65,45 +51,66 @@ type record struct {
 	// collect-error and test
 	Message  string `json:"message"`
 	Longrepr string `json:"longrepr"`
+	// audit and integrity
+	Line   int    `json:"line"`
+	Detail string `json:"detail"`
+	// integrity
+	Check string `json:"check"`
 	// end
 	ExitStatus *int   `json:"exitstatus"`
 	Stopped    string `json:"stopped"`
 }
 
-// session names a pytest session: its process, and its number among the
-// sessions of that process (a test may call pytest.main).
-type session struct{ pid, n int }
+// The roles of a connection, named by its first line.
+const (
+	roleSession  = "start"
+	roleTripwire = "tripwire"
+)
 
-func (s session) String() string {
-	if s.n > 1 {
-		return fmt.Sprintf("pid %d session %d", s.pid, s.n)
-	}
-	return "pid " + strconv.Itoa(s.pid)
+// conn is what is known of one connection of the channel.
+type conn struct {
+	pid  int
+	role string // "" until a first line names it
+	// process is the session's index in Report.Processes.
+	process int
+	rootdir string
+	// opened is the position of its first line, closed that of its
+	// "closed" record, 0 while open.
+	opened, closed int
+	// ended is the position of the session's "end" record, lastBefore
+	// that of the session's last record before it (its start at least).
+	ended, lastBefore int
 }
 
-// pytestReader builds a Report from the plugin's records.
+// pytestReader builds a Report from the channel's records.
 type pytestReader struct {
-	rep  *Report
-	root string
-	// current maps a session to its process in rep.Processes, rootdir to
-	// the directory its paths are relative to.
-	current map[session]int
-	rootdir map[session]string
+	rep   *Report
+	root  string
+	conns map[int]*conn
+	// sessions counts the sessions of each pid, to name them.
+	sessions map[int]int
+	// audited holds the audit events seen, to keep each once.
+	audited map[AuditEvent]bool
 }
 
-// ParsePytest reads the plugin's report file. root is the workspace's
-// directory as the sandbox saw it: test files are named relative to it.
-// It never fails: what cannot be read is noted in the Report.
+// ParsePytest reads the report channel's records (see package
+// sandbox/agent's Response.Report): the plugin's sessions and the
+// tripwires' events, each connection's process named by the agent, never
+// by what it sent. root is the workspace's directory as the sandbox saw
+// it: files are named relative to it. It never fails: what cannot be read
+// is noted in the Report and makes it incomplete.
 func ParsePytest(data []byte, root string) *Report {
-	r := &pytestReader{rep: newReport(), root: path.Clean(root), current: map[session]int{}, rootdir: map[session]string{}}
+	r := &pytestReader{rep: newReport(), root: path.Clean(root), conns: map[int]*conn{},
+		sessions: map[int]int{}, audited: map[AuditEvent]bool{}}
 	for n, line := range lines(r.rep, data) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		if err := r.read(line); err != nil {
+		if err := r.read(n, line); err != nil {
 			r.rep.malformed(n, err.Error())
 		}
 	}
+	r.tripwires()
 	return r.rep
 }
 
@@ -125,47 +132,149 @@ func lines(rep *Report, data []byte) func(yield func(int, []byte) bool) {
 	}
 }
 
-func (r *pytestReader) read(line []byte) error {
-	var rec record
-	dec := json.NewDecoder(bytes.NewReader(line))
+// decodeStrict decodes exactly one JSON object with no unknown field.
+func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rec); err != nil {
-		return fmt.Errorf("not a report record: %w", err)
+	if err := dec.Decode(v); err != nil {
+		return err
 	}
 	if dec.More() {
 		return fmt.Errorf("more than one record")
 	}
-	key := session{rec.PID, rec.Session}
-	if rec.Kind == "start" {
-		r.current[key] = len(r.rep.Processes)
-		r.rootdir[key] = rec.Rootdir
-		r.rep.Processes = append(r.rep.Processes, Process{Name: key.String()})
+	return nil
+}
+
+// read takes the agent's record at position n.
+func (r *pytestReader) read(n int, data []byte) error {
+	var w wrapped
+	if err := decodeStrict(data, &w); err != nil {
+		return fmt.Errorf("not a channel record: %w", err)
+	}
+	set := 0
+	for _, ok := range []bool{w.Line != nil, w.Cut != nil, w.Closed} {
+		if ok {
+			set++
+		}
+	}
+	if w.Conn <= 0 || set != 1 {
+		return fmt.Errorf("not a channel record: want a connection and one of line, cut and closed")
+	}
+	c, ok := r.conns[w.Conn]
+	if !ok {
+		c = &conn{pid: w.PID, process: -1}
+		r.conns[w.Conn] = c
+	}
+	switch {
+	case c.pid != w.PID:
+		return fmt.Errorf("connection %d changed its pid from %d to %d", w.Conn, c.pid, w.PID)
+	case c.closed > 0:
+		return fmt.Errorf("a record of connection %d after its end", w.Conn)
+	case w.Closed:
+		c.closed = n
+		return nil
+	case w.Cut != nil:
+		return fmt.Errorf("connection %d (pid %d) was cut: %s", w.Conn, w.PID, bound(*w.Cut, maxMessage))
+	}
+	var rec record
+	if err := decodeStrict([]byte(*w.Line), &rec); err != nil {
+		return fmt.Errorf("not a report record: %w", err)
+	}
+	if c.role == "" {
+		c.opened = n
+		return r.first(n, c, rec)
+	}
+	if c.role == roleTripwire {
+		return r.audit(c, rec)
+	}
+	return r.session(n, c, rec)
+}
+
+// first takes a connection's first line, which names its role.
+func (r *pytestReader) first(n int, c *conn, rec record) error {
+	switch rec.Kind {
+	case roleTripwire:
+		c.role = roleTripwire
+	case roleSession:
+		c.role, c.rootdir, c.lastBefore = roleSession, rec.Rootdir, n
+		c.process = len(r.rep.Processes)
+		r.sessions[c.pid]++
+		name := fmt.Sprintf("pid %d", c.pid)
+		if k := r.sessions[c.pid]; k > 1 {
+			name = fmt.Sprintf("pid %d session %d", c.pid, k)
+		}
+		r.rep.Processes = append(r.rep.Processes, Process{Name: name, PID: c.pid})
+	default:
+		c.role = "?" // every later line of it is refused too
+		return fmt.Errorf("a connection (pid %d) that starts with a %q record", c.pid, rec.Kind)
+	}
+	return nil
+}
+
+// audit takes a tripwire's event.
+func (r *pytestReader) audit(c *conn, rec record) error {
+	if rec.Kind != "audit" || rec.Event == "" {
+		return fmt.Errorf("a %q record on a tripwire's connection (pid %d)", rec.Kind, c.pid)
+	}
+	ev := AuditEvent{Event: bound(rec.Event, maxMessage), File: r.rebase("", rec.File), Line: rec.Line, Detail: bound(rec.Detail, maxMessage)}
+	if r.audited[ev] {
 		return nil
 	}
-	i, ok := r.current[key]
-	if !ok || r.rep.Processes[i].Ended {
-		return fmt.Errorf("a %q record of %s, which had not started", rec.Kind, key)
+	if len(r.audited) == maxAudit {
+		return fmt.Errorf("more than %d different audit events", maxAudit)
 	}
-	p := &r.rep.Processes[i]
+	r.audited[ev] = true
+	ev.PID = c.pid
+	r.rep.Audit = append(r.rep.Audit, ev)
+	return nil
+}
+
+// session takes a record of a pytest session.
+func (r *pytestReader) session(n int, c *conn, rec record) error {
+	if c.role != roleSession {
+		return fmt.Errorf("a %q record of a connection (pid %d) that did not start a session", rec.Kind, c.pid)
+	}
+	p := &r.rep.Processes[c.process]
+	if p.Ended {
+		return fmt.Errorf("a %q record of %s after its end", rec.Kind, p.Name)
+	}
+	if rec.Kind != "end" {
+		c.lastBefore = n
+	}
 	switch rec.Kind {
 	case "collect-error":
-		p.CollectErrors = append(p.CollectErrors, CollectError{Path: r.rebase(key, rec.Path), Message: bound(rec.Message, maxMessage)})
+		p.CollectErrors = append(p.CollectErrors, CollectError{Path: r.rebase(c.rootdir, rec.Path), Message: bound(rec.Message, maxMessage)})
 	case "collected":
 		p.Collected = rec.Count
 	case "test":
-		return r.test(key, rec)
+		if err := r.test(c, rec); err != nil {
+			return err
+		}
+		if rec.Outcome.Failing() {
+			p.Failing++
+		}
+	case "integrity":
+		if rec.Check == "" {
+			return fmt.Errorf("an integrity record without its check")
+		}
+		if len(r.rep.Integrity) == maxIntegrity {
+			return fmt.Errorf("more than %d integrity failures", maxIntegrity)
+		}
+		r.rep.Integrity = append(r.rep.Integrity, Integrity{Check: bound(rec.Check, maxMessage), Detail: bound(rec.Detail, maxMessage),
+			File: r.rebase("", rec.File), Line: rec.Line, PID: c.pid})
 	case "end":
 		if rec.ExitStatus == nil {
 			return fmt.Errorf("an end record without exit status")
 		}
 		p.Ended, p.ExitStatus, p.Stopped = true, *rec.ExitStatus, bound(rec.Stopped, maxMessage)
+		c.ended = n
 	default:
 		return fmt.Errorf("unknown record kind %q", rec.Kind)
 	}
 	return nil
 }
 
-func (r *pytestReader) test(key session, rec record) error {
+func (r *pytestReader) test(c *conn, rec record) error {
 	if rec.File == "" || rec.Name == "" || !rec.Outcome.Valid() {
 		return fmt.Errorf("a test record without file, name or valid outcome")
 	}
@@ -174,7 +283,7 @@ func (r *pytestReader) test(key session, rec record) error {
 		d = 0
 	}
 	r.rep.add(Result{
-		ID:       ID{File: r.rebase(key, rec.File), Class: strings.Join(rec.Classes, "::"), Name: rec.Name, Params: rec.Params},
+		ID:       ID{File: r.rebase(c.rootdir, rec.File), Class: strings.Join(rec.Classes, "::"), Name: rec.Name, Params: rec.Params},
 		Outcome:  rec.Outcome,
 		Phase:    rec.Phase,
 		Duration: time.Duration(d * float64(time.Second)),
@@ -184,13 +293,46 @@ func (r *pytestReader) test(key session, rec record) error {
 	return nil
 }
 
-// rebase names a path of a process's node ids (relative to its rootdir)
-// relative to the workspace root; a path outside the root stays absolute.
-func (r *pytestReader) rebase(key session, p string) string {
+// tripwires marks each session whose process had a tripwire when it
+// started, and notes a tripwire closed while a session of its process
+// ran: a tripwire connected before the session (its connection number is
+// lower: the agent numbers them in the order they connected) and not
+// closed before it started watches it. Such a tripwire closed before the
+// session's last record ahead of its end is an integrity failure; one
+// closed between that record and the end is not, since the agent reads
+// the connections at once and may record a tripwire closed at its
+// process's exit ahead of the end record sent before it (the plugin's
+// own check of its tripwire covers that stretch).
+func (r *pytestReader) tripwires() {
+	order := slices.Sorted(maps.Keys(r.conns))
+	for _, sn := range order {
+		s := r.conns[sn]
+		if s.role != roleSession {
+			continue
+		}
+		for _, tn := range order {
+			t := r.conns[tn]
+			if tn > sn || t.role != roleTripwire || t.pid != s.pid || 0 < t.closed && t.closed < s.opened {
+				continue
+			}
+			p := &r.rep.Processes[s.process]
+			p.Tripwire = true
+			if t.closed > 0 && t.closed < s.lastBefore && (s.ended == 0 || t.closed < s.ended) {
+				r.rep.Integrity = append(r.rep.Integrity, Integrity{Check: "tripwire", PID: s.pid,
+					Detail: fmt.Sprintf("the tripwire's channel was closed during the session of %s", p.Name)})
+			}
+		}
+	}
+}
+
+// rebase names a path relative to the workspace root: a path of a
+// session's node ids is relative to its rootdir, an absolute path (a
+// tripwire's) is taken as it is; a path outside the root stays absolute.
+func (r *pytestReader) rebase(rootdir, p string) string {
 	if p == "" {
 		return ""
 	}
-	abs := path.Join(r.rootdir[key], p)
+	abs := path.Join(rootdir, p)
 	if path.IsAbs(p) {
 		abs = path.Clean(p)
 	}

@@ -1,8 +1,10 @@
 package testreport
 
 import (
-	"bytes"
+	"encoding/json"
+	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,122 +12,226 @@ import (
 
 const root = "/capsule/workspace"
 
+// wire writes the agent's records of a channel by hand: each call adds a
+// line received on connection conn from pid, which the JSON-encoded
+// record of the plugin or the tripwire is.
+type wire struct{ b strings.Builder }
+
+func (w *wire) line(conn, pid int, rec string) *wire {
+	data, _ := json.Marshal(map[string]any{"conn": conn, "pid": pid, "line": rec})
+	w.b.Write(append(data, '\n'))
+	return w
+}
+
+func (w *wire) closed(conn, pid int) *wire {
+	fmt.Fprintf(&w.b, `{"conn":%d,"pid":%d,"closed":true}`+"\n", conn, pid)
+	return w
+}
+
+func (w *wire) cut(conn, pid int) *wire {
+	fmt.Fprintf(&w.b, `{"conn":%d,"pid":%d,"cut":"a line longer than 65536 bytes"}`+"\n", conn, pid)
+	return w
+}
+
+func (w *wire) raw(s string) *wire { w.b.WriteString(s + "\n"); return w }
+
+func (w *wire) String() string { return w.b.String() }
+
+// session adds a whole session on conn: its start, the records between
+// and its end with status.
+func (w *wire) session(conn, pid int, status int, recs ...string) *wire {
+	w.line(conn, pid, `{"kind": "start", "rootdir": "/capsule/workspace", "pytest": "7.2.1"}`)
+	for _, r := range recs {
+		w.line(conn, pid, r)
+	}
+	return w.line(conn, pid, fmt.Sprintf(`{"kind": "end", "exitstatus": %d, "stopped": ""}`, status)).closed(conn, pid)
+}
+
+// tripwire adds a tripwire's first line on conn.
+func (w *wire) tripwire(conn, pid int) *wire {
+	return w.line(conn, pid, `{"kind": "tripwire", "python": "3.11.2", "executable": "/usr/bin/python3"}`)
+}
+
+func testRec(fields string) string { return `{"kind": "test", ` + fields + "}" }
+
 func TestParsePytest(t *testing.T) {
-	start := `{"kind": "start", "pid": 7, "rootdir": "/capsule/workspace", "pytest": "7.2.1"}` + "\n"
-	end := `{"kind": "end", "pid": 7, "exitstatus": 1, "stopped": ""}` + "\n"
-	test := func(fields string) string { return `{"kind": "test", "pid": 7, ` + fields + "}\n" }
+	pass := func(name string) string {
+		return testRec(`"file": "t.py", "name": "` + name + `", "outcome": "passed"`)
+	}
+	start := `{"kind": "start", "rootdir": "/capsule/workspace"}`
 	for _, tc := range []struct {
 		name       string
-		report     string
+		report     *wire
 		tests      map[string]Outcome // by ID.String()
-		processes  int
-		incomplete string // a substring of Incomplete(), or "" when complete
+		processes  []string           // names, then " tripwire" when watched
+		incomplete string             // a substring of Incomplete(), or "" when complete
 	}{
 		{
-			name: "one process",
-			report: start + `{"kind": "collected", "pid": 7, "count": 2}` + "\n" +
-				test(`"file": "tests/test_a.py", "classes": ["TestA", "TestB"], "name": "test_x", "params": "1-2", "outcome": "failed", "phase": "call", "duration": 0.5, "message": "assert 1 == 2", "longrepr": "E assert 1 == 2"`) +
-				test(`"file": "tests/test_a.py", "classes": [], "name": "test_y", "params": "", "outcome": "passed", "phase": "", "duration": 0.1, "message": "", "longrepr": ""`) + end,
+			name: "one session",
+			report: new(wire).tripwire(1, 7).session(2, 7, 1, `{"kind": "collected", "count": 2}`,
+				testRec(`"file": "tests/test_a.py", "classes": ["TestA", "TestB"], "name": "test_x", "params": "1-2", "outcome": "failed", "phase": "call", "duration": 0.5, "message": "assert 1 == 2", "longrepr": "E assert 1 == 2"`),
+				testRec(`"file": "tests/test_a.py", "classes": [], "name": "test_y", "params": "", "outcome": "passed", "phase": "", "duration": 0.1, "message": "", "longrepr": ""`)).closed(1, 7),
 			tests:     map[string]Outcome{"tests/test_a.py::TestA::TestB::test_x[1-2]": Failed, "tests/test_a.py::test_y": Passed},
-			processes: 1,
+			processes: []string{"pid 7 tripwire"},
 		},
 		{
-			name: "a process that never ended",
-			report: start + test(`"file": "tests/test_a.py", "name": "test_y", "outcome": "passed"`) +
-				`{"kind": "start", "pid": 9, "rootdir": "/capsule/workspace"}` + "\n" + `{"kind": "end", "pid": 9, "exitstatus": 0}` + "\n",
-			tests:      map[string]Outcome{"tests/test_a.py::test_y": Passed},
-			processes:  2,
+			name:       "a session that never ended",
+			report:     new(wire).line(1, 7, start).line(1, 7, pass("test_y")).closed(1, 7).session(2, 9, 0),
+			tests:      map[string]Outcome{"t.py::test_y": Passed},
+			processes:  []string{"pid 7", "pid 9"},
 			incomplete: "1 of 2 test processes ended without finishing their session (pid 7)",
 		},
 		{
-			name:       "a record of a process that never started",
-			report:     start + `{"kind": "test", "pid": 8, "file": "t.py", "name": "test_forged", "outcome": "passed"}` + "\n" + end,
+			name:       "a record on a connection that started nothing",
+			report:     new(wire).session(1, 7, 0).line(2, 8, pass("test_forged")),
 			tests:      map[string]Outcome{},
-			processes:  1,
-			incomplete: `line 2: a "test" record of pid 8, which had not started`,
+			processes:  []string{"pid 7"},
+			incomplete: `line 4: a connection (pid 8) that starts with a "test" record`,
 		},
 		{
-			name:       "a record after its process ended",
-			report:     start + end + test(`"file": "t.py", "name": "test_late", "outcome": "passed"`),
+			name:       "a record after its session ended",
+			report:     new(wire).line(1, 7, start).line(1, 7, `{"kind": "end", "exitstatus": 0}`).line(1, 7, pass("test_late")),
 			tests:      map[string]Outcome{},
-			processes:  1,
-			incomplete: "which had not started",
+			processes:  []string{"pid 7"},
+			incomplete: `a "test" record of pid 7 after its end`,
 		},
 		{
-			name:       "garbage",
-			report:     start + "passed passed passed\n" + end,
+			name:       "a record after its connection closed",
+			report:     new(wire).line(1, 7, start).closed(1, 7).line(1, 7, pass("test_late")),
 			tests:      map[string]Outcome{},
-			processes:  1,
+			processes:  []string{"pid 7"},
+			incomplete: "a record of connection 1 after its end",
+		},
+		{
+			name:       "a connection whose pid changes",
+			report:     new(wire).line(1, 7, start).line(1, 8, `{"kind": "end", "exitstatus": 0}`),
+			tests:      map[string]Outcome{},
+			processes:  []string{"pid 7"},
+			incomplete: "connection 1 changed its pid from 7 to 8",
+		},
+		{
+			name:       "the pid is the agent's, never the record's",
+			report:     new(wire).session(1, 7, 0, testRec(`"pid": 9, "file": "t.py", "name": "test_x", "outcome": "passed"`)),
+			tests:      map[string]Outcome{},
+			processes:  []string{"pid 7"},
+			incomplete: `unknown field "pid"`,
+		},
+		{
+			name:       "a cut connection",
+			report:     new(wire).line(1, 7, start).line(1, 7, pass("test_x")).cut(1, 7).closed(1, 7),
+			tests:      map[string]Outcome{"t.py::test_x": Passed},
+			processes:  []string{"pid 7"},
+			incomplete: "connection 1 (pid 7) was cut: a line longer than 65536 bytes",
+		},
+		{
+			name:       "garbage on the channel",
+			report:     new(wire).line(1, 7, start).line(1, 7, "passed passed passed").line(1, 7, `{"kind": "end", "exitstatus": 0}`),
+			tests:      map[string]Outcome{},
+			processes:  []string{"pid 7"},
 			incomplete: "1 lines of the test report could not be read (line 2: not a report record",
 		},
 		{
-			name:       "an unknown outcome is never a pass",
-			report:     start + test(`"file": "t.py", "name": "test_x", "outcome": "PASSED"`) + end,
+			name:       "garbage around the channel's records",
+			report:     new(wire).session(1, 7, 0).raw(`{"conn": 1, "pid": 7, "line": "x", "closed": true}`).raw(`{"pid": 7, "closed": true}`).raw("{"),
 			tests:      map[string]Outcome{},
-			processes:  1,
+			processes:  []string{"pid 7"},
+			incomplete: "3 lines of the test report could not be read (line 4: not a channel record",
+		},
+		{
+			name:       "an unknown outcome is never a pass",
+			report:     new(wire).session(1, 7, 0, testRec(`"file": "t.py", "name": "test_x", "outcome": "PASSED"`)),
+			tests:      map[string]Outcome{},
+			processes:  []string{"pid 7"},
 			incomplete: "a test record without file, name or valid outcome",
 		},
 		{
 			name:       "unknown fields",
-			report:     start + test(`"file": "t.py", "name": "test_x", "outcome": "passed", "trusted": true`) + end,
+			report:     new(wire).session(1, 7, 0, testRec(`"file": "t.py", "name": "test_x", "outcome": "passed", "trusted": true`)),
 			tests:      map[string]Outcome{},
-			processes:  1,
+			processes:  []string{"pid 7"},
 			incomplete: `unknown field "trusted"`,
 		},
 		{
 			name:       "two records on a line",
-			report:     start + strings.TrimSuffix(test(`"file": "t.py", "name": "test_x", "outcome": "passed"`), "\n") + " {}\n" + end,
+			report:     new(wire).session(1, 7, 0, pass("test_x")+" {}"),
 			tests:      map[string]Outcome{},
-			processes:  1,
+			processes:  []string{"pid 7"},
 			incomplete: "more than one record",
 		},
 		{
 			name:       "an end without status",
-			report:     start + `{"kind": "end", "pid": 7}` + "\n",
+			report:     new(wire).line(1, 7, start).line(1, 7, `{"kind": "end"}`),
 			tests:      map[string]Outcome{},
-			processes:  1,
+			processes:  []string{"pid 7"},
 			incomplete: "an end record without exit status",
 		},
 		{
 			name: "the same test twice keeps the worst outcome",
-			report: start + test(`"file": "t.py", "name": "test_x", "outcome": "passed"`) +
-				test(`"file": "t.py", "name": "test_x", "outcome": "error", "phase": "teardown"`) +
-				test(`"file": "t.py", "name": "test_x", "outcome": "skipped"`) + end,
+			report: new(wire).session(1, 7, 1, pass("test_x"), testRec(`"file": "t.py", "name": "test_x", "outcome": "error", "phase": "teardown"`),
+				testRec(`"file": "t.py", "name": "test_x", "outcome": "skipped"`)),
 			tests:     map[string]Outcome{"t.py::test_x": Error},
-			processes: 1,
+			processes: []string{"pid 7"},
 		},
 		{
 			name: "paths are relative to the workspace, whatever the rootdir",
-			report: `{"kind": "start", "pid": 7, "rootdir": "/capsule/workspace/sub"}` + "\n" +
-				test(`"file": "tests/test_a.py", "name": "test_x", "outcome": "passed"`) +
-				`{"kind": "collect-error", "pid": 7, "path": "tests/test_b.py", "message": "SyntaxError"}` + "\n" + end +
-				`{"kind": "start", "pid": 8, "rootdir": "/elsewhere"}` + "\n" +
-				`{"kind": "test", "pid": 8, "file": "../capsule/workspace/t.py", "name": "test_y", "outcome": "xfailed"}` + "\n" +
-				`{"kind": "test", "pid": 8, "file": "t.py", "name": "test_z", "outcome": "xpassed"}` + "\n" +
-				`{"kind": "end", "pid": 8, "exitstatus": 0}` + "\n",
+			report: new(wire).line(1, 7, `{"kind": "start", "rootdir": "/capsule/workspace/sub"}`).
+				line(1, 7, testRec(`"file": "tests/test_a.py", "name": "test_x", "outcome": "passed"`)).
+				line(1, 7, `{"kind": "collect-error", "path": "tests/test_b.py", "message": "SyntaxError"}`).
+				line(1, 7, `{"kind": "end", "exitstatus": 2}`).
+				line(2, 8, `{"kind": "start", "rootdir": "/elsewhere"}`).
+				line(2, 8, testRec(`"file": "../capsule/workspace/t.py", "name": "test_y", "outcome": "xfailed"`)).
+				line(2, 8, testRec(`"file": "t.py", "name": "test_z", "outcome": "xpassed"`)).
+				line(2, 8, `{"kind": "end", "exitstatus": 0}`),
 			tests:     map[string]Outcome{"sub/tests/test_a.py::test_x": Passed, "t.py::test_y": XFailed, "/elsewhere/t.py::test_z": XPassed},
-			processes: 2,
+			processes: []string{"pid 7", "pid 8"},
 		},
 		{
-			name:   "pids reused by a later process",
-			report: start + end + start + test(`"file": "t.py", "name": "test_x", "outcome": "passed"`) + end,
-			tests:  map[string]Outcome{"t.py::test_x": Passed}, processes: 2,
-		},
-		{
-			name: "a session inside a test of another",
-			report: `{"kind": "start", "pid": 7, "session": 1, "rootdir": "/capsule/workspace"}` + "\n" +
-				`{"kind": "start", "pid": 7, "session": 2, "rootdir": "/capsule/workspace/inner"}` + "\n" +
-				`{"kind": "test", "pid": 7, "session": 2, "file": "t.py", "name": "test_in", "outcome": "passed"}` + "\n" +
-				`{"kind": "end", "pid": 7, "session": 2, "exitstatus": 0}` + "\n" +
-				`{"kind": "test", "pid": 7, "session": 1, "file": "t.py", "name": "test_out", "outcome": "passed"}` + "\n" +
-				`{"kind": "end", "pid": 7, "session": 1, "exitstatus": 0}` + "\n",
+			name: "sessions are told apart by connection: one inside a test of another",
+			report: new(wire).tripwire(1, 7).line(2, 7, start).
+				line(3, 7, `{"kind": "start", "rootdir": "/capsule/workspace/inner"}`).
+				line(3, 7, pass("test_in")).
+				line(3, 7, `{"kind": "end", "exitstatus": 0}`).
+				line(2, 7, pass("test_out")).
+				line(2, 7, `{"kind": "end", "exitstatus": 0}`),
 			tests:     map[string]Outcome{"inner/t.py::test_in": Passed, "t.py::test_out": Passed},
-			processes: 2,
+			processes: []string{"pid 7 tripwire", "pid 7 session 2 tripwire"},
 		},
-		{name: "empty", report: "", tests: map[string]Outcome{}},
+		{
+			name:      "a pid reused by a later process",
+			report:    new(wire).session(1, 7, 0).tripwire(2, 7).session(3, 7, 0, pass("test_x")),
+			tests:     map[string]Outcome{"t.py::test_x": Passed},
+			processes: []string{"pid 7", "pid 7 session 2 tripwire"},
+		},
+		{
+			name: "a tripwire of another pid, or closed before the session started, watches nothing",
+			report: new(wire).tripwire(1, 8).tripwire(2, 7).closed(2, 7).
+				session(3, 7, 0, pass("test_x")).session(4, 8, 0),
+			tests:     map[string]Outcome{"t.py::test_x": Passed},
+			processes: []string{"pid 7", "pid 8 tripwire"},
+		},
+		{
+			name: "a tripwire connected after the session started watches nothing",
+			report: new(wire).line(1, 7, start).tripwire(2, 7).
+				line(1, 7, pass("test_x")).line(1, 7, `{"kind": "end", "exitstatus": 0}`),
+			tests:     map[string]Outcome{"t.py::test_x": Passed},
+			processes: []string{"pid 7"},
+		},
+		{
+			name:   "audit events on a tripwire's connection only",
+			report: new(wire).session(1, 7, 0, `{"kind": "audit", "event": "gc.get_objects", "file": "/capsule/workspace/x.py", "line": 3, "detail": ""}`),
+			tests:  map[string]Outcome{}, processes: []string{"pid 7"},
+			incomplete: `unknown record kind "audit"`,
+		},
+		{
+			name:   "session records on a tripwire's connection",
+			report: new(wire).tripwire(1, 7).line(1, 7, pass("test_x")).session(2, 7, 0),
+			tests:  map[string]Outcome{}, processes: []string{"pid 7 tripwire"},
+			incomplete: `a "test" record on a tripwire's connection (pid 7)`,
+		},
+		{name: "empty", report: new(wire), tests: map[string]Outcome{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rep := ParsePytest([]byte(tc.report), root)
+			rep := ParsePytest([]byte(tc.report.String()), root)
 			got := map[string]Outcome{}
 			for id, res := range rep.Tests {
 				got[id.String()] = res.Outcome
@@ -133,8 +239,15 @@ func TestParsePytest(t *testing.T) {
 			if !maps.Equal(got, tc.tests) {
 				t.Errorf("tests = %v, want %v", got, tc.tests)
 			}
-			if len(rep.Processes) != tc.processes {
-				t.Errorf("%d processes, want %d", len(rep.Processes), tc.processes)
+			var procs []string
+			for _, p := range rep.Processes {
+				if p.Tripwire {
+					p.Name += " tripwire"
+				}
+				procs = append(procs, p.Name)
+			}
+			if !slices.Equal(procs, tc.processes) {
+				t.Errorf("processes %q, want %q", procs, tc.processes)
 			}
 			why := rep.Incomplete()
 			if tc.incomplete == "" && why != "" || !strings.Contains(why, tc.incomplete) {
@@ -143,22 +256,100 @@ func TestParsePytest(t *testing.T) {
 			if rep.Complete() != (why == "") {
 				t.Errorf("Complete() = %v with Incomplete() = %q", rep.Complete(), why)
 			}
+			if len(rep.Integrity) > 0 {
+				t.Errorf("integrity failures %+v, want none", rep.Integrity)
+			}
 		})
 	}
 }
 
+// The tripwire's events and the sessions' integrity failures: files named
+// relative to the workspace, each event kept once, pids the agent's, and a
+// tripwire closed during its session's run an integrity failure.
+func TestParsePytestTampering(t *testing.T) {
+	audit := func(event, file string, line int) string {
+		return fmt.Sprintf(`{"kind": "audit", "event": %q, "file": %q, "line": %d, "detail": "d"}`, event, file, line)
+	}
+	t.Run("events and integrity failures", func(t *testing.T) {
+		w := new(wire).tripwire(1, 7).
+			line(1, 7, audit("gc.get_objects", "/capsule/workspace/calc/stats.py", 3)).
+			line(2, 7, `{"kind": "start", "rootdir": "/capsule/workspace/sub"}`).
+			line(1, 7, audit("gc.get_objects", "/capsule/workspace/calc/stats.py", 3)).
+			line(1, 7, audit("ctypes.dlopen", "/usr/lib/python3.11/x.py", 9)).
+			line(2, 7, `{"kind": "integrity", "check": "hooks", "detail": "a hook was added", "file": "/capsule/workspace/calc/stats.py", "line": 12}`).
+			line(2, 7, `{"kind": "integrity", "check": "plugin", "detail": "_outcome replaced", "file": "", "line": 0}`).
+			line(2, 7, `{"kind": "end", "exitstatus": 0}`).closed(2, 7).closed(1, 7)
+		rep := ParsePytest([]byte(w.String()), root)
+		wantAudit := []AuditEvent{{Event: "gc.get_objects", File: "calc/stats.py", Line: 3, Detail: "d", PID: 7},
+			{Event: "ctypes.dlopen", File: "/usr/lib/python3.11/x.py", Line: 9, Detail: "d", PID: 7}}
+		if !slices.Equal(rep.Audit, wantAudit) {
+			t.Errorf("Audit = %+v, want %+v", rep.Audit, wantAudit)
+		}
+		wantIntegrity := []Integrity{{Check: "hooks", Detail: "a hook was added", File: "calc/stats.py", Line: 12, PID: 7},
+			{Check: "plugin", Detail: "_outcome replaced", PID: 7}}
+		if !slices.Equal(rep.Integrity, wantIntegrity) {
+			t.Errorf("Integrity = %+v, want %+v", rep.Integrity, wantIntegrity)
+		}
+		if !rep.Complete() || !rep.Processes[0].Tripwire || rep.Processes[0].PID != 7 || rep.Unwatched() != 0 {
+			t.Errorf("report: %q, processes %+v", rep.Incomplete(), rep.Processes)
+		}
+	})
+
+	closedDuring := "the tripwire's channel was closed during the session of pid 7"
+	for _, tc := range []struct {
+		name string
+		w    *wire
+		want string // the integrity failure's detail, or ""
+	}{
+		{"closed after the session's end", new(wire).tripwire(1, 7).session(2, 7, 0, testRec(`"file": "t.py", "name": "test_x", "outcome": "passed"`)).closed(1, 7), ""},
+		{"closed during the session", new(wire).tripwire(1, 7).line(2, 7, `{"kind": "start", "rootdir": "/capsule/workspace"}`).closed(1, 7).
+			line(2, 7, testRec(`"file": "t.py", "name": "test_x", "outcome": "passed"`)).line(2, 7, `{"kind": "end", "exitstatus": 0}`), closedDuring},
+		{"closed during a session that never ends", new(wire).tripwire(1, 7).line(2, 7, `{"kind": "start", "rootdir": "/capsule/workspace"}`).closed(1, 7).
+			line(2, 7, testRec(`"file": "t.py", "name": "test_x", "outcome": "passed"`)), closedDuring},
+		// The agent reads connections at once: a tripwire closed at its
+		// process's exit may be recorded just ahead of the end.
+		{"closed just ahead of the end", new(wire).tripwire(1, 7).line(2, 7, `{"kind": "start", "rootdir": "/capsule/workspace"}`).
+			line(2, 7, testRec(`"file": "t.py", "name": "test_x", "outcome": "passed"`)).closed(1, 7).line(2, 7, `{"kind": "end", "exitstatus": 0}`), ""},
+		{"another pid's tripwire closed", new(wire).tripwire(1, 7).tripwire(2, 8).line(3, 7, `{"kind": "start", "rootdir": "/capsule/workspace"}`).closed(2, 8).
+			line(3, 7, testRec(`"file": "t.py", "name": "test_x", "outcome": "passed"`)).line(3, 7, `{"kind": "end", "exitstatus": 0}`), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := ParsePytest([]byte(tc.w.String()), root)
+			var got string
+			for _, f := range rep.Integrity {
+				if f.Check == "tripwire" && f.PID == 7 {
+					got = f.Detail
+				}
+			}
+			if got != tc.want || len(rep.Processes) == 0 || !rep.Processes[0].Tripwire {
+				t.Errorf("integrity %+v, processes %+v; want %q", rep.Integrity, rep.Processes, tc.want)
+			}
+		})
+	}
+
+	t.Run("a flood of events makes the report incomplete", func(t *testing.T) {
+		w := new(wire).tripwire(1, 7)
+		for i := range maxAudit + 1 {
+			w.line(1, 7, audit("open", "/capsule/workspace/x.py", i))
+		}
+		w.session(2, 7, 0)
+		rep := ParsePytest([]byte(w.String()), root)
+		if len(rep.Audit) != maxAudit || !strings.Contains(rep.Incomplete(), fmt.Sprintf("more than %d different audit events", maxAudit)) {
+			t.Errorf("%d events kept, Incomplete() = %q", len(rep.Audit), rep.Incomplete())
+		}
+	})
+}
+
 func TestParsePytestFields(t *testing.T) {
 	long := strings.Repeat("é", 3000)
-	rep := ParsePytest([]byte(`{"kind": "start", "pid": 3, "rootdir": "/capsule/workspace"}
-{"kind": "collect-error", "pid": 3, "path": "tests/test_b.py", "message": "E   SyntaxError", "longrepr": "..."}
-{"kind": "collected", "pid": 3, "count": 4}
-{"kind": "test", "pid": 3, "file": "tests/test_a.py", "classes": ["T"], "name": "test_x", "params": "a::b", "outcome": "error", "phase": "setup", "duration": 1.5, "message": "`+long+`", "longrepr": "`+long+`"}
-{"kind": "test", "pid": 3, "file": "tests/test_a.py", "classes": [], "name": "test_nan", "params": "", "outcome": "passed", "duration": -3}
-{"kind": "end", "pid": 3, "exitstatus": 2, "stopped": "stopping after 1 failures"}
-`), root)
-	want := Process{Name: "pid 3", Collected: 4, Ended: true, ExitStatus: 2, Stopped: "stopping after 1 failures",
+	w := new(wire).session(1, 3, 2, `{"kind": "collect-error", "path": "tests/test_b.py", "message": "E   SyntaxError", "longrepr": "..."}`,
+		`{"kind": "collected", "count": 4}`,
+		testRec(`"file": "tests/test_a.py", "classes": ["T"], "name": "test_x", "params": "a::b", "outcome": "error", "phase": "setup", "duration": 1.5, "message": "`+long+`", "longrepr": "`+long+`"`),
+		testRec(`"file": "tests/test_a.py", "classes": [], "name": "test_nan", "params": "", "outcome": "passed", "duration": -3`))
+	rep := ParsePytest([]byte(strings.Replace(w.String(), `\"stopped\": \"\"`, `\"stopped\": \"stopping after 1 failures\"`, 1)), root)
+	want := Process{Name: "pid 3", PID: 3, Collected: 4, Ended: true, ExitStatus: 2, Stopped: "stopping after 1 failures",
 		CollectErrors: []CollectError{{Path: "tests/test_b.py", Message: "E   SyntaxError"}}}
-	if got := rep.Processes[0]; got.Name != want.Name || got.Collected != want.Collected || !got.Ended || got.ExitStatus != 2 ||
+	if got := rep.Processes[0]; got.Name != want.Name || got.PID != 3 || got.Collected != want.Collected || !got.Ended || got.ExitStatus != 2 ||
 		got.Stopped != want.Stopped || len(got.CollectErrors) != 1 || got.CollectErrors[0] != want.CollectErrors[0] {
 		t.Errorf("process = %+v, want %+v", got, want)
 	}
@@ -178,26 +369,14 @@ func TestParsePytestFields(t *testing.T) {
 }
 
 func TestParsePytestTruncated(t *testing.T) {
-	var b bytes.Buffer
-	b.WriteString(`{"kind": "start", "pid": 1, "rootdir": "/capsule/workspace"}` + "\n")
-	line := `{"kind": "test", "pid": 1, "file": "t.py", "name": "test_x", "outcome": "passed", "longrepr": "` + strings.Repeat("x", 1<<20) + `"}` + "\n"
-	for b.Len() <= MaxReportBytes {
-		b.WriteString(line)
+	w := new(wire).line(1, 1, `{"kind": "start", "rootdir": "/capsule/workspace"}`)
+	line := testRec(`"file": "t.py", "name": "test_x", "outcome": "passed", "longrepr": "` + strings.Repeat("x", 60000) + `"`)
+	for w.b.Len() <= MaxReportBytes {
+		w.line(1, 1, line)
 	}
-	b.WriteString(`{"kind": "end", "pid": 1, "exitstatus": 0}` + "\n")
-	rep := ParsePytest(b.Bytes(), root)
+	w.line(1, 1, `{"kind": "end", "exitstatus": 0}`)
+	rep := ParsePytest([]byte(w.String()), root)
 	if !rep.Truncated || rep.MalformedLines != 0 || rep.Complete() {
 		t.Errorf("Truncated = %v, %d malformed lines, Complete() = %v", rep.Truncated, rep.MalformedLines, rep.Complete())
-	}
-}
-
-func TestEnvAndPlugin(t *testing.T) {
-	env := Env("/opt/capsule", "/tmp/r.jsonl")
-	want := []string{"PYTEST_ADDOPTS=-p capsule_testreport", "PYTHONPATH=/opt/capsule", "CAPSULE_TEST_REPORT=/tmp/r.jsonl"}
-	if strings.Join(env, "\n") != strings.Join(want, "\n") {
-		t.Errorf("Env = %q, want %q", env, want)
-	}
-	if !bytes.Contains(Plugin(), []byte(`REPORT_ENV = "`+ReportEnv+`"`)) {
-		t.Error("the plugin does not read " + ReportEnv)
 	}
 }

@@ -1,14 +1,16 @@
 // Package testreport collects the outcome of every test of a test command,
 // not only its exit status: a pytest plugin that the command loads through
-// the environment, the reading of the report file it writes, the reading of
-// `go test -json` output, and the rewriting of commands (unittest run as
-// pytest, `go test` with -json) so that they give a per-test report.
+// the environment, the reading of what it and the tripwire send on the
+// sandbox's report channel, the reading of `go test -json` output, and the
+// rewriting of commands (unittest run as pytest, `go test` with -json) so
+// that they give a per-test report.
 //
 // A report is written inside the sandbox by the same interpreter as the code
 // under test: it is evidence, never proof. Reading it trusts nothing: a line
 // that does not parse, a record of a process that never started and a
 // process that never finished are all kept in the [Report] and make it
-// incomplete, never a pass. Package gate decides what a report means.
+// incomplete, never a pass; which process sent a record is the sandbox's
+// word, never the record's. Package gate decides what a report means.
 package testreport
 
 import (
@@ -20,8 +22,8 @@ import (
 	"time"
 )
 
-// MaxReportBytes is the most of a report file that is read; a longer file
-// makes an incomplete report.
+// MaxReportBytes is the most of a report that is read; a longer one is
+// incomplete.
 const MaxReportBytes = 32 << 20
 
 // Bounds of the texts kept from a report, which the code under test may
@@ -30,6 +32,11 @@ const (
 	maxMessage   = 300
 	maxLongrepr  = 2000
 	maxMalformed = 20
+	// maxAudit bounds the different audit events kept, maxIntegrity the
+	// integrity failures: more make the report incomplete, so that a
+	// flood of events cannot hide one.
+	maxAudit     = 10000
+	maxIntegrity = 1000
 )
 
 // ID is a test's identity, stable across runs of the same command.
@@ -109,10 +116,19 @@ type Result struct {
 // Process is one test process of the run: a pytest session, or a package's
 // test binary under go test.
 type Process struct {
-	// Name is the pytest process's pid, or the Go package's import path.
+	// Name is the pytest session's pid ("pid 57", "pid 57 session 2" for
+	// its process's second session), or the Go package's import path.
 	Name string
-	// Collected is how many tests the process selected to run.
-	Collected int
+	// PID is the pytest session's process, as the sandbox saw it connect
+	// to the report channel; 0 for go test.
+	PID int
+	// Tripwire reports that the process had the tripwire installed when
+	// its session started: its audit events were watched. Without it,
+	// tampering could not be seen (a virtualenv's interpreter, go test).
+	Tripwire bool
+	// Collected is how many tests the process selected to run; Failing
+	// counts the failing or erroring results it recorded.
+	Collected, Failing int
 	// CollectErrors are the files (or packages) that could not be
 	// collected (or built).
 	CollectErrors []CollectError
@@ -123,6 +139,32 @@ type Process struct {
 	// Stopped says why the session stopped before running every test it
 	// collected (pytest's -x or --maxfail), or is empty.
 	Stopped string
+}
+
+// AuditEvent is an event the tripwire saw a test process raise: by which
+// code reaches into the runner (gc object walks, ctypes, opening the
+// plugin's files and the like), where it came from, and in which process.
+type AuditEvent struct {
+	// Event is the audit event's name, such as "gc.get_objects".
+	Event string
+	// File is the file of the code that raised it, relative to the
+	// workspace when inside it; Line is its line there.
+	File   string
+	Line   int
+	Detail string
+	PID    int
+}
+
+// Integrity is a failed integrity check of a test session: the plugin's
+// functions, the test modules or the runner's hooks changed during the
+// session, or its tripwire was closed.
+type Integrity struct {
+	Check, Detail string
+	// File and Line say where, when known; File is relative to the
+	// workspace when inside it.
+	File string
+	Line int
+	PID  int
 }
 
 // CollectError is a file or package that could not be collected.
@@ -139,6 +181,10 @@ type Report struct {
 	// invocations running the same file) keeps its worst outcome.
 	Tests     map[ID]Result
 	Processes []Process
+	// Audit holds each different event the tripwires recorded, in order;
+	// Integrity the sessions' failed integrity checks.
+	Audit     []AuditEvent
+	Integrity []Integrity
 	// Malformed describes the lines that could not be read (at most a
 	// few), MalformedLines counts them all.
 	Malformed      []string
@@ -174,6 +220,17 @@ func (r *Report) Incomplete() string {
 			len(unfinished), len(r.Processes), strings.Join(unfinished, ", "))
 	}
 	return ""
+}
+
+// Unwatched counts the processes that ran without the tripwire.
+func (r *Report) Unwatched() int {
+	n := 0
+	for _, p := range r.Processes {
+		if !p.Tripwire {
+			n++
+		}
+	}
+	return n
 }
 
 // IDs lists the tests of the report in order.

@@ -147,6 +147,14 @@ func unittestName(name string, isFile func(string) bool) (string, bool) {
 	return "", false
 }
 
+// Plain reports whether command is one plain invocation: words only, with
+// no list, pipe, redirection or expansion (so `pytest || true` and
+// `pytest a; pytest b` are not), whose exit status is its runner's.
+func Plain(command string) bool {
+	_, ok := splitWords(command)
+	return ok
+}
+
 // skipAssignments returns the index of the first word that is not a
 // VAR=value assignment.
 func skipAssignments(words []string) int {
@@ -228,8 +236,8 @@ type Plan struct {
 	// rewritten (unittest run as pytest, go test with -json).
 	Command string
 	// GoJSON reports that Command writes `go test -json` events on its
-	// standard output; otherwise the pytest plugin's report file, which
-	// Env asks for, holds the results.
+	// standard output; otherwise the report channel's records of the
+	// pytest plugin, which Env asks for, hold the results.
 	GoJSON bool
 	// Note says in one line what was chosen, for the log.
 	Note string
@@ -250,7 +258,7 @@ func NewPlan(command string, isFile func(string) bool) Plan {
 }
 
 // Parse reads a run's results: stdout for go test -json, else the
-// plugin's report file, with paths relative to root as for ParsePytest.
+// report channel's records, with paths relative to root as for ParsePytest.
 func (p Plan) Parse(reportFile, stdout []byte, root string) *Report {
 	if p.GoJSON {
 		return ParseGoTest(stdout)

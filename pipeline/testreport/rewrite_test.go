@@ -108,7 +108,8 @@ func TestPlan(t *testing.T) {
 	}
 	goEvents := []byte(`{"Action":"start","Package":"p"}` + "\n" + `{"Action":"run","Package":"p","Test":"TestA"}` + "\n" +
 		`{"Action":"pass","Package":"p","Test":"TestA"}` + "\n" + `{"Action":"pass","Package":"p"}` + "\n")
-	pytestRecords := []byte(`{"kind": "start", "pid": 1, "rootdir": "/w"}` + "\n" + `{"kind": "test", "pid": 1, "file": "t.py", "name": "test_a", "outcome": "passed"}` + "\n")
+	pytestRecords := []byte(new(wire).line(1, 1, `{"kind": "start", "rootdir": "/w"}`).
+		line(1, 1, `{"kind": "test", "file": "t.py", "name": "test_a", "outcome": "passed"}`).String())
 	if rep := NewPlan("go test ./...", isFile).Parse(pytestRecords, goEvents, "/w"); len(rep.Tests) != 1 || !rep.Complete() {
 		t.Errorf("go plan read %+v", rep)
 	}
@@ -209,6 +210,17 @@ func TestTestsCommand(t *testing.T) {
 		got, note := TestsCommand(tc.cmd, ids, isRepoPath, "/workspace")
 		if got != tc.want || !strings.Contains(note, tc.note) || tc.note == "" && note != "" {
 			t.Errorf("TestsCommand(%q) = %q, %q; want %q, %q", tc.cmd, got, note, tc.want, tc.note)
+		}
+	}
+}
+
+func TestPlain(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"python3 -m pytest -q": true, "PYTHONHASHSEED=0 pytest 'tests/a b.py'": true, "tox -e py311": true,
+		"pytest || true": false, "pytest a; pytest b": false, "pytest | tee log": false, "pytest $ARGS": false, "": false,
+	} {
+		if got := Plain(cmd); got != want {
+			t.Errorf("Plain(%q) = %v, want %v", cmd, got, want)
 		}
 	}
 }

@@ -16,7 +16,7 @@ import (
 
 // pytestBox runs test commands in a real sandbox session with the plugin
 // loaded through the environment, from where the sandbox puts it, and the
-// report read from the run's report file.
+// report read from what the run's report channel received.
 type pytestBox struct {
 	t   *testing.T
 	box *sandbox.Session
@@ -41,13 +41,13 @@ func (b pytestBox) run(files map[string]string, cmd string, env ...string) (gate
 	for name, content := range files {
 		laid[name] = []byte(content)
 	}
-	env = append(testreport.Env(agent.PluginDir, agent.ReportFile), env...)
+	env = append(testreport.Env(agent.PluginDir, agent.ChannelSocket), env...)
 	res, err := b.box.Run(context.Background(), sandbox.Run{Cmd: []string{"sh", "-c", cmd}, Env: env, Files: laid, TestReport: true})
 	if err != nil {
 		b.t.Fatal(err)
 	}
 	output := string(res.Stdout) + string(res.Stderr)
-	return gate.Run{Report: testreport.ParsePytest(res.TestReport, agent.Workspace), ExitCode: res.ExitCode}, output
+	return gate.Run{Report: testreport.ParsePytest(res.TestReport, agent.Workspace), ExitCode: res.ExitCode, Plain: testreport.Plain(cmd)}, output
 }
 
 // outcomes maps each test's node id to its outcome.
@@ -245,7 +245,15 @@ func TestPluginInSandbox(t *testing.T) {
 				t.Errorf("%d processes (want %d), exit %d (want %d), incomplete: %q\noutput:\n%s",
 					len(rep.Processes), tc.processes, run.ExitCode, tc.exit, rep.Incomplete(), output)
 			}
-			if tc.check != nil {
+			for _, p := range rep.Processes {
+				if !p.Tripwire || p.PID <= 1 {
+					t.Errorf("process %+v: want a pid and its tripwire", p)
+				}
+			}
+			if len(rep.Integrity) > 0 {
+				t.Errorf("integrity failures %+v, want none", rep.Integrity)
+			}
+			if tc.check != nil && len(rep.Processes) == tc.processes {
 				tc.check(t, rep)
 			}
 		})
@@ -294,15 +302,44 @@ func TestGateInSandbox(t *testing.T) {
 		if run.ExitCode != 0 || run.Report.Complete() {
 			t.Fatalf("exit %d, complete %v: want a run that exits 0 and never ends its session\n%s", run.ExitCode, run.Report.Complete(), output)
 		}
-		v := gate.Check(baseline, nil, run, nil)
+		v := gate.Check(baseline, nil, run, nil, []string{"calc.py"})
 		if v.Passed || !strings.Contains(v.Untrusted, "ended without finishing their session") {
 			t.Errorf("verdict %+v: want an untrusted failed run", v)
 		}
 	})
 
+	t.Run("a forged session at exit does not stand for the real one", func(t *testing.T) {
+		// Attack 3 of issue 22 on the channel: the code under test cannot
+		// truncate what was sent, so its own complete session, all passes
+		// and status 0, sent at exit, stands beside pytest's real one (a
+		// failure) and the command's status 0 disagrees with it.
+		forge := with(calc, "calc.py", `import atexit, json, os, socket
+
+def add(a, b):
+    return a - b
+
+def _forge():
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(os.environ["CAPSULE_TEST_CHANNEL"])
+    for rec in ({"kind": "start", "rootdir": "/capsule/workspace", "pytest": "7"},
+                {"kind": "test", "file": "tests/test_calc.py", "classes": [], "name": "test_add", "params": "", "outcome": "passed", "phase": "call", "duration": 0, "message": "", "longrepr": ""},
+                {"kind": "test", "file": "tests/test_more.py", "classes": [], "name": "test_more", "params": "", "outcome": "passed", "phase": "call", "duration": 0, "message": "", "longrepr": ""},
+                {"kind": "end", "exitstatus": 0, "stopped": ""}):
+        s.sendall((json.dumps(rec) + "\n").encode())
+    os._exit(0)
+
+atexit.register(_forge)
+`)
+		run, output := b.run(forge, "python3 -m pytest")
+		v := gate.Check(baseline, nil, run, nil, []string{"calc.py"})
+		if v.Passed || v.Untrusted == "" {
+			t.Errorf("verdict %+v: want an untrusted failed run\n%s", v, output)
+		}
+	})
+
 	t.Run("the right change passes", func(t *testing.T) {
 		run, _ := b.run(with(calc, "calc.py", "def add(a, b):\n    return b + a\n"), "python3 -m pytest")
-		if v := gate.Check(baseline, nil, run, nil); !v.Passed || v.Kept != 2 {
+		if v := gate.Check(baseline, nil, run, nil, []string{"calc.py"}); !v.Passed || v.Kept != 2 {
 			t.Errorf("verdict %+v: want passed with 2 tests kept", v)
 		}
 	})
@@ -332,12 +369,12 @@ def test_third():
 			t.Fatalf("baseline flaky = %v, want [%v]", got, odd)
 		}
 		run := runN("3")
-		v := gate.Check(baseline, nil, run, nil)
+		v := gate.Check(baseline, nil, run, nil, nil)
 		if v.Passed || len(v.Rerun) != 1 || v.Rerun[0] != third {
 			t.Fatalf("first verdict %+v: want a rerun of %v", v, third)
 		}
 		rerun := runN("4")
-		v = gate.Check(baseline, nil, run, &rerun)
+		v = gate.Check(baseline, nil, run, &rerun, nil)
 		if !v.Passed || len(v.Regressions) != 0 || len(v.Flaky) != 2 || v.Kept != 2 {
 			t.Errorf("verdict after the rerun %+v: want passed, both flaky, 2 kept", v)
 		}
@@ -358,7 +395,7 @@ func BenchmarkPluginOverhead(b *testing.B) {
 		"tests/test_many.py": []byte("import pytest\n\n@pytest.mark.parametrize('n', range(1000))\ndef test_n(n):\n    assert n >= 0\n"),
 	}
 	cmd := []string{"sh", "-c", "python3 -m pytest -q -p no:cacheprovider tests"}
-	env := testreport.Env(agent.PluginDir, agent.ReportFile)
+	env := testreport.Env(agent.PluginDir, agent.ChannelSocket)
 	var without, with time.Duration
 	for b.Loop() {
 		for _, e := range [][]string{nil, env} {

@@ -95,17 +95,18 @@ func handle(req Request) Response {
 	if err := restore(req.Files, req.Delete); err != nil {
 		return Response{ExitCode: 126, Error: fmt.Sprintf("prepare workspace: %v", err), Duration: time.Since(start)}
 	}
+	var ch *channel
 	if req.Report {
-		if err := newReport(); err != nil {
+		var err error
+		if ch, err = openChannel(ChannelDir, ChannelSocket, defaultChannelLimits); err != nil {
 			return Response{ExitCode: 126, Error: err.Error(), Duration: time.Since(start)}
 		}
 	}
 	resp := run(req)
-	if req.Report && resp.Error == "" {
-		var err error
-		if resp.Report, resp.ReportBytes, err = readReport(); err != nil {
-			resp.Error = err.Error()
-		}
+	if ch != nil {
+		// run returns once the command's processes are gone: every
+		// connection then ends, and the channel is read to its end.
+		resp.Report, resp.ReportBytes = ch.close()
 	}
 	if req.Commit && resp.ExitCode == 0 && resp.Error == "" && !resp.TimedOut {
 		if err := commit(); err != nil {

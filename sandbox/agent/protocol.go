@@ -36,20 +36,36 @@ const (
 	// such as the pytest plugin of package testreport: root's, readable
 	// by every run, writable by none.
 	PluginDir = Root + "/plugin"
-	// ReportFile is the per-test report a run asked for with
-	// Request.Report: created empty before the run, outside the
-	// workspace, and appendable by the sandbox user.
-	ReportFile = TmpDir + "/.capsule-test-report"
-	ShmDir     = "/dev/shm"
-	MqueueDir  = "/dev/mqueue"
+	// ChannelDir holds ChannelSocket: root's, mode 0755, so that the
+	// sandbox user may reach the socket but never remove or replace it.
+	ChannelDir = Root + "/channel"
+	// ChannelSocket is the report channel of a run that asked for one
+	// with Request.Report: a Unix stream socket, root's and mode 0666,
+	// served by the agent while that run runs. Each connection sends
+	// lines; the agent adds each, wrapped with the connection's number
+	// and its peer's pid, to Response.Report, so that what was sent can
+	// be neither removed, rewritten nor reordered by the code under test.
+	ChannelSocket = ChannelDir + "/report.sock"
+	ShmDir        = "/dev/shm"
+	MqueueDir     = "/dev/mqueue"
 )
 
 // ProtocolVersion changes whenever Request or Response change incompatibly.
-const ProtocolVersion = 3
+const ProtocolVersion = 4
 
-// MaxReport bounds the bytes of ReportFile sent back; Response.ReportBytes
-// tells a longer file.
+// MaxReport bounds the bytes of Response.Report; Response.ReportBytes
+// tells a longer report.
 const MaxReport = 32 << 20
+
+// Bounds of the report channel in one run. A line longer than
+// MaxChannelLine (its newline excluded) is recorded as cut and its
+// connection closed; connections past MaxChannelConns are closed at once,
+// the first of them recorded as cut. The agent holds at most
+// maxChannelPending bytes of unfinished lines across all connections.
+const (
+	MaxChannelLine  = 64 << 10
+	MaxChannelConns = 4096
+)
 
 // Request asks the agent to run one command.
 type Request struct {
@@ -76,8 +92,8 @@ type Request struct {
 	// Commit makes the workspace as this run left it the starting state
 	// of every later run, when the run exits 0.
 	Commit bool `json:"commit,omitempty"`
-	// Report asks for an empty ReportFile before the run and its contents
-	// after it.
+	// Report asks for the report channel, ChannelSocket, during the run
+	// and for what it received in Response.Report.
 	Report bool `json:"report,omitempty"`
 }
 
@@ -102,8 +118,19 @@ type Response struct {
 	FilesFull bool `json:"files_full,omitempty"`
 	// Workspace is the tar archive asked for with Request.Collect.
 	Workspace []byte `json:"workspace,omitempty"`
-	// Report is the first MaxReport bytes of ReportFile after a run that
-	// asked for it; ReportBytes is the file's size.
+	// Report is what the report channel received in a run that asked
+	// for it, as JSON lines in arrival order, connections numbered from 1
+	// in the order they were accepted, each peer's pid taken from
+	// SO_PEERCRED when it connected:
+	//
+	//	{"conn":1,"pid":57,"line":"<a line received, without its newline>"}
+	//	{"conn":1,"pid":57,"cut":"<why the connection was cut>"}
+	//	{"conn":1,"pid":57,"closed":true}
+	//
+	// Every connection ends with its "closed" record, after a "cut" one
+	// when it was cut. Report holds the whole records of the first
+	// MaxReport bytes; ReportBytes counts them all, so a larger value
+	// says the report was cut.
 	Report      []byte `json:"report,omitempty"`
 	ReportBytes int64  `json:"report_bytes,omitempty"`
 	// Error describes a failure of the agent itself, such as a command that
