@@ -2,7 +2,6 @@ package testreport
 
 import (
 	"bytes"
-	_ "embed"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -11,35 +10,6 @@ import (
 	"strings"
 	"time"
 )
-
-// The pytest plugin: its module and file name, and the variable that names
-// the report file it appends to.
-const (
-	PluginModule = "capsule_testreport"
-	PluginFile   = PluginModule + ".py"
-	ReportEnv    = "CAPSULE_TEST_REPORT"
-)
-
-//go:embed capsule_testreport.py
-var plugin []byte
-
-// Plugin returns the source of the pytest plugin (stdlib and pytest >= 7).
-func Plugin() []byte { return bytes.Clone(plugin) }
-
-// Env returns the variables that make every pytest process of a command
-// load the plugin, from the directory pluginDir that holds PluginFile, and
-// append its records to reportPath. pytest adds PYTEST_ADDOPTS to the
-// command line of each invocation, before the repository's own addopts are
-// read, so the command itself is unchanged. A command that sets
-// PYTEST_ADDOPTS or PYTHONPATH itself replaces these: its report is then
-// empty, which the reader of the report must take as "no per-test report".
-func Env(pluginDir, reportPath string) []string {
-	return []string{
-		"PYTEST_ADDOPTS=-p " + PluginModule,
-		"PYTHONPATH=" + pluginDir,
-		ReportEnv + "=" + reportPath,
-	}
-}
 
 // record is one line of the plugin's report; which fields are set depends
 // on Kind.

@@ -190,14 +190,3 @@ func TestParsePytestTruncated(t *testing.T) {
 		t.Errorf("Truncated = %v, %d malformed lines, Complete() = %v", rep.Truncated, rep.MalformedLines, rep.Complete())
 	}
 }
-
-func TestEnvAndPlugin(t *testing.T) {
-	env := Env("/opt/capsule", "/tmp/r.jsonl")
-	want := []string{"PYTEST_ADDOPTS=-p capsule_testreport", "PYTHONPATH=/opt/capsule", "CAPSULE_TEST_REPORT=/tmp/r.jsonl"}
-	if strings.Join(env, "\n") != strings.Join(want, "\n") {
-		t.Errorf("Env = %q, want %q", env, want)
-	}
-	if !bytes.Contains(Plugin(), []byte(`REPORT_ENV = "`+ReportEnv+`"`)) {
-		t.Error("the plugin does not read " + ReportEnv)
-	}
-}
