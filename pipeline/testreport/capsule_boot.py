@@ -70,6 +70,7 @@ def _capsule_boot(boot_file):
     helper_dir = os.path.dirname(os.path.abspath(boot_file))
     plugin_file = os.path.join(helper_dir, "capsule_testreport.py")
     plugin_name = "capsule_testreport"
+    helper_prefix = helper_dir + "/"
     workspace = "/capsule/workspace"
 
     # Import only from the standard library's directories.
@@ -108,7 +109,16 @@ def _capsule_boot(boot_file):
     lock = _thread.allocate_lock()
 
     def connect():
-        """Opens this process's tripwire connection; None when it cannot."""
+        """Opens this process's tripwire connection; None when it cannot.
+        An earlier socket object lets go of its descriptor without closing
+        it: the number may belong to another file by now."""
+        old = conn["sock"]
+        conn["sock"] = None
+        if old is not None:
+            try:
+                old.detach()
+            except Exception:
+                pass
         try:
             sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
             sock.connect(channel)
@@ -185,10 +195,15 @@ def _capsule_boot(boot_file):
         return ok
 
     def workspace_frame(frame):
+        """The file and line of the innermost workspace frame from frame
+        out, or None; None too when a helper's frame (the plugin's) is
+        inner to it: the helpers' own doing."""
         while frame is not None:
             code = frame.f_code
             if in_workspace(code.co_filename):
                 return code.co_filename, frame.f_lineno
+            if code.co_filename.startswith(helper_prefix):
+                return None
             frame = frame.f_back
         return None
 

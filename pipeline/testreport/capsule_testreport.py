@@ -72,7 +72,12 @@ _unwrap_attrs = ("__func__", "__wrapped__")
 
 
 def _connect(session):
-    """Opens a connection for session and sends its start record."""
+    """Opens a connection for session and sends its start record. An
+    earlier socket object lets go of its descriptor without closing it: the
+    number may belong to another file by now."""
+    old, session["sock"] = session["sock"], None
+    if old is not None:
+        old.detach()
     try:
         sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         sock.connect(_CHANNEL)
