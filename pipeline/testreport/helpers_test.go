@@ -292,3 +292,63 @@ func (r boxRun) outcomesOf() map[string]string {
 	}
 	return out
 }
+
+// BenchmarkTripwireOverhead runs a suite of 1000 trivial tests in the
+// sandbox image without any plugin, with today's plugin (testdata's
+// legacy_plugin.py, loaded by PYTEST_ADDOPTS and PYTHONPATH, appending to a
+// file) and with the tripwire and the channel's plugin, alternately in one
+// container, and reports each one's time per run and the ratios.
+func BenchmarkTripwireOverhead(b *testing.B) {
+	box := newPyBox(b)
+	legacy := mkdir(b)
+	src, err := os.ReadFile("testdata/legacy_plugin.py")
+	if err != nil {
+		b.Fatal(err)
+	}
+	writeFile(b, filepath.Join(legacy, "capsule_testreport.py"), src)
+	files := map[string]string{
+		"tests/test_many.py": "import pytest\n\n@pytest.mark.parametrize('n', range(1000))\ndef test_n(n):\n    assert n >= 0\n",
+	}
+	// The driver times each pytest process: wall time, and the CPU time
+	// (user and system) it and its children used, which other work on the
+	// machine disturbs less.
+	const driver = `python3 - <<'EOF'
+import os, resource, subprocess, time
+base = {k: v for k, v in os.environ.items() if k not in ("PYTHONUSERBASE", "CAPSULE_TEST_CHANNEL")}
+legacy = dict(base, PYTEST_ADDOPTS="-p capsule_testreport", PYTHONPATH="/capsule/legacy", CAPSULE_TEST_REPORT="/tmp/r.jsonl")
+modes = {"none": base, "legacy": legacy, "tripwire": dict(os.environ)}
+for mode in ["none", "legacy", "tripwire", "tripwire", "legacy", "none"]:
+    before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+    subprocess.run(["python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], env=modes[mode],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    print(mode, int((time.perf_counter() - start) * 1e6), int(cpu * 1e6))
+EOF`
+	wall, cpu := map[string]time.Duration{}, map[string]time.Duration{}
+	for b.Loop() {
+		run := box.run(files, driver, legacy+":/capsule/legacy:ro")
+		if run.exit != 0 {
+			b.Fatal(run.dump())
+		}
+		for line := range strings.Lines(run.output) {
+			var mode string
+			var w, c int64
+			if _, err := fmt.Sscan(line, &mode, &w, &c); err == nil {
+				wall[mode] += time.Duration(w) * time.Microsecond
+				cpu[mode] += time.Duration(c) * time.Microsecond
+			}
+		}
+		if n := len(run.records("test")); n != 2000 {
+			b.Fatalf("%d test records on the channel, want 2000", n)
+		}
+	}
+	runs := float64(2 * b.N)
+	for _, mode := range []string{"none", "legacy", "tripwire"} {
+		b.ReportMetric(float64(wall[mode].Milliseconds())/runs, "ms-"+mode+"/run")
+		b.ReportMetric(float64(cpu[mode].Milliseconds())/runs, "cpu-ms-"+mode+"/run")
+	}
+	b.ReportMetric(float64(wall["tripwire"])/float64(wall["legacy"]), "tripwire/legacy")
+	b.ReportMetric(float64(cpu["tripwire"])/float64(cpu["legacy"]), "cpu-tripwire/legacy")
+	b.ReportMetric(float64(cpu["legacy"])/float64(cpu["none"]), "cpu-legacy/none")
+}

@@ -17,7 +17,9 @@ var buggy = map[string]string{
 }
 
 // ws names a workspace file as the tripwire and the checks report it.
-func ws(name string, line int) string { return fmt.Sprintf("file=/capsule/workspace/%s line=%d", name, line) }
+func ws(name string, line int) string {
+	return fmt.Sprintf("file=/capsule/workspace/%s line=%d", name, line)
+}
 
 func TestTripwireInSandbox(t *testing.T) {
 	b := newPyBox(t)
