@@ -47,7 +47,10 @@ func Plugin() []byte { return bytes.Clone(plugin) }
 //
 //   - capsule_tripwire.pth, whose one line runs the boot by absolute path
 //     when the interpreter starts, before any repository code and before
-//     the working directory is on sys.path;
+//     the working directory is on sys.path (its bytecode from
+//     __pycache__ when present: compiling the helpers there, as root, once
+//     they are laid out saves each interpreter and each pytest session a
+//     few milliseconds, see [CompileCommand]);
 //   - capsule_testreport-1.0.dist-info, whose entry_points.txt declares the
 //     plugin under [pytest11] so that every pytest session loads it, which
 //     the boot's finder then serves from HelperDir only. It has no RECORD:
@@ -55,9 +58,12 @@ func Plugin() []byte { return bytes.Clone(plugin) }
 //     its rewriter looks the module up on sys.path.
 func HelperFiles() map[string][]byte {
 	bootPath := path.Join(HelperDir, BootFile)
-	pth := fmt.Sprintf("import os; %q in os.environ and exec(compile(open(%q, 'rb').read(), %q, 'exec'), "+
-		"{'__name__': '__capsule_boot__', '__file__': %q})\n",
-		ChannelEnv, bootPath, bootPath, bootPath)
+	// The boot's code comes through the standard library's source loader
+	// (frozen, in sys.modules from the start), which takes it from
+	// __pycache__ when the sandbox compiled it there, else compiles it.
+	pth := fmt.Sprintf("import sys; %q in sys.modules['os'].environ and exec(sys.modules['_frozen_importlib_external']"+
+		".SourceFileLoader('capsule_boot', %q).get_code('capsule_boot'), {'__name__': '__capsule_boot__', '__file__': %q})\n",
+		ChannelEnv, bootPath, bootPath)
 	info := PluginModule + "-1.0.dist-info"
 	site := map[string][]byte{
 		"capsule_tripwire.pth":     []byte(pth),
@@ -74,6 +80,14 @@ func HelperFiles() map[string][]byte {
 		}
 	}
 	return files
+}
+
+// CompileCommand is a command that compiles the boot and the plugin into
+// __pycache__ of helperDir, to run as the owner of helperDir (root) after
+// HelperFiles are laid out there and before the commands run; without it
+// each interpreter compiles the boot, and each pytest session the plugin.
+func CompileCommand(helperDir string) []string {
+	return []string{"python3", "-m", "compileall", "-q", path.Join(helperDir, BootFile), path.Join(helperDir, PluginFile)}
 }
 
 // Env returns the variables that make every Python process of a command run

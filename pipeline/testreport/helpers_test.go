@@ -45,7 +45,7 @@ func TestHelperFilesAndEnv(t *testing.T) {
 			t.Errorf("%s: a RECORD would make pytest rewrite the plugin, looked up on sys.path", name)
 		}
 		if strings.HasSuffix(name, ".pth") && (!bytes.HasPrefix(content, []byte("import ")) || bytes.Count(content, []byte("\n")) != 1 ||
-			!bytes.Contains(content, []byte("'"+agent.PluginDir+"/capsule_boot.py'"))) {
+			!bytes.Contains(content, []byte(`"`+agent.PluginDir+`/capsule_boot.py"`))) {
 			t.Errorf("%s is not one import line that runs the boot by absolute path: %s", name, content)
 		}
 	}
@@ -156,6 +156,13 @@ func newPyBox(t testing.TB) pyBox {
 	dir := mkdir(t)
 	for name, content := range testreport.HelperFiles() {
 		writeFile(t, filepath.Join(dir, name), content)
+	}
+	// As the sandbox does once the helpers are laid out: their bytecode,
+	// compiled as root.
+	args := append([]string{"run", "--rm", "--network", "none", "-v", dir + ":" + agent.PluginDir, image.Default()},
+		testreport.CompileCommand(agent.PluginDir)...)
+	if out, err := exec.Command("docker", args...).CombinedOutput(); err != nil {
+		t.Fatalf("compile the helpers: %v: %s", err, out)
 	}
 	return pyBox{t: t, helpers: dir}
 }
