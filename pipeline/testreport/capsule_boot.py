@@ -15,8 +15,11 @@ It installs two things:
   capsule_testreport.py next to this file. It stays first on sys.meta_path
   (a finder inserted at position 0 later, such as pytest's assertion
   rewriter, goes after it), so no file of the workspace can stand in for
-  the plugin. The plugin module gets a function _capsule_tripwire that says
-  whether this process's tripwire connection is still its own.
+  the plugin. The plugin module gets two functions: _capsule_tripwire says
+  whether this process's tripwire connection is still its own, and
+  _capsule_executed whether a file's code ran as a module in this process
+  (the "exec" events of module code), which a module put in sys.modules in
+  its place never did.
 
 - A tripwire: a PEP 578 audit hook, which cannot be removed. It opens one
   connection to the report channel (the Unix socket named by
@@ -83,7 +86,6 @@ def _capsule_boot(boot_file):
     finally:
         sys.path[:] = saved
 
-    bootstrap = sys.modules["_frozen_importlib"]
     external = sys.modules["_frozen_importlib_external"]
     FunctionType = type(_capsule_boot)
     getframe = sys._getframe
@@ -269,11 +271,18 @@ def _capsule_boot(boot_file):
     path_events = frozenset(("open", "os.truncate", "os.remove", "os.rename", "os.symlink", "os.link", "os.chmod",
                              "os.listdir", "os.scandir"))
     code_attrs = frozenset(("__code__", "__defaults__", "__kwdefaults__"))
-    watched = plain | path_events | frozenset(("sys._getframe", "object.__setattr__", "socket.connect", "socket.__new__"))
+    watched = plain | path_events | frozenset(("sys._getframe", "object.__setattr__", "socket.connect", "socket.__new__", "exec"))
+    CodeType = type(_capsule_boot.__code__)
+    executed = set()
     busy = set()
 
     def hook(event, args):
         if event in watched:
+            if event == "exec":
+                code = args[0] if args else None
+                if type(code) is CodeType and code.co_name == "<module>" and len(executed) < 100000:
+                    executed.add(code.co_filename)
+                return
             guarded(audit, event, args)
 
     def guarded(fn, *args):
@@ -350,6 +359,7 @@ def _capsule_boot(boot_file):
     class PluginLoader(external.SourceFileLoader):
         def exec_module(self, module):
             module.__dict__["_capsule_tripwire"] = tripwire
+            module.__dict__["_capsule_executed"] = executed.__contains__
             super().exec_module(module)
 
     class PluginFinder:
@@ -360,7 +370,7 @@ def _capsule_boot(boot_file):
             if name != plugin_name:
                 return None
             guarded(imported)
-            return bootstrap.spec_from_loader(name, PluginLoader(name, plugin_file), origin=plugin_file)
+            return external.spec_from_file_location(name, plugin_file, loader=PluginLoader(name, plugin_file))
 
     class MetaPath(list):
         """sys.meta_path, where the plugin's finder stays first."""

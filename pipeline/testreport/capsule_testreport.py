@@ -29,7 +29,7 @@ sends an integrity record for each failure:
     plugin    this module's globals and its functions' code are still those
               it was loaded with (checked after every test too)
     module    each collected test module is the one in sys.modules, loaded
-              from the file collected, and defines at least one of its tests
+              from the file collected, whose code ran (the boot saw it)
     hooks     no hook implementation was added since the session started,
               but those of conftest modules, of pytest and pluggy and of
               installed packages, and the plugin manager's callers are those
@@ -229,7 +229,8 @@ def _same_file(a, b):
 
 
 def _check_modules(session, items):
-    """Each collected test module is the one imported from its file."""
+    """Each collected test module is the one imported from its file, whose
+    code ran in this process."""
     modules = {}
     for item in items:
         module = item.getparent(pytest.Module)
@@ -249,11 +250,11 @@ def _check_modules(session, items):
         origin = getattr(spec, "origin", None)
         if not _same_file(str(origin), path) or not _same_file(str(getattr(mod, "__file__", "")), path):
             _fail(session, "module", "test module %s was not loaded from %s (its origin: %s)" % (name, path, origin), where=(path, 0))
-        places = [_where(t) for t in tests]
-        if not any(_same_file(f, path) for f, _ in places if f):
-            file, line = next((p for p in places if p[0]), (path, 0))
-            _fail(session, "module", "none of the %d tests of %s is defined in it (the first: %s:%d)" % (len(tests), path, file, line),
-                  where=(file, line))
+        ran = globals().get("_capsule_executed")
+        if ran is not None and not ran(path) and not ran(_realpath(path)):
+            file, line = next((p for p in map(_where, tests) if p[0]), (path, 0))
+            _fail(session, "module", "the code of %s never ran in this process: its tests (the first: %s:%d) come from elsewhere" %
+                  (path, file, line), where=(file, line))
 
 
 def _own(fn):

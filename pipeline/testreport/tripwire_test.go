@@ -285,6 +285,43 @@ def add(a, b):
 			integrity: []string{"check=channel file= line=0"},
 		},
 		{
+			name: "ctypes, /proc/self/mem, O_TRUNC of the plugin's file, a profiler",
+			files: with(buggy, "calc.py", `import ctypes, os, sys
+ctypes.string_at(ctypes.addressof(ctypes.c_int(5)), 4)
+try:
+    open("/proc/self/mem", "rb").close()
+except OSError:
+    pass
+try:
+    os.open("/capsule/plugin/capsule_testreport.py", os.O_WRONLY | os.O_TRUNC)
+except OSError:
+    pass
+sys.setprofile(None)
+
+def add(a, b):
+    return a - b
+`),
+			cmd: "python3 -m pytest",
+			audit: []string{"event=ctypes.addressof " + ws("calc.py", 2), "event=open " + ws("calc.py", 4),
+				"event=open " + ws("calc.py", 8), "event=sys.setprofile " + ws("calc.py", 11)},
+			outcomes: map[string]string{"test_add": "failed"},
+			check: func(t *testing.T, run boxRun) {
+				if got := run.records("audit", "detail"); !slices.Contains(got, "detail=/capsule/plugin/capsule_testreport.py (O_TRUNC)") {
+					t.Errorf("details: %v", got)
+				}
+			},
+		},
+		{
+			name:  "a workspace script that imports the plugin",
+			files: map[string]string{"imp.py": "import sys\nm = __import__('capsule_' + 'testreport')\nprint(m.__file__)\n"},
+			cmd:   "python3 imp.py", audit: []string{"event=import " + ws("imp.py", 2)},
+			check: func(t *testing.T, run boxRun) {
+				if !strings.Contains(run.output, "/capsule/plugin/capsule_testreport.py") {
+					t.Errorf("the plugin was not served from the helpers: %s", run.output)
+				}
+			},
+		},
+		{
 			name: "attack 7: a tests/__init__.py puts a fake test module in sys.modules",
 			files: with(buggy, "tests/__init__.py", `import sys, types
 fake = types.ModuleType("tests.test_capsule_reproduction")
