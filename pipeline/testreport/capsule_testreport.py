@@ -36,6 +36,10 @@ sends an integrity record for each failure:
               of the start
     tripwire  this process's tripwire connection (capsule_boot.py) is still
               open and its own
+    pytest    pytest's and pluggy's module functions and classes, and their
+              classes' methods, are those they were when the plugin loaded
+              (or the session started), but for replacements by installed
+              packages
     channel   the session's connection was closed or replaced: the session
               goes on over a new connection, which starts with a start record
 
@@ -69,6 +73,7 @@ _fstat, _realpath, _basename, _dirname = os.fstat, os.path.realpath, os.path.bas
 _FunctionType = type(lambda: None)
 _modules = sys.modules
 _unwrap_attrs = ("__func__", "__wrapped__")
+_METHODS = (_FunctionType, classmethod, staticmethod, property)
 
 
 def _connect(session):
@@ -297,6 +302,42 @@ def _check_hooks(session, config):
         _fail(session, "hooks", "the plugin manager's hook caller was replaced", obj=getattr(pm, "_inner_hookexec", None))
 
 
+def _runner_modules():
+    """The modules of pytest and pluggy loaded now."""
+    return [m for name, m in list(_modules.items())
+            if m is not None and (name in ("pytest", "_pytest", "pluggy") or name.startswith(("_pytest.", "pluggy.")))]
+
+
+def _runner_snapshot(into):
+    """Adds to into, by (module, name) and (module, class, name), the
+    functions and classes of pytest's and pluggy's modules and the
+    methods of their classes, for the modules not in it yet."""
+    for m in _runner_modules():
+        mname = m.__name__
+        if (mname, None) in into:
+            continue
+        into[(mname, None)] = m
+        for name, value in list(vars(m).items()):
+            if isinstance(value, (_FunctionType, type)):
+                into[(mname, name)] = value
+                if isinstance(value, type) and value.__module__ == mname:
+                    for attr, member in list(vars(value).items()):
+                        if isinstance(member, _METHODS) and (not attr.startswith("__") or attr in ("__init__", "__call__", "__new__")):
+                            into[(mname, name, attr)] = member
+    return into
+
+
+def _check_runner(session):
+    """pytest's and pluggy's functions and classes are those they were."""
+    for key, value in _RUNNER.items():
+        if key[1] is None:
+            continue
+        holder = vars(_RUNNER[(key[0], None)]) if len(key) == 2 else vars(_RUNNER[key[:2]])
+        current = holder.get(key[-1], _RUNNER)
+        if current is not value and not _own(current):
+            _fail(session, "pytest", "pytest's %s was replaced" % ".".join(key), obj=current)
+
+
 def _check_tripwire(session):
     beat = globals().get("_capsule_tripwire")
     if beat is None:
@@ -324,6 +365,7 @@ def pytest_sessionstart(session):
         "hooks": _hookimpls(session.config.pluginmanager),
         "hookexec": _hookexecs(session.config.pluginmanager),
     }
+    _runner_snapshot(_RUNNER)
     _sessions.append(state)
     _connect(state)
 
@@ -397,6 +439,7 @@ def pytest_sessionfinish(session, exitstatus):
         lambda: _check_modules(state, session.items),
         lambda: _check_hooks(state, session.config),
         lambda: _check_tripwire(state),
+        lambda: _check_runner(state),
     ):
         try:
             check()
@@ -414,7 +457,10 @@ def pytest_sessionfinish(session, exitstatus):
             pass
 
 
-# What the plugin was loaded with, which _check_plugin compares against.
+# What the plugin and the runner were loaded with, which the checks compare
+# against (the runner's modules imported later are added when a session
+# starts).
+_RUNNER = _runner_snapshot({})
 _PYTEST_DIRS = tuple(_dirname(str(m.__file__)) + "/" for m in (sys.modules["_pytest"], sys.modules["pluggy"]))
 _CODE = tuple((fn, _code_of(fn)) for fn in list(globals().values()) if isinstance(fn, _FunctionType) and fn.__module__ == __name__)
 _GLOBALS = {}

@@ -139,6 +139,23 @@ def add(a, b):
 			integrity: []string{"check=plugin " + ws("calc.py", 3)},
 		},
 		{
+			name: "pytest's own report builder replaced",
+			files: with(buggy, "calc.py", `import _pytest.reports as r
+make = r.TestReport.from_item_and_call.__func__
+
+def passing(cls, item, call):
+    rep = make(cls, item, call)
+    rep.outcome = "passed"
+    return rep
+r.TestReport.from_item_and_call = classmethod(passing)
+
+def add(a, b):
+    return a - b
+`),
+			cmd: "python3 -m pytest", integrity: []string{"check=pytest " + ws("calc.py", 4)},
+			outcomes: map[string]string{"test_add": "passed"},
+		},
+		{
 			name: "attack 2: a hook registered on the Config found by gc",
 			files: with(buggy, "calc.py", `import gc
 import pytest
