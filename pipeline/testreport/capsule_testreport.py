@@ -210,8 +210,10 @@ def _code_of(fn):
     return (fn.__code__, fn.__defaults__, fn.__kwdefaults__)
 
 
-def _check_plugin(session):
-    """This module's globals and functions are those it was loaded with."""
+def _check_plugin(session, code=True):
+    """This module's globals and functions (their code too, unless not
+    code: after each test, where a change of code is an audit event) are
+    those it was loaded with."""
     now = globals()
     for name, value in _GLOBALS.items():
         current = now.get(name, _GLOBALS)
@@ -221,8 +223,8 @@ def _check_plugin(session):
         for name in now:
             if name not in _GLOBALS and not name.startswith("__"):
                 _fail(session, "plugin", "the plugin's global %s was added" % name, obj=now[name])
-    for fn, code in _CODE:
-        if _code_of(fn) != code:
+    for fn, was in _CODE if code else ():
+        if _code_of(fn) != was:
             _fail(session, "plugin", "the code of the plugin's %s was replaced" % fn.__name__, obj=fn)
 
 
@@ -426,7 +428,7 @@ def pytest_runtest_protocol(item, nextitem):
     record = {"kind": "test"}
     record.update(_identity(item))
     record.update(state)
-    _check_plugin(_sessions[-1])
+    _check_plugin(_sessions[-1], code=False)
     _write(record)
 
 
