@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/capsulehq/capsule/pipeline/testreport"
+	"github.com/capsulehq/capsule/sandbox/agent"
 )
 
 // buggy is a module whose reproducing test fails, as the untouched tree of
@@ -437,5 +440,30 @@ def test_after():
 				t.Log(run.dump())
 			}
 		})
+	}
+}
+
+// TestPluginRecordsInSandbox reads a session's records of every kind of
+// test with ParsePytest, which takes records without pid or session as
+// those of one session.
+func TestPluginRecordsInSandbox(t *testing.T) {
+	run := newPyBox(t).run(map[string]string{"tests/test_kinds.py": kinds}, "pytest -p no:cacheprovider")
+	sessions := run.sessions()
+	if len(sessions) != 1 {
+		t.Fatalf("%d sessions\n%s", len(sessions), run.dump())
+	}
+	var data []byte
+	for _, l := range run.lines {
+		if _, ok := sessions[l.conn]; ok && !l.closed {
+			data = append(data, l.raw+"\n"...)
+		}
+	}
+	rep := testreport.ParsePytest(data, agent.Workspace)
+	if got := outcomes(rep); !maps.Equal(got, kindsWant) || !rep.Complete() {
+		t.Errorf("outcomes = %v\nwant %v\nincomplete: %q\n%s", got, kindsWant, rep.Incomplete(), run.dump())
+	}
+	res := rep.Tests[testreport.ID{File: "tests/test_kinds.py", Name: "test_setup_error"}]
+	if res.Phase != "setup" || res.Message != "RuntimeError: fixture broke" {
+		t.Errorf("setup error: %+v", res)
 	}
 }
