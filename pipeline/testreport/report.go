@@ -1,9 +1,26 @@
 // Package testreport collects the outcome of every test of a test command,
-// not only its exit status: a pytest plugin that the command loads through
-// the environment, the reading of what it and the tripwire send on the
-// sandbox's report channel, the reading of `go test -json` output, and the
-// rewriting of commands (unittest run as pytest, `go test` with -json) so
-// that they give a per-test report.
+// not only its exit status: a pytest plugin that every pytest session of the
+// command loads on its own, the reading of the records it sends, the reading
+// of `go test -json` output, and the rewriting of commands (unittest run as
+// pytest, `go test` with -json) so that they give a per-test report.
+//
+// The Python side is two files laid out by [HelperFiles] and switched on by
+// [Env]: a user site directory (PYTHONUSERBASE) whose .pth line runs
+// capsule_boot.py by absolute path when any interpreter starts, before the
+// working directory or PYTHONPATH can matter, and whose dist-info declares
+// the plugin as a pytest11 entry point. The boot installs a finder that
+// serves the plugin only from the helper directory, so no file of the
+// workspace can take its place, and a PEP 578 audit hook, the tripwire,
+// which sends on the report channel (a Unix socket the sandbox's agent
+// serves) the events by which code reaches into the runner: gc object
+// walks, ctypes, sys._getframe, replaced function code, opening the channel
+// or the helpers, and the like, each with the workspace file and line that
+// raised it. The plugin opens one channel connection per pytest session and
+// sends, before its end record, the failures of the checks no audit event
+// covers: its own globals and code, the test modules in sys.modules, hook
+// implementations added during the session, pytest's own functions, its
+// connections. capsule_boot.py's docstring states which events are watched
+// and which frame an event is attributed to.
 //
 // A report is written inside the sandbox by the same interpreter as the code
 // under test: it is evidence, never proof. Reading it trusts nothing: a line

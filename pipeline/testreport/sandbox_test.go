@@ -111,21 +111,23 @@ def test_setup_error(broken):
     pass
 `
 
+// kindsWant are the outcomes of the tests of kinds.
+var kindsWant = map[string]testreport.Outcome{
+	"tests/test_kinds.py::test_equal[1-1]":                   testreport.Passed,
+	"tests/test_kinds.py::test_equal[2-3]":                   testreport.Failed,
+	"tests/test_kinds.py::TestOuter::test_method":            testreport.Passed,
+	"tests/test_kinds.py::TestOuter::TestInner::test_nested": testreport.Failed,
+	"tests/test_kinds.py::Case::test_passes":                 testreport.Passed,
+	"tests/test_kinds.py::Case::test_skipped":                testreport.Skipped,
+	"tests/test_kinds.py::test_skip":                         testreport.Skipped,
+	"tests/test_kinds.py::test_xfail":                        testreport.XFailed,
+	"tests/test_kinds.py::test_xpass":                        testreport.XPassed,
+	"tests/test_kinds.py::test_setup_error":                  testreport.Error,
+}
+
 func TestPluginInSandbox(t *testing.T) {
 	b := newPytestBox(t)
 	const F, P, S, E = testreport.Failed, testreport.Passed, testreport.Skipped, testreport.Error
-	kindsWant := map[string]testreport.Outcome{
-		"tests/test_kinds.py::test_equal[1-1]":                   P,
-		"tests/test_kinds.py::test_equal[2-3]":                   F,
-		"tests/test_kinds.py::TestOuter::test_method":            P,
-		"tests/test_kinds.py::TestOuter::TestInner::test_nested": F,
-		"tests/test_kinds.py::Case::test_passes":                 P,
-		"tests/test_kinds.py::Case::test_skipped":                S,
-		"tests/test_kinds.py::test_skip":                         S,
-		"tests/test_kinds.py::test_xfail":                        testreport.XFailed,
-		"tests/test_kinds.py::test_xpass":                        testreport.XPassed,
-		"tests/test_kinds.py::test_setup_error":                  E,
-	}
 	for _, tc := range []struct {
 		name      string
 		files     map[string]string
