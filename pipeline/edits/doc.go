@@ -27,6 +27,12 @@
 //     piece to the last are replaced. A SEARCH may not start or end with
 //     "...".
 //
+// The divider between SEARCH and REPLACE is exactly "=======" alone on a
+// line; other lines of "=" (a docstring's underline) are text. A block with
+// several such lines (an RST heading, a merge marker) is read at each in
+// turn, and the divider is the one whose SEARCH is placed, once, by the
+// rules above; when none or several are, the block is refused.
+//
 // Nothing looser: a SEARCH found nowhere, or more than once by the first
 // rule that finds it, is refused, the message showing the file's most
 // similar lines (the window of as many lines with the highest sum of
