@@ -29,7 +29,7 @@ func TestParseBlocks(t *testing.T) {
 		{
 			// A numpy docstring's underline is not a divider: only seven
 			// "=" alone at the line's start are.
-			name: "lines of = in SEARCH and REPLACE",
+			name:   "lines of = in SEARCH and REPLACE",
 			answer: md("### File: a.py\n´´´python\n<<<<<<< SEARCH\n    Examples\n    ========\n=========\n======\n=======\n    Examples\n    ========\n>>>>>>> REPLACE\n´´´\n"),
 			want: []File{{Path: "a.py", Blocks: []Block{{N: 1, Line: 3,
 				Search: "    Examples\n    ========\n=========\n======\n", Replace: "    Examples\n    ========\n"}}}},
