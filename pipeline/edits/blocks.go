@@ -353,6 +353,12 @@ func AddedLines(repoDir string, e Edit) ([]bool, error) {
 			return nil, fmt.Errorf("added lines of %s: %w", e.Path, err)
 		}
 	}
-	_, ins := diffLines(splitLines(string(old)), splitLines(e.Content))
-	return ins, nil
+	return AddedBetween(string(old), e.Content), nil
+}
+
+// AddedBetween reports, for each line of new, whether a shortest edit
+// script from old to new adds it ("" for a file that did not exist).
+func AddedBetween(old, new string) []bool {
+	_, ins := diffLines(splitLines(old), splitLines(new))
+	return ins
 }
