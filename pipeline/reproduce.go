@@ -219,7 +219,7 @@ func ownFrames(rep *testreport.Report, file string) string {
 }
 
 // reproPath is where the reproducing test goes: in tests/ when the
-// repository has that directory, else at its root, under a name no file
+// repository has that directory, else at its root, under a name nothing
 // has yet.
 func reproPath(repo string) string {
 	dir := ""
@@ -227,10 +227,18 @@ func reproPath(repo string) string {
 		dir = "tests"
 	}
 	name := path.Join(dir, reproFile)
-	for n := 2; isFileIn(repo)(name); n++ {
+	for n := 2; taken(repo, name); n++ {
 		name = path.Join(dir, fmt.Sprintf("test_capsule_reproduction_%d.py", n))
 	}
 	return name
+}
+
+// taken reports whether anything is at the slash-separated path p in
+// repo: a file, a directory (where the test file could not be written) or
+// a link.
+func taken(repo, p string) bool {
+	_, err := os.Lstat(filepath.Join(repo, filepath.FromSlash(p)))
+	return err == nil
 }
 
 // designedFile finds the file at want in a test designer's answer.

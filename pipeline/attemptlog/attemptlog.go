@@ -10,6 +10,7 @@ import (
 
 	"github.com/capsulehq/capsule/pipeline/chat"
 	"github.com/capsulehq/capsule/pipeline/gate"
+	"github.com/capsulehq/capsule/pipeline/specialcase"
 )
 
 // Mode is the programmer agent's mode for one attempt.
@@ -38,8 +39,11 @@ type Log struct {
 	Duration time.Duration `json:"duration_ns"`
 
 	// Repository mode only.
-	TestCommand string   `json:"test_command,omitempty"`
-	TestReason  string   `json:"test_reason,omitempty"` // how the command was chosen
+	TestCommand string `json:"test_command,omitempty"`
+	TestReason  string `json:"test_reason,omitempty"` // how the command was chosen
+	// ModuleNames says where the module names that no new module of an
+	// answer may shadow came from.
+	ModuleNames string   `json:"module_names,omitempty"`
 	Setup       *Run     `json:"setup,omitempty"`
 	Context     *Context `json:"context,omitempty"`
 	// Baseline is the run of the tests on the untouched tree, which the
@@ -62,7 +66,8 @@ const (
 	// passed before fails.
 	Solved Outcome = "solved"
 	// Unproven: the tests pass with no regressions, but no test showed
-	// the issue, so nothing shows that it is fixed.
+	// the issue, so nothing shows that it is fixed; or the change refers
+	// to the test environment (Attempt.SpecialCasing).
 	Unproven Outcome = "unproven"
 	// NotSolved: no attempt passed.
 	NotSolved Outcome = "not-solved"
@@ -157,6 +162,10 @@ type Attempt struct {
 	Patch   string   `json:"patch,omitempty"`
 	// Cleaned notes example calls removed from changed modules.
 	Cleaned []string `json:"cleaned,omitempty"`
+	// SpecialCasing are the lines the answer added that refer to the test
+	// runner's internals or the test environment: a passing attempt with
+	// any is at most unproven.
+	SpecialCasing []specialcase.Finding `json:"special_casing,omitempty"`
 	// Run is how the test run ended; nil when the answer had no code and
 	// nothing ran.
 	Run          *Run   `json:"run,omitempty"`
@@ -230,6 +239,15 @@ func (l *Log) Proof() *gate.Verdict {
 		if v := l.Attempts[i].Verdict; v != nil {
 			return v
 		}
+	}
+	return nil
+}
+
+// SpecialCasing are the findings of the passing attempt, which keep the
+// job from being proven; nil when none passed.
+func (l *Log) SpecialCasing() []specialcase.Finding {
+	if l.Solved && l.AttemptIndex >= 0 && l.AttemptIndex < len(l.Attempts) {
+		return l.Attempts[l.AttemptIndex].SpecialCasing
 	}
 	return nil
 }
