@@ -252,6 +252,15 @@ func (l *Log) SpecialCasing() []specialcase.Finding {
 	return nil
 }
 
+// UnprovenBecause says why a passing job is unproven, completing "the
+// tests pass, but ...".
+func (l *Log) UnprovenBecause() string {
+	if len(l.SpecialCasing()) > 0 {
+		return "the change refers to the test runner or the test environment (special-casing), so they cannot show that the issue is fixed"
+	}
+	return "no test showed the issue"
+}
+
 // Final returns the last attempt that produced code, or nil.
 func (l *Log) Final() *Attempt {
 	for i := len(l.Attempts) - 1; i >= 0; i-- {
