@@ -56,7 +56,11 @@ func mergeKept(kept []edits.FileEdit, files []response.File) []edits.FileEdit {
 	for _, f := range files {
 		fe := edits.FileEdit{Path: f.Path, Whole: f.Blocks == nil, Content: f.Content}
 		for _, b := range f.Blocks {
-			fe.Blocks = append(fe.Blocks, edits.Block{Search: b.Search, Replace: b.Replace})
+			bl := edits.Block{Search: b.Search, Replace: b.Replace}
+			for _, sp := range b.Splits {
+				bl.Splits = append(bl.Splits, edits.Split{Search: sp.Search, Replace: sp.Replace})
+			}
+			fe.Blocks = append(fe.Blocks, bl)
 		}
 		i, ok := index[f.Path]
 		switch {
@@ -83,11 +87,15 @@ func mergeKept(kept []edits.FileEdit, files []response.File) []edits.FileEdit {
 	return out
 }
 
-// hasBlock reports whether blocks holds b, numbers aside.
+// hasBlock reports whether blocks holds b, numbers aside, in any of its
+// readings: a kept block holds the one that was placed.
 func hasBlock(blocks []edits.Block, b edits.Block) bool {
+	readings := append([]edits.Split{{Search: b.Search, Replace: b.Replace}}, b.Splits...)
 	for _, x := range blocks {
-		if x.Search == b.Search && x.Replace == b.Replace {
-			return true
+		for _, r := range readings {
+			if x.Search == r.Search && x.Replace == r.Replace {
+				return true
+			}
 		}
 	}
 	return false

@@ -128,3 +128,37 @@ func TestUnmatchedSummary(t *testing.T) {
 		t.Errorf("attemptSummary = %q", got)
 	}
 }
+
+// TestPlaceAnswerDivider: a SEARCH that ends with a numpy docstring's
+// underline (issue 23, cause 6) and one that quotes a merge marker of a
+// test fixture are placed whole; no divider lands in the file.
+func TestPlaceAnswerDivider(t *testing.T) {
+	repo := answerRepo(t)
+	doc := "def mean(xs):\n    \"\"\"Average.\n\n    Examples\n    ========\n    >>> mean([1])\n    1\n    \"\"\"\n    return sum(xs) / len(xs)\n"
+	conflict := "first\n<<<<<<< HEAD\nfirst\n=======\nsecond\n>>>>>>> topic\n"
+	for p, c := range map[string]string{"app/stats.py": doc, "tests/data/conflict.txt": conflict} {
+		if err := os.MkdirAll(filepath.Join(repo, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(repo, p), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	answer := "### File: app/stats.py\n```python\n<<<<<<< SEARCH\n    \"\"\"Average.\n\n    Examples\n    ========\n=======\n    \"\"\"Average of xs.\n\n    Examples\n    ========\n>>>>>>> REPLACE\n```\n" +
+		"### File: tests/data/conflict.txt\n```\n<<<<<<< SEARCH\nfirst\n=======\nsecond\n=======\nthird\n>>>>>>> REPLACE\n```\n"
+	var kept []edits.FileEdit
+	var a attemptlog.Attempt
+	got, ok, err := placeAnswer(&a, repo, &kept, parseFiles(t, answer))
+	if err != nil || !ok {
+		t.Fatalf("placeAnswer = %v, %v: %s", ok, err, a.Feedback)
+	}
+	want := map[string]string{
+		"app/stats.py":            strings.Replace(doc, "Average.", "Average of xs.", 1),
+		"tests/data/conflict.txt": "first\n<<<<<<< HEAD\nthird\n>>>>>>> topic\n",
+	}
+	for _, e := range got {
+		if e.Content != want[e.Path] {
+			t.Errorf("%s = %q, want %q", e.Path, e.Content, want[e.Path])
+		}
+	}
+}

@@ -69,11 +69,19 @@ func placeRepro(repo string, testFiles []string, rc repocontext.Context) placeme
 		stem, ext = "capsule_reproduction", "_test.py"
 	}
 	name := path.Join(dir, stem+ext)
-	for n := 2; isFileIn(repo)(name); n++ {
+	for n := 2; taken(repo, name); n++ {
 		name = path.Join(dir, fmt.Sprintf("%s_%d%s", stem, n, ext))
 	}
 	pl.Path = name
 	return pl
+}
+
+// taken reports whether anything is at the slash-separated path p in
+// repo: a file, a directory (where the test file could not be written) or
+// a link.
+func taken(repo, p string) bool {
+	_, err := os.Lstat(filepath.Join(repo, filepath.FromSlash(p)))
+	return err == nil
 }
 
 // testDirs lists the directories of test files, "." for the root.

@@ -4,8 +4,12 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"log/slog"
+	"os"
 	"path"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,9 +19,11 @@ import (
 	"github.com/capsulehq/capsule/pipeline/feedback"
 	"github.com/capsulehq/capsule/pipeline/gate"
 	"github.com/capsulehq/capsule/pipeline/programmer"
+	"github.com/capsulehq/capsule/pipeline/pynames"
 	"github.com/capsulehq/capsule/pipeline/pystrip"
 	"github.com/capsulehq/capsule/pipeline/repocontext"
 	"github.com/capsulehq/capsule/pipeline/response"
+	"github.com/capsulehq/capsule/pipeline/specialcase"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/agent"
 )
@@ -125,6 +131,8 @@ func SolveRepo(ctx context.Context, model Model, box RepoSandbox, task RepoTask,
 		}
 	}
 
+	names := probeNames(ctx, box, log)
+
 	pf, err := newProof(ctx, box, task, s, log)
 	if err != nil {
 		return out, err
@@ -142,7 +150,7 @@ func SolveRepo(ctx context.Context, model Model, box RepoSandbox, task RepoTask,
 	conv := programmer.NewConversation(programmer.KindRepo, prompt, s.History)
 	var kept []edits.FileEdit // the parts of a refused answer that could be placed
 	err = iterate(log, conv, s, func(msgs []chat.Message) (attemptlog.Attempt, error) {
-		a, accepted, err := repoAttempt(ctx, model, box, task, s, pf, &kept, msgs)
+		a, accepted, err := repoAttempt(ctx, model, box, task, s, pf, names, &kept, msgs)
 		if err == nil {
 			err = pf.revise(ctx, box, task, s, log, &a)
 		}
@@ -153,7 +161,7 @@ func SolveRepo(ctx context.Context, model Model, box RepoSandbox, task RepoTask,
 	}, attemptSummary)
 	switch v := log.Proof(); {
 	case !log.Solved:
-	case v != nil && v.Proven():
+	case v != nil && v.Proven() && len(log.SpecialCasing()) == 0 && log.Tampered() == nil:
 		log.Outcome = attemptlog.Solved
 	default:
 		log.Outcome = attemptlog.Unproven
@@ -182,9 +190,37 @@ func setup(ctx context.Context, box RepoSandbox, task RepoTask, s Settings, log 
 	return true, nil
 }
 
+// probeNames lists the top-level module names the sandbox's Python can
+// import, which no new module of an answer may shadow (see package edits):
+// once a job, after the set-up, which may install packages. When the probe
+// cannot run (an image without python3), it falls back to a built-in list
+// and says so in the log.
+func probeNames(ctx context.Context, box RepoSandbox, log *attemptlog.Log) pynames.Set {
+	res, err := box.Run(ctx, sandbox.Run{Cmd: pynames.Command, Timeout: probeTimeout})
+	if err == nil && res.ExitCode != 0 {
+		line, _, _ := strings.Cut(strings.TrimSpace(string(res.Stderr)), "\n")
+		err = fmt.Errorf("exit status %d: %s", res.ExitCode, line)
+	}
+	if err == nil {
+		names, version, perr := pynames.Parse(res.Stdout)
+		if perr == nil {
+			log.ModuleNames = fmt.Sprintf("%d, from the image's Python %s", len(names), version)
+			return names
+		}
+		err = perr
+	}
+	slog.Warn("module names: the probe failed; using the built-in list", "err", err)
+	log.ModuleNames = fmt.Sprintf("the built-in list of Python 3.11's standard library and the test runner's modules: the probe failed (%v)", err)
+	return pynames.Fallback()
+}
+
+// probeTimeout bounds the module-name probe.
+const probeTimeout = time.Minute
+
 // repoAttempt makes one model call, checks the files it answered and runs
-// the tests with them.
-func repoAttempt(ctx context.Context, model Model, box RepoSandbox, task RepoTask, s Settings, pf *proof, kept *[]edits.FileEdit, msgs []chat.Message) (attemptlog.Attempt, []edits.Edit, error) {
+// the tests with them. names are the module names no new module may
+// shadow.
+func repoAttempt(ctx context.Context, model Model, box RepoSandbox, task RepoTask, s Settings, pf *proof, names pynames.Set, kept *[]edits.FileEdit, msgs []chat.Message) (attemptlog.Attempt, []edits.Edit, error) {
 	a, reply, ok, err := repoAnswer.ask(ctx, model, msgs)
 	if err != nil || !ok {
 		return a, nil, err
@@ -205,18 +241,35 @@ func repoAttempt(ctx context.Context, model Model, box RepoSandbox, task RepoTas
 	}
 
 	proposed, refused := pf.keepRepro(proposed)
-	accepted, more := edits.Check(task.Repo, proposed, edits.Rules{Protected: task.Protected, AllowTestInfrastructure: task.AllowTestInfrastructure})
+	rules := edits.Rules{Protected: task.Protected, AllowTestInfrastructure: task.AllowTestInfrastructure, Importable: names}
+	if pf.repro != nil {
+		rules.Reserved = []string{pf.repro.Path}
+	}
+	accepted, more := edits.Check(task.Repo, proposed, rules)
 	refused = append(refused, more...)
 	for _, r := range refused {
 		a.Refused = append(a.Refused, r.Reason)
 	}
-	if len(refused) > 0 {
+	// An answer whose only refused edits are test infrastructure keeps its
+	// other edits, which run, with the refusals said in the feedback: what
+	// runs is then an answer the model could have sent as it is, checked
+	// like any other, and the patch holds only it; a code fix sent with a
+	// change to pytest's settings is not lost for it. Any other refusal
+	// (a protected test, the reproducing test, a path out of bounds) says
+	// the answer is off course, and nothing of it runs.
+	var partly string
+	switch {
+	case len(refused) == 0:
+	case len(accepted) > 0 && !slices.ContainsFunc(refused, func(r edits.Refusal) bool { return !r.Infrastructure }):
+		partly = partialFeedback(refused)
+	default:
 		a.Feedback, a.FeedbackKind = refusalFeedback(refused), "refused"
 		return a, nil, nil
 	}
 	// The change that runs, and that the patch carries, is without the
 	// example calls.
 	accepted, a.Cleaned = stripExampleCalls(task.Repo, accepted)
+	a.SpecialCasing = specialCasing(task.Repo, accepted, pf)
 	if pf.repro != nil {
 		// The reproducing test runs with every attempt, and the change
 		// (the patch, the pull request) carries it.
@@ -257,6 +310,7 @@ func repoAttempt(ctx context.Context, model Model, box RepoSandbox, task RepoTas
 			a.Feedback = v.Feedback() + "\n" + a.Feedback
 		}
 	}
+	a.Feedback = partly + a.Feedback + specialCasingNote(a.SpecialCasing)
 	return a, accepted, nil
 }
 
@@ -342,6 +396,52 @@ func refusalFeedback(refused []edits.Refusal) string {
 	}
 	b.WriteString("Answer again with every file you change, leaving these alone.")
 	return b.String()
+}
+
+// partialFeedback opens the feedback of an answer whose test
+// infrastructure edits were refused and whose other edits ran.
+func partialFeedback(refused []edits.Refusal) string {
+	var b strings.Builder
+	b.WriteString("Some of your edits were refused and left out; the others were tested without them.\n")
+	for _, r := range refused {
+		b.WriteString("- " + r.Reason + "\n")
+	}
+	return b.String() + "\n"
+}
+
+// specialCasing scans the lines the accepted edits add for references to
+// the test runner and the test environment (see package specialcase).
+func specialCasing(repo string, accepted []edits.Edit, pf *proof) []specialcase.Finding {
+	var job specialcase.Job
+	if pf.repro != nil {
+		job.ReproPath = pf.repro.Path
+	}
+	for _, t := range pf.targets {
+		job.TestNames = append(job.TestNames, t.ID.Name)
+	}
+	var out []specialcase.Finding
+	for _, e := range accepted {
+		if e.Deletes() {
+			continue
+		}
+		old, _ := os.ReadFile(filepath.Join(repo, filepath.FromSlash(e.Path))) // nil for a new file
+		out = append(out, specialcase.Scan(e.Path, string(old), e.Content, job)...)
+	}
+	return out
+}
+
+// specialCasingNote tells the model what in its change refers to the test
+// environment, which keeps a passing fix from being proven.
+func specialCasingNote(fs []specialcase.Finding) string {
+	if len(fs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n\nYour change refers to the test runner or the test environment, which a fix must not do (a passing change that does is not accepted as proven):\n")
+	for _, f := range fs {
+		fmt.Fprintf(&b, "- %s\n", f)
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
 
 // overlay turns accepted edits into the files and deletions of a run.

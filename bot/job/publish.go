@@ -109,8 +109,8 @@ func commitMessage(issue int, title string, o *pipeline.RepoOutcome) string {
 		return fmt.Sprintf("Fix #%d: %s\n\nMade by Capsule; the tests that show the issue pass (`%s`) at attempt %d after %d model calls, with no regressions.\n",
 			issue, title, l.TestCommand, l.AttemptIndex, l.ModelCalls())
 	case o.Solved():
-		return fmt.Sprintf("Unproven fix for #%d: %s\n\nMade by Capsule; the tests pass (`%s`) at attempt %d after %d model calls, but no test showed the issue.\n",
-			issue, title, l.TestCommand, l.AttemptIndex, l.ModelCalls())
+		return fmt.Sprintf("Unproven fix for #%d: %s\n\nMade by Capsule; the tests pass (`%s`) at attempt %d after %d model calls, but %s.\n",
+			issue, title, l.TestCommand, l.AttemptIndex, l.ModelCalls(), l.UnprovenBecause())
 	}
 	return fmt.Sprintf("Attempt at #%d: %s (tests do not pass)\n\nMade by Capsule; no attempt passed the tests (`%s`) in %d model calls.\n",
 		issue, title, l.TestCommand, l.ModelCalls())

@@ -6,6 +6,7 @@ import (
 
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/gate"
+	"github.com/capsulehq/capsule/pipeline/specialcase"
 )
 
 // PullRequest renders the title and body of the pull request for a
@@ -76,7 +77,14 @@ const notPassingTitle = "[not passing] "
 func pullRequestBody(issue Issue, log *attemptlog.Log, version string, t trim, limit string) string {
 	var b strings.Builder
 	proof := log.Proof()
-	switch {
+	switch found := log.SpecialCasing(); {
+	case log.Outcome == attemptlog.Unproven && len(found) > 0:
+		b.WriteString("> [!WARNING]\n")
+		b.WriteString("> **Nothing shows that the issue is fixed:** the change refers to the test runner or the test environment (below), so passing tests cannot show it. This draft needs a review that checks the fix by hand.\n\n")
+		fmt.Fprintf(&b, "For #%d.\n\n", issue.Number)
+		writeSpecialCasing(&b, found)
+		writeProof(&b, proof)
+		b.WriteString(passVerdict(log) + "\n\n")
 	case log.Outcome == attemptlog.Unproven:
 		b.WriteString("> [!WARNING]\n")
 		b.WriteString("> **Nothing shows that the issue is fixed:** no test reproduced it. The tests pass with no regressions; this draft needs a review that checks the fix by hand.\n\n")
@@ -113,6 +121,17 @@ func writeProof(b *strings.Builder, proof *gate.Verdict) {
 	if proof != nil {
 		b.WriteString(proof.ProofTable() + "\n")
 	}
+}
+
+// writeSpecialCasing lists what the change refers to of the test runner
+// and the test environment, and where.
+func writeSpecialCasing(b *strings.Builder, found []specialcase.Finding) {
+	b.WriteString("### Special-casing\n\n")
+	b.WriteString("Lines the change adds that refer to the test runner's internals or the test environment:\n\n")
+	for _, f := range found {
+		fmt.Fprintf(b, "- %s line %d: %s, %s.\n", code(f.File), f.Line, code(f.What), text(f.Why))
+	}
+	b.WriteString("\n")
 }
 
 // passVerdict says the tests pass; only for a solved log.

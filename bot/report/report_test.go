@@ -10,6 +10,7 @@ import (
 	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/internal/goldenfile"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
+	"github.com/capsulehq/capsule/pipeline/specialcase"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -104,8 +105,19 @@ func failedLog() *attemptlog.Log {
 	}
 }
 
+// specialCasedLog passes at the first fix with a change that reads
+// Capsule's run number: unproven, whatever the tests say.
+func specialCasedLog() *attemptlog.Log {
+	log := solvedLog()
+	log.Outcome = attemptlog.Unproven
+	log.Attempts[1].SpecialCasing = []specialcase.Finding{
+		{File: "calc/ops.py", Line: 3, What: "CAPSULE_RUN", Why: "a variable of Capsule's test environment: code that reads it can tell Capsule's runs from real use"},
+	}
+	return log
+}
+
 func TestPullRequestGolden(t *testing.T) {
-	for name, log := range map[string]*attemptlog.Log{"solved": solvedLog(), "failed": failedLog()} {
+	for name, log := range map[string]*attemptlog.Log{"solved": solvedLog(), "failed": failedLog(), "special_cased": specialCasedLog()} {
 		t.Run(name, func(t *testing.T) {
 			title, body := PullRequest(issue, log, "0.1.0", 0)
 			checkMarkdown(t, body)

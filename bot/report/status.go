@@ -133,6 +133,10 @@ func headline(s Status) string {
 			asked, met = "what the round asks for", "it is done"
 		}
 		switch {
+		case s.Log != nil && s.Log.Outcome == attemptlog.Unproven && len(s.Log.SpecialCasing()) > 0:
+			return "**Capsule: done, unproven.** The tests pass with no regressions, but the change refers to the test runner or the test environment: nothing shows that " + met + "."
+		case s.Log != nil && s.Log.Outcome == attemptlog.Unproven && s.Log.Tampered() != nil:
+			return "**Capsule: done, unproven.** The tests pass with no regressions, but an attempt reached into the test runner: nothing shows that " + met + "."
 		case s.Log != nil && s.Log.Outcome == attemptlog.Unproven:
 			return "**Capsule: done, unproven.** The tests pass with no regressions, but no test showed " + asked + ": nothing shows that " + met + "."
 		case s.Log != nil && s.Log.Outcome == attemptlog.Solved:

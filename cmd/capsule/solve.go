@@ -148,7 +148,7 @@ func solveVerdict(env *environment, log *attemptlog.Log) int {
 		fmt.Fprintf(env.stderr, "capsule solve: solved at attempt %d (%d model calls): the tests that show the issue pass, no regressions\n", log.AttemptIndex, log.ModelCalls())
 		return exitOK
 	}
-	fmt.Fprintf(env.stderr, "capsule solve: unproven: the tests pass at attempt %d (%d model calls) with no regressions, but no test showed the issue\n", log.AttemptIndex, log.ModelCalls())
+	fmt.Fprintf(env.stderr, "capsule solve: unproven: the tests pass at attempt %d (%d model calls) with no regressions, but %s\n", log.AttemptIndex, log.ModelCalls(), log.UnprovenBecause())
 	return exitUnproven
 }
 

@@ -48,6 +48,19 @@ func exampleRepo(t testing.TB, config string) string {
 	return dir
 }
 
+// reproducingRepo is the example without its tests of the empty list, so
+// that the test designer is asked, and the designer's honest answer: a
+// test that fails on the untouched tree.
+func reproducingRepo(t *testing.T) (repo, designer string) {
+	t.Helper()
+	repo = exampleRepo(t, "")
+	if err := os.WriteFile(filepath.Join(repo, "tests", "test_stats.py"), []byte(calculatortest.WithoutEmptyListTests(t)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	test := "from calc import mean\n\n\ndef test_mean_of_empty_list_is_zero():\n    assert mean([]) == 0.0\n"
+	return repo, "It must return 0.0.\n\n### File: tests/test_capsule_reproduction.py\n```python\n" + test + "```\n"
+}
+
 type solveRun struct {
 	code           int
 	stdout, stderr string
@@ -170,12 +183,7 @@ func TestSolve(t *testing.T) {
 // patch carries the test.
 func TestSolveReproduces(t *testing.T) {
 	sandboxtest.Engine(t)
-	repo := exampleRepo(t, "")
-	if err := os.WriteFile(filepath.Join(repo, "tests", "test_stats.py"), []byte(calculatortest.WithoutEmptyListTests(t)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	test := "from calc import mean\n\n\ndef test_mean_of_empty_list_is_zero():\n    assert mean([]) == 0.0\n"
-	designer := "It must return 0.0.\n\n### File: tests/test_capsule_reproduction.py\n```python\n" + test + "```\n"
+	repo, designer := reproducingRepo(t)
 	r := solveWith(t, repo, []string{designer, calculatortest.Answer("calc/stats.py", calculatortest.RightStats)}, "--test-model", "designer")
 	if r.code != exitOK {
 		t.Fatalf("exit %d, want 0 (solved)\n%s", r.code, r.stderr)

@@ -6,10 +6,12 @@
 package attemptlog
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/capsulehq/capsule/pipeline/chat"
 	"github.com/capsulehq/capsule/pipeline/gate"
+	"github.com/capsulehq/capsule/pipeline/specialcase"
 )
 
 // Mode is the programmer agent's mode for one attempt.
@@ -38,8 +40,11 @@ type Log struct {
 	Duration time.Duration `json:"duration_ns"`
 
 	// Repository mode only.
-	TestCommand string   `json:"test_command,omitempty"`
-	TestReason  string   `json:"test_reason,omitempty"` // how the command was chosen
+	TestCommand string `json:"test_command,omitempty"`
+	TestReason  string `json:"test_reason,omitempty"` // how the command was chosen
+	// ModuleNames says where the module names that no new module of an
+	// answer may shadow came from.
+	ModuleNames string   `json:"module_names,omitempty"`
 	Setup       *Run     `json:"setup,omitempty"`
 	Context     *Context `json:"context,omitempty"`
 	// Baseline is the run of the tests on the untouched tree, which the
@@ -62,7 +67,8 @@ const (
 	// passed before fails.
 	Solved Outcome = "solved"
 	// Unproven: the tests pass with no regressions, but no test showed
-	// the issue, so nothing shows that it is fixed.
+	// the issue, so nothing shows that it is fixed; or the change refers
+	// to the test environment (Attempt.SpecialCasing).
 	Unproven Outcome = "unproven"
 	// NotSolved: no attempt passed.
 	NotSolved Outcome = "not-solved"
@@ -162,6 +168,10 @@ type Attempt struct {
 	Patch   string   `json:"patch,omitempty"`
 	// Cleaned notes example calls removed from changed modules.
 	Cleaned []string `json:"cleaned,omitempty"`
+	// SpecialCasing are the lines the answer added that refer to the test
+	// runner's internals or the test environment: a passing attempt with
+	// any is at most unproven.
+	SpecialCasing []specialcase.Finding `json:"special_casing,omitempty"`
 	// Run is how the test run ended; nil when the answer had no code and
 	// nothing ran.
 	Run          *Run   `json:"run,omitempty"`
@@ -241,6 +251,39 @@ func (l *Log) Proof() *gate.Verdict {
 		}
 	}
 	return nil
+}
+
+// SpecialCasing are the findings of the passing attempt, which keep the
+// job from being proven; nil when none passed.
+func (l *Log) SpecialCasing() []specialcase.Finding {
+	if l.Solved && l.AttemptIndex >= 0 && l.AttemptIndex < len(l.Attempts) {
+		return l.Attempts[l.AttemptIndex].SpecialCasing
+	}
+	return nil
+}
+
+// Tampered returns the first attempt whose run the gate found tampered
+// with (package gate's Verdict.Tampered), or nil: a job with one is at
+// most unproven, whichever attempt passed.
+func (l *Log) Tampered() *Attempt {
+	for i, a := range l.Attempts {
+		if a.Verdict != nil && len(a.Verdict.Tampered) > 0 {
+			return &l.Attempts[i]
+		}
+	}
+	return nil
+}
+
+// UnprovenBecause says why a passing job is unproven, completing "the
+// tests pass, but ...".
+func (l *Log) UnprovenBecause() string {
+	switch {
+	case len(l.SpecialCasing()) > 0:
+		return "the change refers to the test runner or the test environment (special-casing), so they cannot show that the issue is fixed"
+	case l.Tampered() != nil:
+		return fmt.Sprintf("attempt %d reached into the test runner (tampering), so no later run can show that the issue is fixed", l.Tampered().Index)
+	}
+	return "no test showed the issue"
 }
 
 // Final returns the last attempt that produced code, or nil.

@@ -118,6 +118,10 @@ func verdict(l *Log) string {
 	switch {
 	case l.Outcome == Solved:
 		return fmt.Sprintf("**Solved** at attempt %d (%s): the tests that show the issue pass now, and no test that passed before fails.", k, name)
+	case l.Outcome == Unproven && len(l.SpecialCasing()) > 0:
+		return fmt.Sprintf("**Tests pass, but the change refers to the test environment**, so they cannot show that the issue is fixed (see the special-casing of attempt %d). Passed at attempt %d (%s), with no regressions.", k, k, name)
+	case l.Outcome == Unproven && l.Tampered() != nil:
+		return fmt.Sprintf("**Tests pass, but nothing shows that the issue is fixed**: attempt %d reached into the test runner (see its tampering). Passed at attempt %d (%s), with no regressions.", l.Tampered().Index, k, name)
 	case l.Outcome == Unproven:
 		return fmt.Sprintf("**Tests pass, but nothing shows that the issue is fixed**: no test reproduced it. Passed at attempt %d (%s), with no regressions.", k, name)
 	case l.Solved:
@@ -137,6 +141,9 @@ func (m *rendering) proof(l *Log) {
 func (m *rendering) tests(l *Log) {
 	if l.TestCommand != "" {
 		fmt.Fprintf(m, "Tests: `%s` (%s).\n\n", l.TestCommand, nonEmpty(l.TestReason, "configured"))
+	}
+	if l.ModuleNames != "" {
+		fmt.Fprintf(m, "Module names no new file may shadow: %s.\n\n", l.ModuleNames)
 	}
 }
 
@@ -246,6 +253,9 @@ func (m *rendering) facts(a *Attempt) {
 	}
 	for _, c := range a.Cleaned {
 		fmt.Fprintf(m, "Cleaned: %s.\n\n", c)
+	}
+	for _, f := range a.SpecialCasing {
+		fmt.Fprintf(m, "Special-casing: `%s` line %d: `%s`, %s.\n\n", f.File, f.Line, f.What, f.Why)
 	}
 	if len(a.Removed) > 0 {
 		fmt.Fprintf(m, "Removed top-level example calls at lines %s.\n\n", ranges(a.Removed))

@@ -1,6 +1,7 @@
 package edits
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +13,18 @@ import (
 // from 1, for messages.
 type Block struct {
 	N               int
+	Search, Replace string
+	// Splits are the readings of a block with more than one divider line
+	// ("=======" alone on a line), each line in turn the divider; nil for
+	// a block with one, read as Search and Replace. The divider is the
+	// line whose SEARCH part is found in the file, once: a SEARCH may
+	// quote such lines (an RST heading, a merge marker).
+	Splits []Split
+}
+
+// Split is one reading of a block: the lines before a divider line and
+// those after it.
+type Split struct {
 	Search, Replace string
 }
 
@@ -186,7 +199,7 @@ func applyBlocks(content string, exists bool, blocks []Block) (string, []BlockFa
 	var failed []BlockFailure
 	var matched []Block
 	for _, bl := range blocks {
-		next, err := replaceBlock(content, bl)
+		next, bl, err := placeBlock(content, bl)
 		if err != nil {
 			failed = append(failed, BlockFailure{N: bl.N, Reason: err.Error()})
 			continue
@@ -200,7 +213,57 @@ func applyBlocks(content string, exists bool, blocks []Block) (string, []BlockFa
 	return content, failed, matched
 }
 
-// replaceBlock applies one block to LF content.
+// placeBlock applies one block to LF content, choosing the divider of a
+// block with several divider lines, and returns the block as read.
+func placeBlock(content string, bl Block) (string, Block, error) {
+	if len(bl.Splits) < 2 {
+		next, err := replaceBlock(content, bl)
+		return next, bl, err
+	}
+	var placed []int
+	var next string
+	var firstErr error
+	for i, sp := range bl.Splits {
+		text, err := replaceBlock(content, Block{N: bl.N, Search: sp.Search, Replace: sp.Replace})
+		if err != nil {
+			firstErr = cmp.Or(firstErr, err)
+			continue
+		}
+		placed, next = append(placed, i), text
+	}
+	switch len(placed) {
+	case 1:
+		sp := bl.Splits[placed[0]]
+		return next, Block{N: bl.N, Search: sp.Search, Replace: sp.Replace}, nil
+	case 0:
+		return "", bl, fmt.Errorf("the block has %d lines \"=======\", and with none of them as the divider does its SEARCH part match the file once "+
+			"(with the first: %w)", len(bl.Splits), firstErr)
+	}
+	var which []string
+	for _, i := range placed {
+		which = append(which, ordinal(i+1))
+	}
+	return "", bl, fmt.Errorf("the block has %d lines \"=======\", and with the %s as the divider its SEARCH part matches the file once each, "+
+		"so which is the divider is unclear; quote fewer lines, so that the SEARCH part holds no line \"=======\" or ends where only one reading matches",
+		len(bl.Splits), strings.Join(which, " or the "))
+}
+
+// ordinal spells n for messages: "1st", "2nd", "3rd", "4th".
+func ordinal(n int) string {
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		return fmt.Sprintf("%dst", n)
+	case n%10 == 2:
+		return fmt.Sprintf("%dnd", n)
+	case n%10 == 3:
+		return fmt.Sprintf("%drd", n)
+	}
+	return fmt.Sprintf("%dth", n)
+}
+
+// replaceBlock applies one block, read as its Search and Replace, to LF
+// content.
 func replaceBlock(content string, bl Block) (string, error) {
 	file := strings.Split(content, "\n")
 	final := strings.HasSuffix(content, "\n")
@@ -290,6 +353,12 @@ func AddedLines(repoDir string, e Edit) ([]bool, error) {
 			return nil, fmt.Errorf("added lines of %s: %w", e.Path, err)
 		}
 	}
-	_, ins := diffLines(splitLines(string(old)), splitLines(e.Content))
-	return ins, nil
+	return AddedBetween(string(old), e.Content), nil
+}
+
+// AddedBetween reports, for each line of new, whether a shortest edit
+// script from old to new adds it ("" for a file that did not exist).
+func AddedBetween(old, new string) []bool {
+	_, ins := diffLines(splitLines(old), splitLines(new))
+	return ins
 }

@@ -352,3 +352,69 @@ func TestMatchErrorGolden(t *testing.T) {
 	}
 	golden(t, "match_error", err.Error()+"\n")
 }
+
+// readings splits a block's text at each line "=======" in turn, as the
+// answer parser does: the block's Search and Replace are the first
+// reading, and Splits all of them when there are several.
+func readings(n int, body string) Block {
+	lines := strings.SplitAfter(body, "\n")
+	bl := Block{N: n}
+	for i, l := range lines {
+		if l == "=======\n" {
+			bl.Splits = append(bl.Splits, Split{Search: strings.Join(lines[:i], ""), Replace: strings.Join(lines[i+1:], "")})
+		}
+	}
+	if len(bl.Splits) > 0 {
+		bl.Search, bl.Replace = bl.Splits[0].Search, bl.Splits[0].Replace
+	}
+	if len(bl.Splits) < 2 {
+		bl.Splits = nil
+	}
+	return bl
+}
+
+func TestDividerChoice(t *testing.T) {
+	const (
+		numpy = "def f():\n    \"\"\"Do it.\n\n    Examples\n    ========\n    >>> f()\n    1\n    \"\"\"\n    return 2\n"
+		// A test fixture holding a merge conflict, and a line "x" that
+		// is in it and elsewhere.
+		merge = "x\ny = 0\n<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> topic\n"
+		rst   = "Title\n=======\n\nIntro.\n\nUsage\n-----\n"
+	)
+	tests := []struct {
+		name, file, body string
+		want             string // the file after the block, or "" when refused
+		why              string // a substring of the refusal
+	}{
+		{"numpy underline is quoted, one divider", numpy,
+			"    Examples\n    ========\n    >>> f()\n    1\n=======\n    Examples\n    ========\n    >>> f()\n    2\n",
+			strings.Replace(numpy, "    1\n", "    2\n", 1), ""},
+		{"merge marker: only the second reading matches once", merge,
+			"x\n=======\ny\n=======\nz\n",
+			"x\ny = 0\n<<<<<<< HEAD\nz\n>>>>>>> topic\n", ""},
+		{"merge marker: the first reading is the only one", merge,
+			"y = 0\n=======\ny = 1\n=======\n",
+			"x\ny = 1\n=======\n<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> topic\n", ""},
+		{"RST heading: both readings match once", rst,
+			"Title\n=======\n\nIntro.\n=======\nTitle\n=======\n\nMore.\n",
+			"", "with the 1st or the 2nd as the divider"},
+		{"no reading matches", rst,
+			"Nothing\n=======\nhere\n=======\nat all\n",
+			"", "with none of them as the divider"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _, err := placeBlock(tt.file, readings(1, tt.body))
+			switch {
+			case tt.why == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tt.why == "" && got != tt.want:
+				t.Fatalf("got %q, want %q", got, tt.want)
+			case tt.why != "" && err == nil:
+				t.Fatalf("placed as %q, want a refusal", got)
+			case tt.why != "" && !strings.Contains(err.Error(), tt.why):
+				t.Fatalf("refusal %q does not say %q", err, tt.why)
+			}
+		})
+	}
+}

@@ -2,11 +2,14 @@ package edits
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"os"
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/capsulehq/capsule/pipeline/pynames"
 )
 
 // Rules are a repository's rules for the edits Check accepts, on top of
@@ -20,6 +23,13 @@ type Rules struct {
 	// AllowTestInfrastructure lets edits add, change and delete the test
 	// infrastructure (see the package documentation).
 	AllowTestInfrastructure bool
+	// Importable are the top-level module names the test run's Python can
+	// import, which no new module of the answer may shadow; nil means
+	// pynames.Fallback().
+	Importable pynames.Set
+	// Reserved are files the job writes itself (the reproducing test):
+	// no edit may write them, nor make a directory of them.
+	Reserved []string
 }
 
 // Check decides which edits the agent may make to the repository in repoDir
@@ -43,9 +53,15 @@ func Check(repoDir string, edits []Edit, rules Rules) (accepted []Edit, refused 
 	}
 	verdicts = lastWins(verdicts)
 	refuseConflicts(verdicts)
+	if resErr == nil {
+		refuseReserved(verdicts, rules.Reserved)
+		if !rules.AllowTestInfrastructure {
+			newAnswer(res, verdicts, rules.Reserved).refuseLoaders(rules.Importable)
+		}
+	}
 	for _, v := range verdicts {
 		if v.err != nil {
-			refused = append(refused, Refusal{Path: v.from, Reason: v.err.Error()})
+			refused = append(refused, Refusal{Path: v.from, Reason: v.err.Error(), Infrastructure: v.infrastructure})
 		} else {
 			accepted = append(accepted, v.edit)
 		}
@@ -60,6 +76,11 @@ type verdict struct {
 	key  string // the file the edit is about, as far as it could be resolved
 	edit Edit   // the accepted edit, when err is nil
 	err  error  // why the edit is refused, written for the agent
+	// old is the file's content before the edit, nil for a new file.
+	old []byte
+	// infrastructure is set when the edit is refused only for being test
+	// infrastructure.
+	infrastructure bool
 }
 
 // check fills in the verdict on e. The rules about where a file lies are
@@ -87,17 +108,19 @@ func (v *verdict) check(res resolver, e Edit, rules Rules) {
 			return
 		}
 	}
-	v.edit, v.err = decide(res, t, clean, e, rules)
+	v.edit, v.old, v.err = decide(res, t, clean, e, rules)
+	_, v.infrastructure = errors.AsType[*infrastructureError](v.err)
 }
 
 // decide applies the rules that depend on the file's existence and content.
-func decide(res resolver, t target, clean string, e Edit, rules Rules) (Edit, error) {
+// It returns the file's content before the edit too, nil for a new file.
+func decide(res resolver, t target, clean string, e Edit, rules Rules) (Edit, []byte, error) {
 	deletes := e.Deletes()
 	verb := "modify"
 	var old []byte // nil: the file does not exist
 	switch {
 	case t.info == nil && deletes:
-		return Edit{}, fmt.Errorf("cannot delete %s: it does not exist", clean)
+		return Edit{}, nil, fmt.Errorf("cannot delete %s: it does not exist", clean)
 	case t.info == nil:
 		verb = "add"
 	default:
@@ -106,14 +129,14 @@ func decide(res resolver, t target, clean string, e Edit, rules Rules) (Edit, er
 		}
 		// A new file may be created even under a protected pattern.
 		if pattern, ok := protection(rules.Protected, t.path, clean); ok {
-			return Edit{}, fmt.Errorf("you may not %s %s (protected by %q); fix the code, not the tests", verb, t.path, pattern)
+			return Edit{}, nil, fmt.Errorf("you may not %s %s (protected by %q); fix the code, not the tests", verb, t.path, pattern)
 		}
 		data, err := os.ReadFile(res.abs(t.path))
 		if err != nil {
-			return Edit{}, fmt.Errorf("cannot read %s: %v", clean, err)
+			return Edit{}, nil, fmt.Errorf("cannot read %s: %v", clean, err)
 		}
 		if isBinary(data) {
-			return Edit{}, fmt.Errorf("%s is a binary file; only text files can be changed", clean)
+			return Edit{}, nil, fmt.Errorf("%s is a binary file; only text files can be changed", clean)
 		}
 		old = append([]byte{}, data...)
 	}
@@ -121,17 +144,17 @@ func decide(res resolver, t target, clean string, e Edit, rules Rules) (Edit, er
 	var new []byte // nil: the edit deletes the file
 	if !deletes {
 		if isBinary(content) {
-			return Edit{}, fmt.Errorf("the new content of %s contains a NUL byte; only text files can be written", clean)
+			return Edit{}, nil, fmt.Errorf("the new content of %s contains a NUL byte; only text files can be written", clean)
 		}
 		content = matchLineEndings(string(old), content)
 		new = []byte(content)
 	}
 	if !rules.AllowTestInfrastructure {
 		if what, why := infrastructureChange(t.path, old, new); what != "" {
-			return Edit{}, fmt.Errorf("you may not %s %s, which is test infrastructure: %s; fix the code, not the tests", verb, what, why)
+			return Edit{}, old, &infrastructureError{fmt.Sprintf("you may not %s %s, which is test infrastructure: %s; fix the code, not the tests", verb, what, why)}
 		}
 	}
-	return Edit{Path: t.path, Content: content}, nil
+	return Edit{Path: t.path, Content: content}, old, nil
 }
 
 // protection asks the callback about each path in turn.

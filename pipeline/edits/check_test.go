@@ -61,7 +61,7 @@ func TestCheck(t *testing.T) {
 		name     string
 		edits    []Edit
 		accepted []Edit
-		refused  []Refusal
+		refused  []pathReason
 	}{
 		{
 			name:     "code change",
@@ -81,52 +81,52 @@ func TestCheck(t *testing.T) {
 		{
 			name:    "existing test",
 			edits:   []Edit{{Path: "tests/test_calc.py", Content: "assert True\n"}},
-			refused: []Refusal{{"tests/test_calc.py", `you may not modify tests/test_calc.py (protected by "tests/**"); fix the code, not the tests`}},
+			refused: []pathReason{{"tests/test_calc.py", `you may not modify tests/test_calc.py (protected by "tests/**"); fix the code, not the tests`}},
 		},
 		{
 			name:    "delete existing test",
 			edits:   []Edit{{Path: "tests/test_calc.py", Content: DeleteMarker}},
-			refused: []Refusal{{"tests/test_calc.py", `you may not delete tests/test_calc.py (protected by "tests/**"); fix the code, not the tests`}},
+			refused: []pathReason{{"tests/test_calc.py", `you may not delete tests/test_calc.py (protected by "tests/**"); fix the code, not the tests`}},
 		},
 		{
 			name:    "existing workflow",
 			edits:   []Edit{{Path: ".github/workflows/ci.yml", Content: "on: pull_request\n"}},
-			refused: []Refusal{{".github/workflows/ci.yml", ".github/workflows/ci.yml is under .github/, whose workflows and settings are off limits"}},
+			refused: []pathReason{{".github/workflows/ci.yml", ".github/workflows/ci.yml is under .github/, whose workflows and settings are off limits"}},
 		},
 		{
 			name:    "parent directory",
 			edits:   []Edit{{Path: "../x", Content: "x\n"}},
-			refused: []Refusal{{"../x", "path ../x leaves the repository"}},
+			refused: []pathReason{{"../x", "path ../x leaves the repository"}},
 		},
 		{
 			name:    "absolute",
 			edits:   []Edit{{Path: "/etc/passwd", Content: "x\n"}},
-			refused: []Refusal{{"/etc/passwd", "absolute path /etc/passwd is not allowed"}},
+			refused: []pathReason{{"/etc/passwd", "absolute path /etc/passwd is not allowed"}},
 		},
 		{
 			name:    "windows absolute",
 			edits:   []Edit{{Path: `C:\x.py`, Content: "x\n"}, {Path: `\\host\share\x.py`, Content: "x\n"}},
-			refused: []Refusal{{`C:\x.py`, `absolute path C:\x.py is not allowed`}, {`\\host\share\x.py`, `absolute path \\host\share\x.py is not allowed`}},
+			refused: []pathReason{{`C:\x.py`, `absolute path C:\x.py is not allowed`}, {`\\host\share\x.py`, `absolute path \\host\share\x.py is not allowed`}},
 		},
 		{
 			name:    "inside .git",
 			edits:   []Edit{{Path: ".git/config", Content: "x\n"}},
-			refused: []Refusal{{".git/config", ".git/config is inside .git"}},
+			refused: []pathReason{{".git/config", ".git/config is inside .git"}},
 		},
 		{
 			name:    "link to the parent",
 			edits:   []Edit{{Path: "up/outside/secret.txt", Content: "x\n"}},
-			refused: []Refusal{{"up/outside/secret.txt", "up/outside/secret.txt resolves outside the repository through a symbolic link"}},
+			refused: []pathReason{{"up/outside/secret.txt", "up/outside/secret.txt resolves outside the repository through a symbolic link"}},
 		},
 		{
 			name:    "link to /etc",
 			edits:   []Edit{{Path: "etc/passwd", Content: "x\n"}},
-			refused: []Refusal{{"etc/passwd", "etc/passwd resolves outside the repository through a symbolic link"}},
+			refused: []pathReason{{"etc/passwd", "etc/passwd resolves outside the repository through a symbolic link"}},
 		},
 		{
 			name:    "link to a sibling directory, new file",
 			edits:   []Edit{{Path: "escape/new.txt", Content: "x\n"}},
-			refused: []Refusal{{"escape/new.txt", "escape/new.txt resolves outside the repository through a symbolic link"}},
+			refused: []pathReason{{"escape/new.txt", "escape/new.txt resolves outside the repository through a symbolic link"}},
 		},
 		{
 			name:     "directory link inside the repository",
@@ -146,7 +146,7 @@ func TestCheck(t *testing.T) {
 		{
 			name:    "directory link onto a protected file",
 			edits:   []Edit{{Path: "testlink/test_calc.py", Content: "assert True\n"}},
-			refused: []Refusal{{"testlink/test_calc.py", `you may not modify tests/test_calc.py (protected by "tests/**"); fix the code, not the tests`}},
+			refused: []pathReason{{"testlink/test_calc.py", `you may not modify tests/test_calc.py (protected by "tests/**"); fix the code, not the tests`}},
 		},
 		{
 			name:     "directory link to a new test",
@@ -156,27 +156,27 @@ func TestCheck(t *testing.T) {
 		{
 			name:    "directory link into .git",
 			edits:   []Edit{{Path: "gitlink/hooks/pre-commit", Content: "rm -rf /\n"}},
-			refused: []Refusal{{"gitlink/hooks/pre-commit", "gitlink/hooks/pre-commit leads to .git/hooks/pre-commit through a symbolic link, and .git/hooks/pre-commit is inside .git"}},
+			refused: []pathReason{{"gitlink/hooks/pre-commit", "gitlink/hooks/pre-commit leads to .git/hooks/pre-commit through a symbolic link, and .git/hooks/pre-commit is inside .git"}},
 		},
 		{
 			name:    "file link as the last component",
 			edits:   []Edit{{Path: "alias.py", Content: "x\n"}},
-			refused: []Refusal{{"alias.py", "alias.py is a symbolic link to calc.py; write that file instead"}},
+			refused: []pathReason{{"alias.py", "alias.py is a symbolic link to calc.py; write that file instead"}},
 		},
 		{
 			name:    "directory link as the last component",
 			edits:   []Edit{{Path: "lib", Content: "x\n"}},
-			refused: []Refusal{{"lib", "lib is a symbolic link to src; write that file instead"}},
+			refused: []pathReason{{"lib", "lib is a symbolic link to src; write that file instead"}},
 		},
 		{
 			name:    "outside link as the last component",
 			edits:   []Edit{{Path: "escape", Content: "x\n"}},
-			refused: []Refusal{{"escape", "escape resolves outside the repository through a symbolic link"}},
+			refused: []pathReason{{"escape", "escape resolves outside the repository through a symbolic link"}},
 		},
 		{
 			name:    "file link used as a directory",
 			edits:   []Edit{{Path: "alias.py/x.py", Content: "x\n"}},
-			refused: []Refusal{{"alias.py/x.py", "alias.py/x.py cannot be written: alias.py is a symbolic link to a file, not a directory"}},
+			refused: []pathReason{{"alias.py/x.py", "alias.py/x.py cannot be written: alias.py is a symbolic link to a file, not a directory"}},
 		},
 		{
 			name: "broken links",
@@ -185,7 +185,7 @@ func TestCheck(t *testing.T) {
 				{Path: "dangling/x.py", Content: "x\n"},
 				{Path: "dangling", Content: "x\n"},
 			},
-			refused: []Refusal{
+			refused: []pathReason{
 				{"loop/x.py", "loop/x.py goes through a symbolic link that cannot be resolved"},
 				{"dangling/x.py", "dangling/x.py goes through a symbolic link that cannot be resolved"},
 				{"dangling", "dangling goes through a symbolic link that cannot be resolved"},
@@ -194,12 +194,12 @@ func TestCheck(t *testing.T) {
 		{
 			name:    "file used as a directory",
 			edits:   []Edit{{Path: "calc.py/x.py", Content: "x\n"}},
-			refused: []Refusal{{"calc.py/x.py", "calc.py/x.py cannot be written: calc.py is a file, not a directory"}},
+			refused: []pathReason{{"calc.py/x.py", "calc.py/x.py cannot be written: calc.py is a file, not a directory"}},
 		},
 		{
 			name:    "directory",
 			edits:   []Edit{{Path: "src/pkg", Content: "x\n"}},
-			refused: []Refusal{{"src/pkg", "src/pkg is a directory, not a file"}},
+			refused: []pathReason{{"src/pkg", "src/pkg is a directory, not a file"}},
 		},
 		{
 			name:     "delete",
@@ -209,12 +209,12 @@ func TestCheck(t *testing.T) {
 		{
 			name:    "delete a missing file",
 			edits:   []Edit{{Path: "nothere.py", Content: DeleteMarker}},
-			refused: []Refusal{{"nothere.py", "cannot delete nothere.py: it does not exist"}},
+			refused: []pathReason{{"nothere.py", "cannot delete nothere.py: it does not exist"}},
 		},
 		{
 			name:    "binary file",
 			edits:   []Edit{{Path: "data.bin", Content: "text\n"}, {Path: "new.bin", Content: "\x00"}},
-			refused: []Refusal{{"data.bin", "data.bin is a binary file; only text files can be changed"}, {"new.bin", "the new content of new.bin contains a NUL byte; only text files can be written"}},
+			refused: []pathReason{{"data.bin", "data.bin is a binary file; only text files can be changed"}, {"new.bin", "the new content of new.bin contains a NUL byte; only text files can be written"}},
 		},
 		{
 			name:     "CRLF file keeps its line endings",
@@ -236,8 +236,8 @@ func TestCheck(t *testing.T) {
 			if !reflect.DeepEqual(accepted, tt.accepted) {
 				t.Errorf("accepted = %q\n      want %q", accepted, tt.accepted)
 			}
-			if !reflect.DeepEqual(refused, tt.refused) {
-				t.Errorf("refused = %q\n     want %q", refused, tt.refused)
+			if got := plain(refused); !reflect.DeepEqual(got, tt.refused) {
+				t.Errorf("refused = %q\n     want %q", got, tt.refused)
 			}
 		})
 	}
@@ -260,7 +260,7 @@ func TestCheckNewFilesUnderProtectedPatterns(t *testing.T) {
 		t.Errorf("accepted = %q, want %q", accepted, wantAccepted)
 	}
 	if len(refused) != 2 || refused[0].Path != ".github/ISSUE_TEMPLATE.md" || refused[1].Path != "tests/test_calc.py" {
-		t.Errorf("refused = %q, want the .github file and the existing test", refused)
+		t.Errorf("refused = %q, want the .github file and the existing test", plain(refused))
 	}
 }
 
@@ -269,7 +269,7 @@ func TestCheckWithoutProtection(t *testing.T) {
 	edits := []Edit{{Path: "tests/test_calc.py", Content: "x\n"}}
 	accepted, refused := Check(repo, edits, Rules{})
 	if !reflect.DeepEqual(accepted, edits) || len(refused) != 0 {
-		t.Errorf("Check(nil protection) = %q, %q; want the test accepted", accepted, refused)
+		t.Errorf("Check(nil protection) = %q, %q; want the test accepted", accepted, plain(refused))
 	}
 }
 
@@ -281,7 +281,7 @@ func TestCheckLastWins(t *testing.T) {
 		name     string
 		edits    []Edit
 		accepted []Edit
-		refused  []Refusal
+		refused  []pathReason
 	}{
 		{
 			name:     "same path",
@@ -306,7 +306,7 @@ func TestCheckLastWins(t *testing.T) {
 		{
 			name:    "accepted then refused",
 			edits:   []Edit{{Path: "calc.py", Content: "fixed\n"}, {Path: "calc.py", Content: "\x00"}},
-			refused: []Refusal{{"calc.py", "the new content of calc.py contains a NUL byte; only text files can be written"}},
+			refused: []pathReason{{"calc.py", "the new content of calc.py contains a NUL byte; only text files can be written"}},
 		},
 		{
 			name:     "written then deleted",
@@ -317,8 +317,8 @@ func TestCheckLastWins(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			accepted, refused := Check(repo, tt.edits, Rules{Protected: protectTests})
-			if !reflect.DeepEqual(accepted, tt.accepted) || !reflect.DeepEqual(refused, tt.refused) {
-				t.Errorf("Check = %q, %q\n  want %q, %q", accepted, refused, tt.accepted, tt.refused)
+			if !reflect.DeepEqual(accepted, tt.accepted) || !reflect.DeepEqual(plain(refused), tt.refused) {
+				t.Errorf("Check = %q, %q\n  want %q, %q", accepted, plain(refused), tt.accepted, tt.refused)
 			}
 		})
 	}
@@ -330,16 +330,16 @@ func TestCheckFileAndDirectoryConflict(t *testing.T) {
 	repo := testRepo(t)
 	edits := []Edit{{Path: "newpkg/util.py", Content: "x\n"}, {Path: "newpkg", Content: "y\n"}}
 	accepted, refused := Check(repo, edits, Rules{})
-	want := []Refusal{{"newpkg/util.py", "newpkg/util.py cannot be written: newpkg is also written as a file"}}
+	want := []Refusal{{Path: "newpkg/util.py", Reason: "newpkg/util.py cannot be written: newpkg is also written as a file"}}
 	if !reflect.DeepEqual(accepted, edits[1:]) || !reflect.DeepEqual(refused, want) {
-		t.Errorf("Check = %q, %q\n  want %q, %q", accepted, refused, edits[1:], want)
+		t.Errorf("Check = %q, %q\n  want %q, %q", accepted, plain(refused), edits[1:], plain(want))
 	}
 }
 
 func TestCheckMissingRepository(t *testing.T) {
 	accepted, refused := Check(filepath.Join(t.TempDir(), "missing"), []Edit{{Path: "a.py", Content: "x\n"}}, Rules{})
 	if len(accepted) != 0 || len(refused) != 1 || !strings.HasPrefix(refused[0].Reason, "cannot read the repository: ") {
-		t.Errorf("Check = %q, %q; want one refusal", accepted, refused)
+		t.Errorf("Check = %q, %q; want one refusal", accepted, plain(refused))
 	}
 }
 
@@ -364,7 +364,7 @@ func TestCheckThenApplyAndDiff(t *testing.T) {
 		{Path: "etc/passwd", Content: "x\n"},
 	}, Rules{Protected: protectTests})
 	if len(accepted) != 2 || len(refused) != 1 {
-		t.Fatalf("Check = %q, %q", accepted, refused)
+		t.Fatalf("Check = %q, %q", accepted, plain(refused))
 	}
 	patch, err := Diff(repo, accepted)
 	if err != nil {

@@ -27,6 +27,12 @@
 //     piece to the last are replaced. A SEARCH may not start or end with
 //     "...".
 //
+// The divider between SEARCH and REPLACE is exactly "=======" alone on a
+// line; other lines of "=" (a docstring's underline) are text. A block with
+// several such lines (an RST heading, a merge marker) is read at each in
+// turn, and the divider is the one whose SEARCH is placed, once, by the
+// rules above; when none or several are, the block is refused.
+//
 // Nothing looser: a SEARCH found nowhere, or more than once by the first
 // rule that finds it, is refused, the message showing the file's most
 // similar lines (the window of as many lines with the highest sum of
@@ -68,7 +74,9 @@
 // protected like the tests, new files included, unless
 // Rules.AllowTestInfrastructure is set; Rules.Protected does not lift it.
 // It is, anywhere in the repository: conftest.py, sitecustomize.py,
-// usercustomize.py and *.pth files; pytest.ini, .pytest.ini, pytest.toml
+// usercustomize.py and *.pth files; package metadata (anything in a
+// *.dist-info or *.egg-info directory, and entry_points.txt), whose entry
+// points pytest loads as plugins; pytest.ini, .pytest.ini, pytest.toml
 // and .pytest.toml; the [pytest], [tool:pytest], [tox], [tox:tox],
 // [testenv] and [testenv:*] sections and the pytest11 entry points of
 // tox.ini and setup.cfg; the [tool.pytest], [tool.tox] and pytest11
@@ -78,6 +86,26 @@
 // TOML files stay allowed: Check compares the parsed sections and tables
 // before and after the edit. Rewriting a file with the content it has is
 // no change.
+//
+// Two more rules of the test infrastructure look at the answer as a whole.
+// No new module may stand in for one the test run imports: a new X.py, or a
+// file below a new directory X/, in a top level of Python's import path
+// (the repository root, and any directory without an __init__.py: src/,
+// the test directories pytest puts on sys.path, PYTHONPATH entries) is
+// refused when X is in Rules.Importable, the names the sandbox's Python
+// can import (the standard library, installed packages, the test runner
+// and Capsule's plugin; see package pynames). Files inside a package stay
+// allowed (mypkg/json.py), and so do the repository's own files and
+// directories of such names. Deleting an __init__.py that would turn such
+// a file into a top-level module is refused too. And no __init__.py may be
+// added, changed or deleted in a directory of tests (one called test,
+// tests or testing, or holding test_*.py or *_test.py files, the answer's
+// and the job's included): pytest runs it before the tests, and it can put
+// other modules in their place.
+//
+// Rules.Reserved names files the job writes itself (the reproducing test):
+// an edit may not write one, make a directory of it, or make a file of a
+// directory it lies in, whatever the other rules allow.
 //
 // When several edits name the same file, the last one wins. An edit whose
 // content is DeleteMarker deletes the file. Text only: a NUL byte in the old

@@ -20,6 +20,9 @@ func (e Edit) Deletes() bool {
 
 // Refusal is an edit that Check rejected. Path is the path as the agent wrote
 // it and Reason tells the agent, in plain words, why the edit was refused.
+// Infrastructure is set when the edit was refused only for being test
+// infrastructure (which Rules.AllowTestInfrastructure would allow).
 type Refusal struct {
-	Path, Reason string
+	Path, Reason   string
+	Infrastructure bool
 }

@@ -6,8 +6,10 @@ import (
 )
 
 // fuzzLines are the lines fuzz inputs are made of: few, so that they repeat
-// and many alignments compete, with blank, CRLF and non-ASCII lines.
-var fuzzLines = []string{"a\n", "b\n", "c\n", "\n", "}\n", "\tx := 1\n", "ü\r\n", "\r\n"}
+// and many alignments compete, with blank, CRLF and non-ASCII lines, and
+// lines of "=" (a divider, which a file may hold as an RST heading or a
+// merge marker, and a docstring's underline).
+var fuzzLines = []string{"a\n", "b\n", "c\n", "\n", "}\n", "\tx := 1\n", "ü\r\n", "\r\n", "=======\n", "    ========\n"}
 
 // fuzzText turns fuzz bytes into text: each byte picks a line, and a high
 // bit on the last byte drops the final newline.
@@ -60,11 +62,18 @@ func FuzzDiff(f *testing.F) {
 }
 
 // FuzzBlocks writes the change between random texts as blocks and places
-// them back, and places random blocks without panicking: a block either
-// fails with a message or gives text that holds its REPLACE part.
+// them back, also as the answer parser reads them (split at each line
+// "=======" in turn: the right reading is chosen, or the block is refused
+// as unclear, never placed wrong), and places random blocks without
+// panicking: a block either fails with a message or gives text that holds
+// its REPLACE part.
 func FuzzBlocks(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3}, []byte{0, 2, 3}, []byte{1})
 	f.Add([]byte{0, 0, 0}, []byte{0, 1, 0}, []byte{0, 0})
+	// An RST heading, a merge marker, a numpy docstring's underline.
+	f.Add([]byte{0, 8, 3, 1}, []byte{0, 8, 3, 2}, []byte{0, 8})
+	f.Add([]byte{0, 1, 8, 2, 4}, []byte{0, 1, 8, 5, 4}, []byte{8})
+	f.Add([]byte{5, 9, 1, 2}, []byte{5, 9, 1, 0}, []byte{9, 1})
 	f.Fuzz(func(t *testing.T, a, b, s []byte) {
 		old, new := fuzzText(a), fuzzText(b)
 		if strings.TrimSpace(old) != "" && !strings.Contains(old, "\r") && !strings.Contains(new, "\r") &&
@@ -74,6 +83,18 @@ func FuzzBlocks(f *testing.F) {
 				next, err := replaceBlock(cur, bl)
 				if err != nil {
 					t.Fatalf("%q -> %q: block %d: %v", old, new, bl.N, err)
+				}
+				// The block as the parser reads it from the answer.
+				search := bl.Search
+				if search != "" && !strings.HasSuffix(search, "\n") {
+					search += "\n" // as the parser gives it: the same lines
+				}
+				read, _, err := placeBlock(cur, readings(bl.N, search+"=======\n"+bl.Replace))
+				switch {
+				case err != nil && !strings.Contains(err.Error(), "which is the divider is unclear"):
+					t.Fatalf("%q -> %q: block %d as read: %v", old, new, bl.N, err)
+				case err == nil && read != next:
+					t.Fatalf("%q -> %q: block %d as read gives %q, want %q", old, new, bl.N, read, next)
 				}
 				cur = next
 			}

@@ -321,3 +321,15 @@ func splitTestLines(s string) []string {
 	}
 	return lines
 }
+
+// pathReason is a refusal as the tables write it: its path and reason.
+type pathReason struct{ Path, Reason string }
+
+// plain drops what the tables do not compare from refusals.
+func plain(rs []Refusal) []pathReason {
+	var out []pathReason
+	for _, r := range rs {
+		out = append(out, pathReason{r.Path, r.Reason})
+	}
+	return out
+}

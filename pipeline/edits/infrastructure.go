@@ -28,7 +28,7 @@ func infrastructureChange(p string, old, new []byte) (what, why string) {
 		return "", ""
 	}
 	base := path.Base(p)
-	if why := wholeFile(base); why != "" {
+	if why := wholeFile(p); why != "" {
 		return p, why
 	}
 	switch {
@@ -47,12 +47,24 @@ func infrastructureChange(p string, old, new []byte) (what, why string) {
 // which only some sections are (setup.cfg, tox.ini, pyproject.toml) are
 // not.
 func IsTestInfrastructure(p string) bool {
-	return wholeFile(path.Base(p)) != ""
+	return wholeFile(p) != ""
 }
 
-// wholeFile says why a file called base is test infrastructure as a
-// whole, or returns "".
-func wholeFile(base string) string {
+// wholeFile says why the file at the slash-separated path p is test
+// infrastructure as a whole, or returns "".
+func wholeFile(p string) string {
+	for dir := range strings.SplitSeq(path.Dir(p), "/") {
+		if ext := strings.ToLower(path.Ext(dir)); ext == ".dist-info" || ext == ".egg-info" {
+			return "it is package metadata (" + dir + "/), whose entry points make pytest load plugins on its own"
+		}
+	}
+	base := path.Base(p)
+	switch lower := strings.ToLower(base); {
+	case lower == "entry_points.txt":
+		return "it declares entry points, through which pytest loads plugins on its own"
+	case strings.HasSuffix(lower, ".dist-info") || strings.HasSuffix(lower, ".egg-info"):
+		return "it is package metadata, which can make pytest load plugins on its own"
+	}
 	switch {
 	case base == "conftest.py":
 		return "pytest loads every conftest.py as a plugin that can decide how each test ends"

@@ -9,6 +9,7 @@ import (
 
 	"github.com/capsulehq/capsule/internal/markdown"
 	"github.com/capsulehq/capsule/pipeline/chat"
+	"github.com/capsulehq/capsule/pipeline/untrusted"
 )
 
 //go:embed prompts/*.txt
@@ -98,40 +99,68 @@ func (t FunctionTask) Render() string {
 
 // RepoTask is an issue to resolve in a repository.
 type RepoTask struct {
-	// Title and Body are the issue's.
+	// Title and Body are the issue's: text from outside Capsule (a round's
+	// body holds reviewers' comments and CI output too), which the prompt
+	// gives cleaned and inside Boundary.
 	Title, Body string
 	// Context is the rendered repository context: the file tree and the
 	// files most likely involved.
 	Context string
 	// Signatures are names or signatures the issue states, to keep exactly.
 	Signatures []string
+	// Boundary encloses the issue; the zero value draws one.
+	Boundary untrusted.Boundary
 }
 
 // Render is the task as the user message of the conversation.
 func (t RepoTask) Render() string {
-	t.Title = strings.TrimSpace(t.Title)
-	t.Body = trimBlock(t.Body)
-	t.Context = trimBlock(t.Context)
-	return render(repoTaskTmpl, t)
+	var sigs []string
+	for _, s := range t.Signatures {
+		// From the issue too: one line, and no backtick to end the code
+		// span it is shown in.
+		if s = strings.Join(strings.Fields(untrusted.Clean(s)), " "); s != "" && !strings.Contains(s, "`") {
+			sigs = append(sigs, s)
+		}
+	}
+	b, issue := wrapIssue(t.Boundary, t.Title, t.Body)
+	return render(repoTaskTmpl, struct {
+		Context, Issue, Tag string
+		Signatures          []string
+	}{trimBlock(t.Context), issue, b.Tag(), sigs})
+}
+
+// wrapIssue renders an issue's title and body inside a boundary, drawing
+// one when b is the zero value.
+func wrapIssue(b untrusted.Boundary, title, body string) (untrusted.Boundary, string) {
+	if b.IsZero() {
+		b = untrusted.Random()
+	}
+	text := "# " + strings.Join(strings.Fields(untrusted.Clean(title)), " ")
+	if body = trimBlock(untrusted.Clean(body)); body != "" {
+		text += "\n\n" + body
+	}
+	return b, b.Wrap(text)
 }
 
 // DesignTask asks the test designer, a second role of the model that
 // never sees the programmer's code, for a new test file that shows an
 // issue.
 type DesignTask struct {
-	// Title and Body are the issue's; Context is the repository context.
+	// Title and Body are the issue's, given as RepoTask gives them;
+	// Context is the repository context.
 	Title, Body, Context string
 	// Path is where the test file goes, relative to the repository root.
 	Path string
+	// Boundary encloses the issue; the zero value draws one.
+	Boundary untrusted.Boundary
 }
 
 // Messages are the test designer's first call: its own system prompt and
 // the task.
 func (t DesignTask) Messages() []chat.Message {
-	t.Title = strings.TrimSpace(t.Title)
-	t.Body = trimBlock(t.Body)
-	t.Context = trimBlock(t.Context)
-	return []chat.Message{{Role: chat.System, Content: testDesignPrompt}, {Role: chat.User, Content: render(testTaskTmpl, t)}}
+	b, issue := wrapIssue(t.Boundary, t.Title, t.Body)
+	task := render(testTaskTmpl, struct{ Context, Issue, Tag, Path string }{trimBlock(t.Context), issue, b.Tag(), t.Path})
+	return []chat.Message{{Role: chat.System, Content: testDesignPrompt}, {Role: chat.User, Content: task}}
 }
 
 // Retry continues a test designer's conversation after its answer was not

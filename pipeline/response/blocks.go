@@ -19,17 +19,35 @@ type Block struct {
 	// Line is the 1-based line of the answer that opens the block.
 	Line int
 	// Search and Replace are the two parts, each ending with a newline
-	// unless empty.
+	// unless empty: the reading at the block's first divider line.
+	Search, Replace string
+	// Splits are every reading of a block that has more than one divider
+	// line, in order, the first being Search and Replace; nil when it has
+	// one. Which one is meant depends on the file: see package edits.
+	Splits []Split `json:",omitempty"`
+}
+
+// Split is one reading of a block's lines: those before a divider line and
+// those after it.
+type Split struct {
 	Search, Replace string
 }
 
-// The markers of a block: 6 to 9 characters (7 is the canonical length),
-// with any case and surrounding white space.
+// The SEARCH and REPLACE markers of a block: 6 to 9 characters (7 is the
+// canonical length), with any case and surrounding white space.
 var (
 	searchRE  = regexp.MustCompile(`(?i)^\s*<{6,9}\s*SEARCH\s*$`)
-	dividerRE = regexp.MustCompile(`^\s*={6,9}\s*$`)
 	replaceRE = regexp.MustCompile(`(?i)^\s*>{6,9}\s*REPLACE\s*$`)
 )
+
+// divider is the line between SEARCH and REPLACE, exactly: seven "=" at
+// the line's start and nothing else (a CR of a CRLF answer aside), so that
+// a SEARCH may quote lines made of "=" of any other shape, such as a
+// docstring's indented underline.
+const divider = "======="
+
+// isDivider reports whether an answer's line is a divider line.
+func isDivider(line string) bool { return strings.TrimSuffix(line, "\r") == divider }
 
 // editScanner follows the block markers across lines: a fence that would
 // close inside a block is content (the file may hold fences itself).
@@ -66,31 +84,31 @@ func hasBlocks(text string) bool {
 func (p *parser) parseBlocks(path, text string, first, next int) ([]Block, error) {
 	var out []Block
 	var cur *Block
-	var search, replace []string
-	inReplace := false
+	var body []string // the lines between the SEARCH and REPLACE markers
 	stray := 0
 	for i, l := range strings.Split(text, "\n") {
 		switch {
 		case cur == nil && searchRE.MatchString(l):
 			cur = &Block{N: next + len(out), Line: first + i}
-			search, replace, inReplace = nil, nil, false
+			body = nil
 		case cur == nil:
 			if strings.TrimSpace(l) != "" && strings.Trim(strings.TrimSpace(l), "`'\"*#: ") != path {
 				stray++
 			}
-		case !inReplace && dividerRE.MatchString(l):
-			inReplace = true
-		case !inReplace && replaceRE.MatchString(l):
-			return out, fmt.Errorf("%w: SEARCH/REPLACE block %d (line %d) for %q has no ======= line between SEARCH and REPLACE",
-				ErrFileBlock, cur.N, cur.Line, path)
-		case inReplace && replaceRE.MatchString(l):
-			cur.Search, cur.Replace = joinLines(search), joinLines(replace)
+		case replaceRE.MatchString(l):
+			splits := splitBody(body)
+			if len(splits) == 0 {
+				return out, fmt.Errorf("%w: SEARCH/REPLACE block %d (line %d) for %q has no ======= line between SEARCH and REPLACE "+
+					"(the divider is exactly seven \"=\" alone on a line)", ErrFileBlock, cur.N, cur.Line, path)
+			}
+			cur.Search, cur.Replace = splits[0].Search, splits[0].Replace
+			if len(splits) > 1 {
+				cur.Splits = splits
+			}
 			out = append(out, *cur)
 			cur = nil
-		case inReplace:
-			replace = append(replace, l)
 		default:
-			search = append(search, l)
+			body = append(body, l)
 		}
 	}
 	if cur != nil {
@@ -101,6 +119,17 @@ func (p *parser) parseBlocks(path, text string, first, next int) ([]Block, error
 		p.warnf("ignored %d lines of text between the SEARCH/REPLACE blocks for %q", stray, path)
 	}
 	return out, nil
+}
+
+// splitBody reads a block's lines at each of its divider lines in turn.
+func splitBody(body []string) []Split {
+	var out []Split
+	for i, l := range body {
+		if isDivider(l) {
+			out = append(out, Split{Search: joinLines(body[:i]), Replace: joinLines(body[i+1:])})
+		}
+	}
+	return out
 }
 
 // joinLines joins lines, each ending with a newline.

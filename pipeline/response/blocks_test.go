@@ -20,11 +20,30 @@ func TestParseBlocks(t *testing.T) {
 		},
 		{
 			name: "sloppy markers, several blocks in one fence, no blank lines",
-			answer: md("### File: a.py\n´´´diff\n<<<<<< SEARCH\nx = 1\n  =========  \nx = 2\n>>>>>>>>> replace\n" +
+			answer: md("### File: a.py\n´´´diff\n<<<<<< SEARCH\nx = 1\n=======\r\nx = 2\n>>>>>>>>> replace\n" +
 				"<<<<<<<SEARCH\ny = 1\n=======\n>>>>>>>REPLACE\n´´´"),
 			want: []File{{Path: "a.py", Blocks: []Block{
 				{N: 1, Line: 3, Search: "x = 1\n", Replace: "x = 2\n"},
 				{N: 2, Line: 8, Search: "y = 1\n", Replace: ""}}}},
+		},
+		{
+			// A numpy docstring's underline is not a divider: only seven
+			// "=" alone at the line's start are.
+			name:   "lines of = in SEARCH and REPLACE",
+			answer: md("### File: a.py\n´´´python\n<<<<<<< SEARCH\n    Examples\n    ========\n=========\n======\n=======\n    Examples\n    ========\n>>>>>>> REPLACE\n´´´\n"),
+			want: []File{{Path: "a.py", Blocks: []Block{{N: 1, Line: 3,
+				Search: "    Examples\n    ========\n=========\n======\n", Replace: "    Examples\n    ========\n"}}}},
+		},
+		{
+			// The file decides which is the divider (package edits).
+			name:   "several divider lines: every reading is kept",
+			answer: md("### File: a.rst\n´´´\n<<<<<<< SEARCH\nTitle\n=======\ntext\n=======\nTitle\n=======\nmore\n>>>>>>> REPLACE\n´´´\n"),
+			want: []File{{Path: "a.rst", Blocks: []Block{{N: 1, Line: 3, Search: "Title\n", Replace: "text\n=======\nTitle\n=======\nmore\n",
+				Splits: []Split{
+					{Search: "Title\n", Replace: "text\n=======\nTitle\n=======\nmore\n"},
+					{Search: "Title\n=======\ntext\n", Replace: "Title\n=======\nmore\n"},
+					{Search: "Title\n=======\ntext\n=======\nTitle\n", Replace: "more\n"},
+				}}}}},
 		},
 		{
 			name:   "blocks across fences and repeated headers accumulate",
@@ -73,6 +92,8 @@ func TestParseBlockErrors(t *testing.T) {
 	tests := []struct{ name, answer, want string }{
 		{"no divider", md("### File: a.py\n´´´\n<<<<<<< SEARCH\na\n>>>>>>> REPLACE\n´´´\n"),
 			`SEARCH/REPLACE block 1 (line 3) for "a.py" has no ======= line`},
+		{"no exact divider", md("### File: a.py\n´´´\n<<<<<<< SEARCH\na\n  =========  \n ======= \nb\n>>>>>>> REPLACE\n´´´\n"),
+			`exactly seven "=" alone on a line`},
 		{"no REPLACE marker", md("### File: a.py\n´´´\n<<<<<<< SEARCH\na\n=======\nb\n´´´\n"),
 			`SEARCH/REPLACE block 1 (line 3) for "a.py" does not end with a >>>>>>> REPLACE line`},
 		{"no file", md("Here:\n\n´´´\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n´´´\n"),

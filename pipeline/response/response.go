@@ -23,9 +23,12 @@
 //
 // The parser is lenient where models are sloppy (other header levels and
 // spellings, missing headers, other fence tags, several blocks, a truncated
-// last block, bare code; block markers of 6 to 9 characters in any case
-// with stray spaces, unfenced blocks, a fence inside a block, the file
-// named alone before the fence) and strict where it matters: an answer
+// last block, bare code; SEARCH and REPLACE markers of 6 to 9 characters
+// in any case with stray spaces, unfenced blocks, a fence inside a block,
+// the file named alone before the fence) and strict where it matters: the
+// divider is exactly "=======" alone on a line, so that a SEARCH may quote
+// other lines of "=", and a block with several such lines keeps every
+// reading for package edits to choose from (Block.Splits); an answer
 // without code is ErrNoCode, to be answered with FormatReminder, and a
 // malformed file section or block (no path, no content, a block without
 // its ======= or REPLACE line) is ErrFileBlock. Paths are returned as
