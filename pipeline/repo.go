@@ -309,6 +309,9 @@ func repoAttempt(ctx context.Context, model Model, box RepoSandbox, task RepoTas
 		} else {
 			a.Feedback = v.Feedback() + "\n" + a.Feedback
 		}
+		if len(v.Tampered) > 0 {
+			a.FeedbackKind = "tampered"
+		}
 	}
 	a.Feedback = partly + a.Feedback + specialCasingNote(a.SpecialCasing)
 	return a, accepted, nil
@@ -324,6 +327,9 @@ func gateReason(v gate.Verdict, exitCode int, runReason string) string {
 			return fmt.Sprintf("exit status %d, from tests that already failed or are flaky", exitCode)
 		}
 		return ""
+	}
+	if n := len(v.Tampered); n > 0 {
+		why = append(why, fmt.Sprintf("tampering seen (%d %s)", n, map[bool]string{true: "finding", false: "findings"}[n == 1]))
 	}
 	failing := 0
 	for _, t := range v.Targets {
