@@ -72,6 +72,11 @@ type Settings struct {
 	// RunNumber gives every test run of repo mode its number in the job,
 	// RunNumberEnv; off, the code under test is not told.
 	RunNumber bool
+
+	// withoutScan and withoutTripwire turn one defence of the proof off,
+	// so that Capsule's own tests show each of the others holding alone
+	// (export_test.go); nothing else sets them.
+	withoutScan, withoutTripwire bool
 }
 
 // DefaultSettings returns the paper's settings.

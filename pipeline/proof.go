@@ -52,6 +52,8 @@ type proof struct {
 	testFiles []string
 	// runNumber gives every run RunNumberEnv.
 	runNumber bool
+	// withoutTripwire runs the tests without the tripwire (tests only).
+	withoutTripwire bool
 }
 
 // keepRepro refuses the programmer's edits of the accepted reproducing
@@ -106,6 +108,9 @@ func (p *proof) runCommand(ctx context.Context, box RepoSandbox, task RepoTask, 
 	if p.runNumber {
 		env = append(env, fmt.Sprintf("%s=%d", RunNumberEnv, p.runs))
 	}
+	if p.withoutTripwire {
+		env = append(env, testreport.TripwireOff)
+	}
 	res, err := box.Run(ctx, sandbox.Run{Cmd: cmd, Env: env, Files: files, Delete: deleted, Timeout: p.timeout, TestReport: !p.plan.GoJSON})
 	if err != nil {
 		return testRun{}, fmt.Errorf("run tests: %w", err)
@@ -124,7 +129,7 @@ func (p *proof) runCommand(ctx context.Context, box RepoSandbox, task RepoTask, 
 // flaky tests from failing ones. The tests the issue names that fail there
 // are the targets. It records all of it in log.Baseline.
 func newProof(ctx context.Context, box RepoSandbox, task RepoTask, s Settings, log *attemptlog.Log) (*proof, error) {
-	p := &proof{plan: testreport.NewPlan(task.TestCommand, isFileIn(task.Repo)), timeout: cmp.Or(task.MaxTestTimeout, task.TestTimeout), runNumber: s.RunNumber}
+	p := &proof{plan: testreport.NewPlan(task.TestCommand, isFileIn(task.Repo)), timeout: cmp.Or(task.MaxTestTimeout, task.TestTimeout), runNumber: s.RunNumber, withoutTripwire: s.withoutTripwire}
 	rec := &attemptlog.Baseline{Plan: p.plan.Note}
 	log.Baseline = rec
 	first, err := p.run(ctx, box, task, nil, nil)

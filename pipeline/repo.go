@@ -269,7 +269,9 @@ func repoAttempt(ctx context.Context, model Model, box RepoSandbox, task RepoTas
 	// The change that runs, and that the patch carries, is without the
 	// example calls.
 	accepted, a.Cleaned = stripExampleCalls(task.Repo, accepted)
-	a.SpecialCasing = specialCasing(task.Repo, accepted, pf)
+	if !s.withoutScan {
+		a.SpecialCasing = specialCasing(task.Repo, accepted, pf)
+	}
 	if pf.repro != nil {
 		// The reproducing test runs with every attempt, and the change
 		// (the patch, the pull request) carries it.

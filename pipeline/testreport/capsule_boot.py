@@ -59,6 +59,10 @@ closures, not in any module; but they live in the interpreter that runs the
 code under test, which can still reach them (without raising an event only
 through paths Python does not audit): what they send is evidence, not
 proof. The hook never raises into the code under test.
+
+With CAPSULE_TRIPWIRE=off (Capsule's own tests, which show the other
+defences holding alone) the boot installs the finder without the tripwire:
+the sessions of that interpreter are then reported as unwatched.
 """
 
 
@@ -70,6 +74,7 @@ def _capsule_boot(boot_file):
     channel = environ.get("CAPSULE_TEST_CHANNEL", "")
     if not channel:
         return
+    watch = environ.get("CAPSULE_TRIPWIRE", "") != "off"
     helper_dir = os.path.dirname(os.path.abspath(boot_file))
     plugin_file = os.path.join(helper_dir, "capsule_testreport.py")
     plugin_name = "capsule_testreport"
@@ -347,8 +352,8 @@ def _capsule_boot(boot_file):
 
     def tripwire():
         """Why the tripwire connection of this process is no longer intact, or ''."""
-        if conn["pid"] != getpid():
-            return ""  # a forked child connects on its first record
+        if not watch or conn["pid"] != getpid():
+            return ""  # unwatched, or a forked child that connects on its first record
         if not lock.acquire(True, 2.0):
             return "the tripwire's lock is held"
         try:
@@ -359,7 +364,8 @@ def _capsule_boot(boot_file):
     class PluginLoader(external.SourceFileLoader):
         def exec_module(self, module):
             module.__dict__["_capsule_tripwire"] = tripwire
-            module.__dict__["_capsule_executed"] = executed.__contains__
+            if watch:  # the "exec" events are the tripwire's
+                module.__dict__["_capsule_executed"] = executed.__contains__
             super().exec_module(module)
 
     class PluginFinder:
@@ -380,9 +386,10 @@ def _capsule_boot(boot_file):
                 index = 1
             list.insert(self, index, finder)
 
-    connect()
-    os.register_at_fork(after_in_child=lambda: guarded(after_fork))
-    sys.addaudithook(hook)
+    if watch:
+        connect()
+        os.register_at_fork(after_in_child=lambda: guarded(after_fork))
+        sys.addaudithook(hook)
     sys.meta_path = MetaPath([PluginFinder] + [f for f in sys.meta_path if f is not PluginFinder])
 
 

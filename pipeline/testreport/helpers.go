@@ -17,6 +17,12 @@ const HelperDir = "/capsule/plugin"
 // channel's socket; without it the boot and the plugin do nothing.
 const ChannelEnv = "CAPSULE_TEST_CHANNEL"
 
+// TripwireOff, added to a run's environment, makes the boot install the
+// plugin's finder without the tripwire: its sessions are then reported as
+// unwatched. Capsule's own tests use it to show the other defences
+// holding alone.
+const TripwireOff = "CAPSULE_TRIPWIRE=off"
+
 // The helper files' names, relative to the helper directory.
 const (
 	BootFile   = "capsule_boot.py"
