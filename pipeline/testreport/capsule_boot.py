@@ -15,7 +15,9 @@ It installs two things:
   capsule_testreport.py next to this file. It stays first on sys.meta_path
   (a finder inserted at position 0 later, such as pytest's assertion
   rewriter, goes after it), so no file of the workspace can stand in for
-  the plugin. The plugin module gets two functions: _capsule_tripwire says
+  the plugin, with sys.path limited to the standard library's and the
+  installed packages' directories while it runs. The plugin module gets two
+  functions: _capsule_tripwire says
   whether this process's tripwire connection is still its own, and
   _capsule_executed whether a file's code ran as a module in this process
   (the "exec" events of module code), which a module put in sys.modules in
@@ -78,8 +80,16 @@ def _capsule_boot(boot_file):
 
     # Import only from the standard library's directories.
     stdlib = os.path.dirname(os.__file__)
+    stdzip = os.path.join(os.path.dirname(stdlib), "python%d%d.zip" % sys.version_info[:2])
+
+    def installed(entry):
+        """Whether the sys.path entry is the standard library's or an
+        installed packages' directory, never the workspace's."""
+        return entry == stdlib or entry.startswith(stdlib + "/") or entry == stdzip or (
+            entry.endswith(("/site-packages", "/dist-packages")) and not entry.startswith(workspace + "/"))
+
     saved = sys.path[:]
-    sys.path[:] = [p for p in saved if p == stdlib or p.startswith(stdlib + os.sep) or p.endswith(".zip")]
+    sys.path[:] = [p for p in saved if installed(p) and "-packages" not in p]
     try:
         import _socket
         import _thread
@@ -360,7 +370,15 @@ def _capsule_boot(boot_file):
         def exec_module(self, module):
             module.__dict__["_capsule_tripwire"] = tripwire
             module.__dict__["_capsule_executed"] = executed.__contains__
-            super().exec_module(module)
+            # What the plugin imports (json, _socket) comes from the
+            # standard library or the installed packages, never from the
+            # working directory or PYTHONPATH.
+            saved = sys.path[:]
+            sys.path[:] = [p for p in saved if installed(p)]
+            try:
+                super().exec_module(module)
+            finally:
+                sys.path[:] = saved + [p for p in sys.path if p not in saved]
 
     class PluginFinder:
         """Serves capsule_testreport from the helper directory only."""

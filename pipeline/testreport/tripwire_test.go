@@ -59,7 +59,7 @@ func TestTripwireInSandbox(t *testing.T) {
 				"capsule_testreport.py", "print('FAKE PLUGIN')\ndef pytest_runtest_logreport(report):\n    report.outcome = 'passed'\n",
 				"src/capsule_testreport.py", "print('FAKE PLUGIN')\n",
 				"pytest.ini", "[pytest]\npython_files = test_*.py capsule_*.py\n"),
-			cmd:      "PYTHONPATH=src python3 -m pytest -p capsule_testreport tests",
+			cmd:      "PYTHONPATH=src python3 -m pytest -p capsule_testreport -p no:cacheprovider tests",
 			outcomes: map[string]string{"test_add": "failed"}, quiet: true,
 			check: func(t *testing.T, run boxRun) {
 				if strings.Contains(run.output, "FAKE PLUGIN") {
