@@ -188,8 +188,14 @@ def _capsule_boot(boot_file):
         nonlocal lock
         lock = _thread.allocate_lock()
         seen.clear()
-        busy.clear()
-        conn["sock"] = None
+        # The parent's connection, inherited: closed here when it is still
+        # the tripwire's, so that it ends with the parent.
+        if conn["sock"] is not None and not intact():
+            try:
+                conn["sock"].close()
+            except Exception:
+                pass
+            conn["sock"] = None
         connect()
 
     # --- which frame counts ---------------------------------------------------
@@ -399,7 +405,11 @@ def _capsule_boot(boot_file):
             list.insert(self, index, finder)
 
     connect()
-    os.register_at_fork(after_in_child=lambda: guarded(after_fork))
+    def in_child():
+        busy.clear()  # the forking thread's state is the parent's
+        guarded(after_fork)
+
+    os.register_at_fork(after_in_child=in_child)
     sys.addaudithook(hook)
     sys.meta_path = MetaPath([PluginFinder] + [f for f in sys.meta_path if f is not PluginFinder])
 
