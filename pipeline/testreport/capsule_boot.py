@@ -15,7 +15,9 @@ It installs two things:
   capsule_testreport.py next to this file. It stays first on sys.meta_path
   (a finder inserted at position 0 later, such as pytest's assertion
   rewriter, goes after it), so no file of the workspace can stand in for
-  the plugin. The plugin module gets two functions: _capsule_tripwire says
+  the plugin, with sys.path limited to the standard library's and the
+  installed packages' directories while it runs. The plugin module gets two
+  functions: _capsule_tripwire says
   whether this process's tripwire connection is still its own, and
   _capsule_executed whether a file's code ran as a module in this process
   (the "exec" events of module code), which a module put in sys.modules in
@@ -83,8 +85,16 @@ def _capsule_boot(boot_file):
 
     # Import only from the standard library's directories.
     stdlib = os.path.dirname(os.__file__)
+    stdzip = os.path.join(os.path.dirname(stdlib), "python%d%d.zip" % sys.version_info[:2])
+
+    def installed(entry):
+        """Whether the sys.path entry is the standard library's or an
+        installed packages' directory, never the workspace's."""
+        return entry == stdlib or entry.startswith(stdlib + "/") or entry == stdzip or (
+            entry.endswith(("/site-packages", "/dist-packages")) and not entry.startswith(workspace + "/"))
+
     saved = sys.path[:]
-    sys.path[:] = [p for p in saved if p == stdlib or p.startswith(stdlib + os.sep) or p.endswith(".zip")]
+    sys.path[:] = [p for p in saved if installed(p) and "-packages" not in p]
     try:
         import _socket
         import _thread
@@ -183,8 +193,14 @@ def _capsule_boot(boot_file):
         nonlocal lock
         lock = _thread.allocate_lock()
         seen.clear()
-        busy.clear()
-        conn["sock"] = None
+        # The parent's connection, inherited: closed here when it is still
+        # the tripwire's, so that it ends with the parent.
+        if conn["sock"] is not None and not intact():
+            try:
+                conn["sock"].close()
+            except Exception:
+                pass
+            conn["sock"] = None
         connect()
 
     # --- which frame counts ---------------------------------------------------
@@ -366,7 +382,15 @@ def _capsule_boot(boot_file):
             module.__dict__["_capsule_tripwire"] = tripwire
             if watch:  # the "exec" events are the tripwire's
                 module.__dict__["_capsule_executed"] = executed.__contains__
-            super().exec_module(module)
+            # What the plugin imports (json, _socket) comes from the
+            # standard library or the installed packages, never from the
+            # working directory or PYTHONPATH.
+            saved = sys.path[:]
+            sys.path[:] = [p for p in saved if installed(p)]
+            try:
+                super().exec_module(module)
+            finally:
+                sys.path[:] = saved + [p for p in sys.path if p not in saved]
 
     class PluginFinder:
         """Serves capsule_testreport from the helper directory only."""
@@ -388,7 +412,12 @@ def _capsule_boot(boot_file):
 
     if watch:
         connect()
-        os.register_at_fork(after_in_child=lambda: guarded(after_fork))
+
+        def in_child():
+            busy.clear()  # the forking thread's state is the parent's
+            guarded(after_fork)
+
+        os.register_at_fork(after_in_child=in_child)
         sys.addaudithook(hook)
     sys.meta_path = MetaPath([PluginFinder] + [f for f in sys.meta_path if f is not PluginFinder])
 

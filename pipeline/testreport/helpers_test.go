@@ -117,11 +117,7 @@ func (c *channel) serve(n int, conn *net.UnixConn) {
 	scan := bufio.NewScanner(conn)
 	scan.Buffer(nil, 1<<20)
 	for scan.Scan() {
-		line := channelLine{conn: n, pid: pid, raw: scan.Text()}
-		if err := json.Unmarshal(scan.Bytes(), &line.rec); err != nil {
-			line.rec = map[string]any{"kind": "malformed"}
-		}
-		c.add(line)
+		c.add(channelLine{conn: n, pid: pid, raw: scan.Text()})
 	}
 	c.add(channelLine{conn: n, pid: pid, closed: true})
 }
@@ -132,11 +128,17 @@ func (c *channel) add(l channelLine) {
 	c.mu.Unlock()
 }
 
-// close stops accepting and waits until every connection is read to its
-// end (the container is gone: its peers are closed).
+// close stops accepting, waits until every connection is read to its end
+// (the container is gone: its peers are closed) and decodes the lines,
+// which reading does not, to keep up with the writers as an agent would.
 func (c *channel) close() []channelLine {
 	c.ln.Close()
 	c.wg.Wait()
+	for i := range c.lines {
+		if l := &c.lines[i]; !l.closed && json.Unmarshal([]byte(l.raw), &l.rec) != nil {
+			l.rec = map[string]any{"kind": "malformed"}
+		}
+	}
 	return c.lines
 }
 

@@ -59,7 +59,7 @@ func TestTripwireInSandbox(t *testing.T) {
 				"capsule_testreport.py", "print('FAKE PLUGIN')\ndef pytest_runtest_logreport(report):\n    report.outcome = 'passed'\n",
 				"src/capsule_testreport.py", "print('FAKE PLUGIN')\n",
 				"pytest.ini", "[pytest]\npython_files = test_*.py capsule_*.py\n"),
-			cmd:      "PYTHONPATH=src python3 -m pytest -p capsule_testreport tests",
+			cmd:      "PYTHONPATH=src python3 -m pytest -p capsule_testreport -p no:cacheprovider tests",
 			outcomes: map[string]string{"test_add": "failed"}, quiet: true,
 			check: func(t *testing.T, run boxRun) {
 				if strings.Contains(run.output, "FAKE PLUGIN") {
@@ -98,9 +98,23 @@ def test_add(caplog, monkeypatch, tmp_path):
         assert calc.add(1, 2) == 3
     gc.collect()
     assert calc.Pair(1).b == 2 and calc.D().x == 1 and calc.Color.RED.value == 1
+
+def test_fork_and_child():
+    import os, subprocess, sys
+    pid = os.fork()
+    if pid == 0:
+        gc.collect()
+        os._exit(0)
+    assert os.waitpid(pid, 0)[1] == 0
+    subprocess.run([sys.executable, "-c", "import collections; collections.namedtuple('P', 'a')"], check=True)
 `,
 			},
-			cmd: "python3 -m pytest", quiet: true, outcomes: map[string]string{"test_add": "passed"},
+			cmd: "python3 -m pytest", quiet: true, outcomes: map[string]string{"test_add": "passed", "test_fork_and_child": "passed"},
+			check: func(t *testing.T, run boxRun) {
+				if got := run.records("tripwire", "python"); len(got) != 3 {
+					t.Errorf("%d tripwire connections, want 3: pytest's, its fork's, the child interpreter's", len(got))
+				}
+			},
 		},
 		{
 			name: "attack 1: the answer rebinds the plugin's _outcome",
