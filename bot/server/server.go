@@ -273,7 +273,7 @@ func (s *Server) Accept(ctx context.Context, r work.Request) error {
 		log.Info("issue already has an active job", "state", j.State)
 		s.noteBusy(j)
 	case store.Waiting:
-		log.Info("the round waits for the issue's active job", "state", j.State)
+		log.Info("the delivery waits for the issue's active job, and is queued when it ends", "trigger", r.Trigger, "label", r.Label, "state", j.State)
 	}
 	return nil
 }
