@@ -1,6 +1,7 @@
 package fakegithub
 
 import (
+	"fmt"
 	"net/http"
 	"path"
 	"strings"
@@ -25,6 +26,10 @@ type Fault struct {
 	// Header is added to the response, e.g. Retry-After, or
 	// X-RateLimit-Remaining: 0 and X-RateLimit-Reset.
 	Header http.Header
+	// AfterWrite makes the request act first, as it would without the
+	// fault, and only its answer fail: GitHub made the branch or opened
+	// the pull request, and the client never heard of it.
+	AfterWrite bool
 	// Message is the body's "message"; empty chooses the one GitHub sends
 	// with Status and Header: primary rate limit for X-RateLimit-Remaining:
 	// 0, secondary rate limit (with its documentation_url, which go-github
@@ -85,13 +90,18 @@ func (f *fault) matches(method, apiPath string) bool {
 	return matched
 }
 
-// takeFault returns the reply of the first fault matching the request and
-// uses up one of its failures.
+// takeFault returns the reply of the first fault matching the request
+// that is not AfterWrite and uses up one of its failures.
 func (s *Server) takeFault(method, apiPath string) (reply, bool) {
+	return s.takeFaultOf(method, apiPath, false)
+}
+
+// takeFaultOf is takeFault among the faults whose AfterWrite is after.
+func (s *Server) takeFaultOf(method, apiPath string, after bool) (reply, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, f := range s.faults {
-		if f.left == 0 || !f.matches(method, apiPath) {
+		if f.left == 0 || f.AfterWrite != after || !f.matches(method, apiPath) {
 			continue
 		}
 		if f.left > 0 {
@@ -134,4 +144,50 @@ func faultMessage(f Fault) string {
 	default:
 		return http.StatusText(f.Status)
 	}
+}
+
+// outage is how the fake answers while it is down (see Down): with status,
+// or, when status is 0, not at all.
+type outage struct{ status int }
+
+// Down makes every request, to the API and for archives, fail at the HTTP
+// level until Up: answered with status (a 502 or 503 of GitHub's front
+// end, with no JSON) when status is not 0, else not answered at all, its
+// connection closed (as a host that went away). Requests are still
+// recorded, but none acts. It is the fake's view of a GitHub outage, to
+// show what a client does when GitHub cannot be reached.
+func (s *Server) Down(status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.down = &outage{status: status}
+}
+
+// Up ends the outage Down began.
+func (s *Server) Up() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.down = nil
+}
+
+// serveDown answers r as the outage says, and reports false when there is
+// none.
+func (s *Server) serveDown(w http.ResponseWriter, r *http.Request, body []byte) bool {
+	s.mu.Lock()
+	down := s.down
+	s.mu.Unlock()
+	if down == nil {
+		return false
+	}
+	s.record(r, r.URL.Path, "", body)
+	if down.status != 0 {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(down.status)
+		fmt.Fprintf(w, "<html><body><h1>%d %s</h1></body></html>\n", down.status, http.StatusText(down.status))
+		return true
+	}
+	if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+		conn.Close()
+		return true
+	}
+	panic(http.ErrAbortHandler) // closes the connection without an answer
 }
