@@ -60,12 +60,12 @@ type Config struct {
 // Apps creates and caches GitHub API clients per installation of a
 // GitHub App. It is safe for concurrent use.
 type Apps struct {
-	appID  int64
-	key    *rsa.PrivateKey
-	base   *url.URL          // normalised API base, trailing slash
-	hc     http.Client       // template for the clients' settings
-	retry  http.RoundTripper // the retrying transport over the base transport
-	app    *github.Client
+	appID int64
+	key   *rsa.PrivateKey
+	base  *url.URL          // normalised API base, trailing slash
+	hc    http.Client       // template for the clients' settings
+	retry http.RoundTripper // the retrying transport over the base transport
+	app   *github.Client
 	// signIn is a client as the App whose requests are never retried,
 	// for SignIn.
 	signIn *github.Client
