@@ -216,14 +216,16 @@ func (s *Server) waitForModel(ctx context.Context, j store.Job, err error, log *
 }
 
 // waitForGitHub puts a job that could not reach GitHub back in the
-// queue, spending none of its claims: after the next check of GitHub
-// when there are checks (the other workers wait too, until a check says
-// it is back), else after CheckEvery.
+// queue, spending none of its claims. When there are checks of GitHub,
+// the workers take no job until a check finds it back, and then take
+// this one at once; else the job waits CheckEvery.
 func (s *Server) waitForGitHub(ctx context.Context, j store.Job, err error, log *slog.Logger) {
+	notBefore := time.Now().Add(s.cfg.CheckEvery)
 	if s.cfg.GitHub != nil {
 		s.githubState(err)
+		notBefore = time.Now()
 	}
-	if err := s.cfg.Store.Defer(ctx, j.ID, s.cfg.WorkerID, time.Now().Add(s.cfg.CheckEvery)); err != nil {
+	if err := s.cfg.Store.Defer(ctx, j.ID, s.cfg.WorkerID, notBefore); err != nil {
 		log.Error("put the job back to wait for GitHub", "err", err)
 		s.kept.Delete(j.ID)
 		return

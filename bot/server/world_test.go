@@ -68,7 +68,11 @@ type worldOptions struct {
 	modelWait      time.Duration // 0 for the default
 	// solver, when set, replaces the sandboxed solver (and the Docker
 	// engine it needs) with a fake.
-	solver  job.Solver
+	solver job.Solver
+	// asking, when set with no solver, makes the solver one that asks the
+	// world's model once per run, calls asking, then solves the issue,
+	// without Docker (see askingSolver).
+	asking  func()
 	workers int // 0 for one
 }
 
@@ -158,8 +162,12 @@ func newServerOn(t testing.TB, st Store, e endpoints, o worldOptions, logger *sl
 	cfg := Config{
 		Store: st, Clients: apps, Secret: secret, Workers: max(o.workers, 1), Lease: e.Lease, Logger: logger, Grace: o.grace,
 		CheckEvery: o.checkEvery, ModelWait: o.modelWait,
+		GitHub: func(ctx context.Context) error { _, err := apps.SignIn(ctx); return err },
 	}
 	solver := o.solver
+	if solver == nil && o.asking != nil {
+		solver = &askingSolver{model: client, after: o.asking}
+	}
 	if solver == nil {
 		eng := sandboxtest.Engine(t)
 		solver = &reposolve.Sandboxed{Engine: eng, Model: client, ModelName: "test-model", Overrides: reposolve.NoOverrides()}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"sync"
 )
 
 // Fault is an injected failure: requests matching Method and Path get
@@ -190,4 +191,42 @@ func (s *Server) serveDown(w http.ResponseWriter, r *http.Request, body []byte) 
 		return true
 	}
 	panic(http.ErrAbortHandler) // closes the connection without an answer
+}
+
+// stall holds the requests matching its pattern until released.
+type stall struct {
+	pattern          fault // Method and Path only
+	reached, release chan struct{}
+	reachedOnce      sync.Once
+}
+
+// Stall holds every request matching method and pathPattern (see Fault
+// for the syntax) until release is called, then lets it be answered as
+// it would be; reached is closed when the first of them arrives. It
+// shows what happens while a request is in flight (a job that has begun
+// and not ended). Release may be called more than once.
+func (s *Server) Stall(method, pathPattern string) (reached <-chan struct{}, release func()) {
+	st := &stall{pattern: fault{Fault: Fault{Method: method, Path: pathPattern}}, reached: make(chan struct{}), release: make(chan struct{})}
+	var once sync.Once
+	s.mu.Lock()
+	s.stalls = append(s.stalls, st)
+	s.mu.Unlock()
+	return st.reached, func() { once.Do(func() { close(st.release) }) }
+}
+
+// waitStalls holds the request while a stall that matches it is not
+// released.
+func (s *Server) waitStalls(method, apiPath string) {
+	s.mu.Lock()
+	var held []*stall
+	for _, st := range s.stalls {
+		if st.pattern.matches(method, apiPath) {
+			held = append(held, st)
+		}
+	}
+	s.mu.Unlock()
+	for _, st := range held {
+		st.reachedOnce.Do(func() { close(st.reached) })
+		<-st.release
+	}
 }

@@ -131,3 +131,31 @@ func TestFaultAfterWrite(t *testing.T) {
 		t.Errorf("the branch whose answer was lost: %v, want it made", err)
 	}
 }
+
+// TestStall: a stalled request waits until it is released, then is
+// answered as usual; others pass.
+func TestStall(t *testing.T) {
+	s := newServer(t)
+	s.AddRepo("octo", "calc", map[string]string{"README": "hi\n"})
+	gh := tokenClient(s, staticToken)
+	ctx := context.Background()
+	reached, release := s.Stall("GET", "/repos/octo/calc")
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := gh.Repositories.Get(ctx, "octo", "calc")
+		done <- err
+	}()
+	<-reached
+	if _, _, err := gh.Git.GetRef(ctx, "octo", "calc", "heads/main"); err != nil {
+		t.Errorf("another request while one is stalled: %v", err)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("the stalled request ended before its release: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	release()
+	if err := <-done; err != nil {
+		t.Errorf("the released request: %v", err)
+	}
+}

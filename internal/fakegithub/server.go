@@ -35,6 +35,7 @@ type Server struct {
 	violations    []Violation
 	faults        []*fault
 	down          *outage // see Down; nil while the fake is up
+	stalls        []*stall
 }
 
 // Request is one request the fake received, recorded for assertions.
@@ -207,6 +208,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if invalid != nil {
 		s.report(Violation{Method: r.Method, Path: apiPath, Operation: operation, Message: invalid.message})
 	}
+	s.waitStalls(r.Method, apiPath)
 	rep, faulted := s.takeFault(r.Method, apiPath)
 	switch {
 	case faulted:
