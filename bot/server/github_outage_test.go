@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -46,16 +45,7 @@ func fixes(int, openai.ChatCompletionRequest) fakeopenai.Response {
 }
 
 // readyz returns /readyz's status and body.
-func (w *world) readyz() (int, string) {
-	w.t.Helper()
-	resp, err := http.Get(w.http.URL + "/readyz")
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(body)
-}
+func (w *world) readyz() (int, string) { return w.get("/readyz") }
 
 // wantOnePullRequest checks that the world's jobs ended with one done job
 // of one claim and one pull request, after one model call.

@@ -163,40 +163,14 @@ func (s *Server) checkStore(ctx context.Context) {
 // apart from the store: an endpoint that lets requests hang must not
 // delay the store's checks.
 func (s *Server) watchModel(ctx context.Context) {
-	if s.cfg.Model == nil {
-		return
-	}
-	t := time.NewTicker(s.cfg.CheckEvery)
-	defer t.Stop()
-	for {
-		check, cancel := context.WithTimeout(ctx, max(s.cfg.CheckEvery, 10*time.Second))
-		err := s.cfg.Model(check)
-		cancel()
-		if ctx.Err() != nil {
-			return
-		}
-		s.modelState(err)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	s.watch(ctx, s.cfg.Model, func() bool { return true }, s.modelState)
 }
 
 // modelState records the model endpoint's state, from a check or from a
 // job that could not reach it.
 func (s *Server) modelState(err error) {
 	s.metrics.ModelReachable(err == nil)
-	if !s.health.setModel(err, time.Now()) {
-		return
-	}
-	if err != nil {
-		s.log.Warn("the model endpoint does not answer: jobs wait for it", "err", err, "wait", s.cfg.ModelWait)
-		return
-	}
-	s.log.Info("the model endpoint answers again")
-	s.signal()
+	s.logChange(s.health.setModel(err, time.Now()), err, "the model endpoint", s.cfg.ModelWait)
 }
 
 // watchGitHub checks GitHub by signing in as the App (Config.GitHub)
@@ -205,20 +179,39 @@ func (s *Server) modelState(err error) {
 // GitHub that answers is not asked again: its checks would spend the
 // App's rate limit for nothing.
 func (s *Server) watchGitHub(ctx context.Context) {
-	if s.cfg.GitHub == nil {
+	first := true
+	s.watch(ctx, s.cfg.GitHub, func() bool {
+		_, _, down := s.health.githubState()
+		due := first || down != nil
+		first = false
+		return due
+	}, s.githubState)
+}
+
+// githubState records GitHub's state, from a check or from a job that
+// could not reach it.
+func (s *Server) githubState(err error) {
+	s.metrics.GitHubReachable(err == nil)
+	s.logChange(s.health.setGitHub(err, time.Now()), err, "GitHub", s.cfg.GitHubWait)
+}
+
+// watch runs check, when set, every CheckEvery when due says so, until ctx
+// ends, and records each result.
+func (s *Server) watch(ctx context.Context, check func(context.Context) error, due func() bool, record func(error)) {
+	if check == nil {
 		return
 	}
 	t := time.NewTicker(s.cfg.CheckEvery)
 	defer t.Stop()
-	for first := true; ; first = false {
-		if _, _, down := s.health.githubState(); first || down != nil {
-			check, cancel := context.WithTimeout(ctx, max(s.cfg.CheckEvery, 10*time.Second))
-			err := s.cfg.GitHub(check)
+	for {
+		if due() {
+			c, cancel := context.WithTimeout(ctx, max(s.cfg.CheckEvery, 10*time.Second))
+			err := check(c)
 			cancel()
 			if ctx.Err() != nil {
 				return
 			}
-			s.githubState(err)
+			record(err)
 		}
 		select {
 		case <-ctx.Done():
@@ -228,17 +221,15 @@ func (s *Server) watchGitHub(ctx context.Context) {
 	}
 }
 
-// githubState records GitHub's state, from a check or from a job that
-// could not reach it, and logs it when it changes.
-func (s *Server) githubState(err error) {
-	s.metrics.GitHubReachable(err == nil)
-	if !s.health.setGitHub(err, time.Now()) {
-		return
+// logChange logs that part, which jobs wait for up to wait, changed
+// between answering and not (err), and wakes a worker when it is back.
+func (s *Server) logChange(changed bool, err error, part string, wait time.Duration) {
+	switch {
+	case !changed:
+	case err != nil:
+		s.log.Warn(part+" does not answer: jobs wait for it", "err", err, "wait", wait)
+	default:
+		s.log.Info(part + " answers again")
+		s.signal()
 	}
-	if err != nil {
-		s.log.Warn("GitHub does not answer: jobs wait for it", "err", err, "wait", s.cfg.GitHubWait)
-		return
-	}
-	s.log.Info("GitHub answers again")
-	s.signal()
 }

@@ -90,14 +90,16 @@ func (s *Server) worker(ctx context.Context, n int) {
 			continue
 		}
 		j, ok, err := s.claim(ctx)
-		if ctx.Err() == nil && s.health.setClaims(err, time.Now()) && err == nil {
+		// Said once per change, not once a second per worker.
+		changed := ctx.Err() == nil && s.health.setClaims(err, time.Now())
+		switch {
+		case changed && err == nil:
 			s.log.Info("the store takes claims again")
+		case changed:
+			s.log.Error("claim a job: not ready while claims fail; the server exits if it lasts", "worker", n, "err", err, "grace", s.cfg.StoreGrace)
 		}
 		if err != nil {
-			if ctx.Err() == nil {
-				s.log.Error("claim a job: not ready while claims fail; the server exits if it lasts", "worker", n, "err", err, "grace", s.cfg.StoreGrace)
-				sleep(ctx, time.Second)
-			}
+			sleep(ctx, time.Second)
 			continue
 		}
 		if !ok {

@@ -273,18 +273,25 @@ func (w *world) comments() []string {
 // metric returns the /metrics line that starts with prefix.
 func (w *world) metric(prefix string) string {
 	w.t.Helper()
-	resp, err := http.Get(w.http.URL + "/metrics")
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	for _, line := range strings.Split(string(data), "\n") {
+	_, data := w.get("/metrics")
+	for _, line := range strings.Split(data, "\n") {
 		if strings.HasPrefix(line, prefix) {
 			return line
 		}
 	}
 	return ""
+}
+
+// get asks the server for path and returns the status and body.
+func (w *world) get(path string) (int, string) {
+	w.t.Helper()
+	resp, err := http.Get(w.http.URL + path)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(data)
 }
 
 // gate is a model whose first call waits until the gate opens; every
