@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"time"
 
 	"github.com/bradleyfalzon/ghinstallation/v2"
 	"github.com/google/go-github/v88/github"
@@ -51,6 +52,27 @@ func GitHubDown(err error) bool {
 		return code >= http.StatusInternalServerError || code == http.StatusTooManyRequests
 	}
 	return errors.As(err, &network) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// RetryAt returns when GitHub said it will take the job's requests again,
+// for a rate limit (the installation's own, not an outage of GitHub):
+// its reset, or its Retry-After. It returns the zero time for any other
+// error.
+func RetryAt(err error, now time.Time) time.Time {
+	var (
+		tooLong *httpretry.WaitTooLongError
+		rate    *github.RateLimitError
+		abuse   *github.AbuseRateLimitError
+	)
+	switch {
+	case errors.As(err, &tooLong):
+		return tooLong.Until
+	case errors.As(err, &rate):
+		return rate.Rate.Reset.Time
+	case errors.As(err, &abuse) && abuse.RetryAfter != nil:
+		return now.Add(*abuse.RetryAfter)
+	}
+	return time.Time{}
 }
 
 // Kept is what a job that stopped to wait for GitHub had done that

@@ -100,3 +100,24 @@ func TestRunWaitsForGitHub(t *testing.T) {
 		t.Errorf("without WaitForGitHub: Run = %+v, %v; want failed", res, err)
 	}
 }
+
+func TestRetryAt(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	reset := now.Add(40 * time.Minute)
+	wait := 90 * time.Second
+	tests := []struct {
+		name string
+		err  error
+		want time.Time
+	}{
+		{"past the client's wait", fmt.Errorf("open the pull request: %w", &httpretry.WaitTooLongError{Until: reset}), reset},
+		{"primary", &github.RateLimitError{Rate: github.Rate{Reset: github.Timestamp{Time: reset}}}, reset},
+		{"secondary", &github.AbuseRateLimitError{RetryAfter: &wait}, now.Add(wait)},
+		{"outage", &url.Error{Op: "Get", Err: io.EOF}, time.Time{}},
+	}
+	for _, tt := range tests {
+		if got := RetryAt(tt.err, now); !got.Equal(tt.want) {
+			t.Errorf("%s: RetryAt = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -239,5 +240,31 @@ func TestLostAnswers(t *testing.T) {
 			w.send("issues", "", w.labelled(maintainer, "capsule"), secret)
 			w.wantOnePullRequest(w.wait())
 		})
+	}
+}
+
+// TestRateLimitPastItsWait: the installation's rate limit stops a job
+// until a reset later than the client waits for. The job waits in the
+// queue for that reset, spending no claim, while GitHub is not said to
+// be down (the limit is the installation's); then it opens its one pull
+// request, after one model call.
+func TestRateLimitPastItsWait(t *testing.T) {
+	w := newWorld(t, fixes, worldOptions{checkEvery: 100 * time.Millisecond, githubMaxWait: 500 * time.Millisecond, asking: func() {}})
+	reset := time.Now().Add(3 * time.Second)
+	w.gh.Inject(fakegithub.Fault{Method: "POST", Path: "/repos/" + owner + "/" + name + "/pulls", Times: 1, Status: http.StatusForbidden,
+		Header: http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {strconv.FormatInt(reset.Unix(), 10)}}})
+	w.start()
+	w.send("issues", "", w.labelled(maintainer, "capsule"), secret)
+	waitUntil(t, "the job to wait for the reset", func() bool {
+		jobs, err := w.store.List(context.Background(), 10)
+		return err == nil && len(jobs) == 1 && jobs[0].State == work.Queued && !jobs[0].NotBefore.IsZero()
+	})
+	if code, body := w.readyz(); code != http.StatusOK || strings.Contains(body, "github") {
+		t.Errorf("/readyz while one installation is rate limited: %d %q, want GitHub not said down", code, body)
+	}
+	jobs := w.wait()
+	w.wantOnePullRequest(jobs)
+	if len(jobs) == 1 && jobs[0].UpdatedAt.Before(reset) {
+		t.Errorf("the job ended at %v, before the reset at %v", jobs[0].UpdatedAt, reset)
 	}
 }

@@ -218,14 +218,22 @@ func (s *Server) waitForModel(ctx context.Context, j store.Job, err error, log *
 }
 
 // waitForGitHub puts a job that could not reach GitHub back in the
-// queue, spending none of its claims. When there are checks of GitHub,
-// the workers take no job until a check finds it back, and then take
-// this one at once; else the job waits CheckEvery.
+// queue, spending none of its claims. A job its installation's rate limit
+// stopped waits for the limit's reset, alone: GitHub is not down. For an
+// outage, when there are checks of GitHub, the workers take no job until
+// a check finds it back, and then take this one at once; else the job
+// waits CheckEvery.
 func (s *Server) waitForGitHub(ctx context.Context, j store.Job, err error, log *slog.Logger) {
-	notBefore := time.Now().Add(s.cfg.CheckEvery)
-	if s.cfg.GitHub != nil {
+	now := time.Now()
+	notBefore := job.RetryAt(err, now)
+	switch {
+	case !notBefore.IsZero():
+		log = log.With("until", notBefore)
+	case s.cfg.GitHub != nil:
 		s.githubState(err)
-		notBefore = time.Now()
+		notBefore = now
+	default:
+		notBefore = now.Add(s.cfg.CheckEvery)
 	}
 	if err := s.cfg.Store.Defer(ctx, j.ID, s.cfg.WorkerID, notBefore); err != nil {
 		log.Error("put the job back to wait for GitHub", "err", err)

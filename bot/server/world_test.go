@@ -65,6 +65,9 @@ type worldOptions struct {
 	// noModelRetries makes the model client give up at the first failure.
 	noModelRetries bool
 	checkEvery     time.Duration // 0 for the default
+	// githubMaxWait is the longest rate-limit wait the GitHub client
+	// sits out; 0 for the default.
+	githubMaxWait time.Duration
 	modelWait      time.Duration // 0 for the default
 	// solver, when set, replaces the sandboxed solver (and the Docker
 	// engine it needs) with a fake.
@@ -155,7 +158,7 @@ func newServerOn(t testing.TB, st Store, e endpoints, o worldOptions, logger *sl
 	if err != nil {
 		t.Fatal(err)
 	}
-	apps, err := ghapp.New(ghapp.Config{AppID: appID, PrivateKey: e.Key, BaseURL: e.GitHub, Retry: ghapp.RetryPolicy{BaseDelay: 10 * time.Millisecond}, Logger: logger})
+	apps, err := ghapp.New(ghapp.Config{AppID: appID, PrivateKey: e.Key, BaseURL: e.GitHub, Retry: ghapp.RetryPolicy{BaseDelay: 10 * time.Millisecond, MaxWait: o.githubMaxWait}, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
