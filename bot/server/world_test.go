@@ -68,7 +68,7 @@ type worldOptions struct {
 	// githubMaxWait is the longest rate-limit wait the GitHub client
 	// sits out; 0 for the default.
 	githubMaxWait time.Duration
-	modelWait      time.Duration // 0 for the default
+	modelWait     time.Duration // 0 for the default
 	// solver, when set, replaces the sandboxed solver (and the Docker
 	// engine it needs) with a fake.
 	solver job.Solver
