@@ -22,13 +22,15 @@ import (
 var ErrWaitingForGitHub = errors.New("waiting for GitHub")
 
 // GitHubDown reports whether err says GitHub could not be reached or kept
-// failing after the client's retries: a network error (DNS, connection
+// failing after the client's retries (the loop's errors, the model's
+// among them, are never GitHub's): a network error (DNS, connection
 // refused or reset, a timeout), a 5xx answer, an installation token that
 // could not be minted for either reason, or a rate limit whose reset lies
 // further away than the client waits. A 4xx answer is GitHub's verdict,
 // not an outage; a cancelled context is the caller's.
 func GitHubDown(err error) bool {
-	if err == nil || errors.Is(err, context.Canceled) {
+	var loop *loopError
+	if err == nil || errors.Is(err, context.Canceled) || errors.As(err, &loop) {
 		return false
 	}
 	var (
@@ -128,6 +130,13 @@ func (s *session) mode(path string) string {
 	}
 	return fileMode(s.treeDir, path)
 }
+
+// loopError is the error of the loop (the model, the sandbox), which
+// no network error in it makes GitHub's.
+type loopError struct{ err error }
+
+func (e *loopError) Error() string { return e.err.Error() }
+func (e *loopError) Unwrap() error { return e.err }
 
 // downloadError is a download's answer other than 200.
 type downloadError struct {

@@ -51,6 +51,7 @@ func TestGitHubDown(t *testing.T) {
 		{"download 404", &downloadError{code: 404, status: "404 Not Found"}, false},
 		{"cancelled", fmt.Errorf("%w: %w", context.Canceled, refused), false},
 		{"other", errors.New("no branch capsule/issue-12"), false},
+		{"the loop's network error", fmt.Errorf("attempt 2: %w", &loopError{refused}), false},
 	}
 	for _, tt := range tests {
 		if got := GitHubDown(tt.err); got != tt.down {

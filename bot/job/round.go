@@ -155,7 +155,7 @@ func (s *session) solve(ctx context.Context, task round.Task, cfg repoconfig.Con
 		return nil, res, err
 	}
 	if err != nil {
-		res, err := s.fail(ctx, outcome, "", err)
+		res, err := s.fail(ctx, outcome, "", &loopError{err})
 		return nil, res, err
 	}
 	s.solved, s.solvedOver = outcome, s.parent
