@@ -60,12 +60,15 @@ type Config struct {
 // Apps creates and caches GitHub API clients per installation of a
 // GitHub App. It is safe for concurrent use.
 type Apps struct {
-	appID  int64
-	key    *rsa.PrivateKey
-	base   *url.URL          // normalised API base, trailing slash
-	hc     http.Client       // template for the clients' settings
-	retry  http.RoundTripper // the retrying transport over the base transport
-	app    *github.Client
+	appID int64
+	key   *rsa.PrivateKey
+	base  *url.URL          // normalised API base, trailing slash
+	hc    http.Client       // template for the clients' settings
+	retry http.RoundTripper // the retrying transport over the base transport
+	app   *github.Client
+	// signIn is a client as the App whose requests are never retried,
+	// for SignIn.
+	signIn *github.Client
 	tokens string // base URL as ghinstallation wants it: no trailing slash
 
 	mu       sync.Mutex
@@ -108,6 +111,11 @@ func New(c Config) (*Apps, error) {
 		return nil, err
 	}
 	a.app = app
+	once := ghinstallation.NewAppsTransportFromPrivateKey(RetryPolicy{MaxRetries: -1}.transport(baseTr, timeout, c.Logger), a.appID, a.key)
+	once.BaseURL = a.tokens
+	if a.signIn, err = a.client(once); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 
@@ -135,6 +143,32 @@ func (a *Apps) Forget(id int64) {
 // the /app endpoints such as listing installations.
 func (a *Apps) App() *github.Client {
 	return a.app
+}
+
+// ErrCredentials is wrapped by SignIn's error when GitHub refuses the
+// App's credentials: its id or private key is wrong, or the key was
+// revoked.
+var ErrCredentials = errors.New("GitHub refuses the App's credentials")
+
+// SignIn signs in as the App, once and without retries: a JWT against
+// GET /app, which needs no installation. It returns the App. Its error
+// wraps ErrCredentials when GitHub answers 401, 403 or 404 (no App with
+// that id and key); any other error is GitHub failing or out of reach
+// (DNS, connection refused, a timeout, a 5xx), which says nothing of the
+// credentials.
+func (a *Apps) SignIn(ctx context.Context) (*github.App, error) {
+	app, _, err := a.signIn.Apps.Get(ctx, "")
+	if err == nil {
+		return app, nil
+	}
+	var e *github.ErrorResponse
+	if errors.As(err, &e) && e.Response != nil {
+		switch e.Response.StatusCode {
+		case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
+			return nil, fmt.Errorf("ghapp: signing in as App %d at %s: %w: %w", a.appID, a.base.Redacted(), ErrCredentials, err)
+		}
+	}
+	return nil, fmt.Errorf("ghapp: signing in as App %d at %s: %w", a.appID, a.base.Redacted(), err)
 }
 
 // Token returns installation id's current access token, minting or

@@ -114,7 +114,7 @@ func (r *Repository) download(ctx context.Context, link string) (io.ReadCloser, 
 	}
 	if resp.StatusCode != http.StatusOK {
 		resp.Body.Close()
-		return nil, fmt.Errorf("download: %s", resp.Status)
+		return nil, &downloadError{code: resp.StatusCode, status: resp.Status}
 	}
 	return resp.Body, nil
 }

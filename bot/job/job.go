@@ -74,6 +74,19 @@ type Hooks struct {
 	// ErrWaitingForModel, its status comment saying it waits for the
 	// model, for the caller to run it again later.
 	WaitForModel func(err error) bool
+	// WaitForGitHub, when set, is asked when GitHub cannot be reached or
+	// keeps failing (see GitHubDown): if it returns true, the job does not
+	// fail but ends with an error wrapping ErrWaitingForGitHub, having
+	// written nothing more, for the caller to run it again later.
+	WaitForGitHub func(err error) bool
+	// Keep, when set, is given what a job that stops to wait for GitHub
+	// after its loop ran had made, for the caller to pass back as Kept to
+	// the job's next run.
+	Keep func(*Kept)
+	// Kept is what an earlier run of the job kept (see Keep): the run
+	// publishes it instead of running the loop again, so that the model
+	// is not asked twice for one job. Nil for none.
+	Kept *Kept
 }
 
 // ErrWaitingForModel is wrapped by the error of a job that stopped to
@@ -131,9 +144,25 @@ var ErrNotFound = errors.New("not found")
 // model or the engine failed for good, or ctx ended); the status comment
 // then says why when GitHub still answers. A cancelled ctx leaves GitHub
 // as it is, so that a later run resumes.
+//
+// A job that meets a GitHub outage (see GitHubDown) and is let wait
+// (Hooks.WaitForGitHub) ends with an error wrapping ErrWaitingForGitHub
+// and State Queued, wherever it was: what it wrote stays on GitHub, and a
+// later run finds it (the status comment, the branch, the pull request)
+// rather than making it twice.
 func (r *Runner) Run(ctx context.Context, gh GitHub, t work.Request, hooks Hooks) (Result, error) {
 	s := r.session(gh, t, hooks)
 	defer s.removeTree()
+	res, err := s.run(ctx)
+	if err != nil && !errors.Is(err, ErrWaitingForModel) && s.waitsForGitHub(ctx, err) {
+		return s.waitForGitHub(err)
+	}
+	return res, err
+}
+
+// run is Run's work.
+func (s *session) run(ctx context.Context) (Result, error) {
+	t := s.t
 	if t.Trigger.Round() {
 		return s.runRound(ctx)
 	}
@@ -142,6 +171,9 @@ func (r *Runner) Run(ctx context.Context, gh GitHub, t work.Request, hooks Hooks
 		return Result{State: work.Failed, Reason: err.Error()}, err
 	}
 	cfg, cfgErr := s.config(ctx)
+	if GitHubDown(cfgErr) {
+		return Result{State: work.Failed, Reason: cfgErr.Error()}, cfgErr
+	}
 	if skip, why := s.wrongLabel(cfg); skip {
 		s.log.Info("job skipped", "reason", why)
 		return Result{State: work.Skipped, Reason: why}, nil

@@ -50,7 +50,16 @@ func (s *session) publish(ctx context.Context, baseBranch, title string, o *pipe
 	draft := o.Outcome() != attemptlog.Solved
 	pr, err := s.gh.CreatePullRequest(ctx, NewPullRequest{Title: prTitle, Body: body, Head: branch, Base: baseBranch, Draft: draft})
 	if err != nil {
-		return PullRequest{}, githubError("open the pull request", err)
+		// GitHub may have opened it and its answer been lost (a 5xx or
+		// a timeout after the write; the client's retry is then refused
+		// as a second pull request from the branch): look again, so that
+		// the job never opens two.
+		again, found, ferr := s.gh.OpenPullRequest(ctx, branch)
+		if ferr != nil || !found {
+			return PullRequest{}, githubError("open the pull request", err)
+		}
+		s.log.Info("the pull request was opened, though GitHub's answer was lost", "number", again.Number, "err", err)
+		pr = again
 	}
 	s.log.Info("pull request opened", "number", pr.Number, "commit", sha, "draft", draft)
 	pr.HeadSHA = sha
@@ -69,7 +78,7 @@ func (s *session) opened(pr PullRequest) {
 func (s *session) commit(ctx context.Context, message string, o *pipeline.RepoOutcome) (string, error) {
 	files := make([]File, 0, len(o.Edits))
 	for _, e := range o.Edits {
-		f := File{Path: e.Path, Mode: fileMode(s.treeDir, e.Path), Delete: e.Deletes()}
+		f := File{Path: e.Path, Mode: s.mode(e.Path), Delete: e.Deletes()}
 		if !f.Delete {
 			f.Content = e.Content
 		}
@@ -88,8 +97,17 @@ func (s *session) pointBranch(ctx context.Context, branch, sha string) error {
 	_, err := s.gh.BranchHead(ctx, branch)
 	switch {
 	case errors.Is(err, ErrNotFound):
-		if err := s.gh.CreateBranch(ctx, branch, sha); err != nil {
-			return githubError("create the branch "+branch, err)
+		cerr := s.gh.CreateBranch(ctx, branch, sha)
+		if cerr == nil {
+			return nil
+		}
+		// GitHub may have made it and its answer been lost (the retry is
+		// then refused: the reference exists): look again.
+		if _, err := s.gh.BranchHead(ctx, branch); err != nil {
+			return githubError("create the branch "+branch, cerr)
+		}
+		if err := s.gh.MoveBranch(ctx, branch, sha); err != nil {
+			return githubError("move the branch "+branch, err)
 		}
 	case err != nil:
 		return githubError("read the branch "+branch, err)

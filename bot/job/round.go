@@ -41,6 +41,9 @@ func (s *session) runRound(ctx context.Context) (Result, error) {
 		return Result{State: work.Failed, Reason: err.Error()}, err
 	}
 	cfg, cfgErr := s.config(ctx)
+	if GitHubDown(cfgErr) {
+		return Result{State: work.Failed, Reason: cfgErr.Error()}, cfgErr
+	}
 	branch := work.Branch(s.t.Issue)
 	head, err := s.gh.BranchHead(ctx, branch)
 	if err != nil {
@@ -125,6 +128,9 @@ func (s *session) removeTree() {
 // removeTree) and runs the loop on task. A nil outcome means the job
 // ended (res and err say how): the model is away, or the loop failed.
 func (s *session) solve(ctx context.Context, task round.Task, cfg repoconfig.Config) (*pipeline.RepoOutcome, Result, error) {
+	if kept := s.resume(); kept != nil {
+		return kept, Result{}, nil
+	}
 	dir := s.workspace()
 	if dir == "" {
 		var err error
@@ -149,9 +155,10 @@ func (s *session) solve(ctx context.Context, task round.Task, cfg repoconfig.Con
 		return nil, res, err
 	}
 	if err != nil {
-		res, err := s.fail(ctx, outcome, "", err)
+		res, err := s.fail(ctx, outcome, "", &loopError{err})
 		return nil, res, err
 	}
+	s.solved, s.solvedOver = outcome, s.parent
 	return outcome, Result{}, nil
 }
 

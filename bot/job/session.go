@@ -40,6 +40,12 @@ type session struct {
 	treeDir     string // the tree the loop works on
 	fetched     string // the tree, when the job fetched it
 	lastResult  string
+	// solved is the loop's outcome once it ran (or was kept from a run
+	// that waited for GitHub), over commit solvedOver; modes holds the
+	// modes of the files a kept outcome changes.
+	solved     *pipeline.RepoOutcome
+	solvedOver string
+	modes      map[string]string
 }
 
 // repository reads the repository's default branch and pins its head.
@@ -278,6 +284,9 @@ func (s *session) fail(ctx context.Context, outcome *pipeline.RepoOutcome, reaso
 	res := Result{State: work.Failed, Reason: reason, Outcome: outcome, StatusComment: s.comment}
 	if ctx.Err() != nil {
 		return res, errors.Join(cause, ctx.Err())
+	}
+	if s.waitsForGitHub(ctx, cause) {
+		return res, cause // Run makes it a wait: GitHub is not told of a failure
 	}
 	s.log.Warn("job failed", "reason", reason)
 	if err := s.finish(ctx, res, LabelFailed); err != nil {

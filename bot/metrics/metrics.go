@@ -28,6 +28,7 @@ type Metrics struct {
 	modelCalls   prometheus.Counter
 	tokens       *prometheus.CounterVec
 	sandboxRuns  prometheus.Histogram
+	githubUp     prometheus.Gauge
 	modelUp      prometheus.Gauge
 }
 
@@ -71,8 +72,13 @@ func New(jobs JobCounter, logger *slog.Logger) *Metrics {
 			Help: "1 when the model endpoint answered its last check (or none failed yet), 0 when it did not (jobs wait for it).",
 		}),
 	}
+	m.githubUp = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "capsule_github_reachable",
+		Help: "1 when GitHub answered the App's last check (or none failed yet), 0 when it did not or a job could not reach it (jobs wait for it).",
+	})
 	m.modelUp.Set(1)
-	m.registry.MustRegister(m.deliveries, m.ackSeconds, m.jobsFinished, m.attempts, m.modelCalls, m.tokens, m.sandboxRuns, m.modelUp,
+	m.githubUp.Set(1)
+	m.registry.MustRegister(m.deliveries, m.ackSeconds, m.jobsFinished, m.attempts, m.modelCalls, m.tokens, m.sandboxRuns, m.modelUp, m.githubUp,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if jobs != nil {
 		m.registry.MustRegister(&jobCollector{count: jobs, logger: logger})
@@ -98,11 +104,18 @@ func (m *Metrics) JobFinished(state string) { m.jobsFinished.WithLabelValues(sta
 
 // ModelReachable records whether the model endpoint answered its last
 // check.
-func (m *Metrics) ModelReachable(up bool) {
+func (m *Metrics) ModelReachable(up bool) { setUp(m.modelUp, up) }
+
+// GitHubReachable records whether GitHub answered the App's last check
+// (or the last job that needed it).
+func (m *Metrics) GitHubReachable(up bool) { setUp(m.githubUp, up) }
+
+// setUp sets a reachability gauge: 1 for up, 0 for down.
+func setUp(g prometheus.Gauge, up bool) {
 	if up {
-		m.modelUp.Set(1)
+		g.Set(1)
 	} else {
-		m.modelUp.Set(0)
+		g.Set(0)
 	}
 }
 

@@ -32,6 +32,9 @@ const (
 	// DefaultModelWait is how long a job waits for a model endpoint that
 	// does not answer before it fails.
 	DefaultModelWait = 6 * time.Hour
+	// DefaultGitHubWait is how long a job waits for GitHub when it cannot
+	// reach it before it fails with GitHub's error.
+	DefaultGitHubWait = 6 * time.Hour
 	// DefaultStoreGrace is how long the store may fail to serve the
 	// workers before the server exits.
 	DefaultStoreGrace = time.Minute
@@ -82,6 +85,17 @@ type Config struct {
 	// ModelWait is how long a job waits for the model endpoint before it
 	// fails with the endpoint's error; DefaultModelWait when 0.
 	ModelWait time.Duration
+	// GitHub, when set, checks that GitHub answers the App (a JWT
+	// against GET /app): at the start, then every CheckEvery while GitHub
+	// is known to fail. While it fails, /readyz says so (and stays 200:
+	// deliveries need no GitHub), workers take no jobs, and jobs wait for
+	// it up to GitHubWait, spending none of their claims. A job that
+	// cannot reach GitHub mid-run goes back to the queue the same way,
+	// keeping its loop's outcome for its next run in this process.
+	GitHub func(ctx context.Context) error
+	// GitHubWait is how long a job waits for GitHub before it fails with
+	// GitHub's error; DefaultGitHubWait when 0.
+	GitHubWait time.Duration
 	// StoreGrace is how long the store may fail to serve the workers
 	// (Store.Check or the claims failing, or the abandoned jobs not put
 	// back) before Run
@@ -116,6 +130,9 @@ type Server struct {
 	// announcing holds a lock per job while its queued status is written,
 	// so that a worker taking the job up waits for it.
 	announcing sync.Map // job id -> *sync.Mutex
+	// kept holds what jobs that stopped to wait for GitHub had made, for
+	// their next run (see job.Hooks.Keep).
+	kept sync.Map // job id -> *job.Kept
 }
 
 // New checks cfg and builds the server.
@@ -133,6 +150,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Grace = DefaultGrace
 	}
 	cfg.ModelWait = cmp.Or(max(cfg.ModelWait, 0), DefaultModelWait)
+	cfg.GitHubWait = cmp.Or(max(cfg.GitHubWait, 0), DefaultGitHubWait)
 	cfg.StoreGrace = cmp.Or(max(cfg.StoreGrace, 0), DefaultStoreGrace)
 	cfg.CheckEvery = cmp.Or(max(cfg.CheckEvery, 0), DefaultCheckEvery)
 	cfg.Announcers = cmp.Or(max(cfg.Announcers, 0), DefaultAnnouncers)
@@ -201,9 +219,10 @@ func (s *Server) timed(h http.Handler) http.Handler {
 }
 
 // ready answers 200 when the store serves the workers and the engine
-// answers, else 503 naming what fails. A model endpoint that does not
-// answer is said in the body but keeps the answer 200: deliveries are
-// still taken, and their jobs wait for the endpoint.
+// answers, else 503 naming what fails. A model endpoint or a GitHub that
+// does not answer is said in the body but keeps the answer 200:
+// deliveries are still taken (a replica out of the load balancer would
+// lose those GitHub does not redeliver), and their jobs wait.
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
@@ -218,19 +237,27 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 			problems = append(problems, "engine: "+err.Error())
 		}
 	}
-	model := ""
+	var waits []string
 	if since, _, err := s.health.modelState(); err != nil {
-		model = fmt.Sprintf("model: unreachable since %s (jobs wait for it, up to %s): %v",
-			since.UTC().Format(time.RFC3339), s.cfg.ModelWait, err)
+		waits = append(waits, unreachable("model", since, s.cfg.ModelWait, err))
+	}
+	if since, _, err := s.health.githubState(); err != nil {
+		waits = append(waits, unreachable("github", since, s.cfg.GitHubWait, err))
 	}
 	if len(problems) > 0 {
-		http.Error(w, strings.Join(append(problems, model), "\n"), http.StatusServiceUnavailable)
+		http.Error(w, strings.Join(append(problems, waits...), "\n"), http.StatusServiceUnavailable)
 		return
 	}
 	fmt.Fprintln(w, "ready")
-	if model != "" {
-		fmt.Fprintln(w, model)
+	for _, line := range waits {
+		fmt.Fprintln(w, line)
 	}
+}
+
+// unreachable is /readyz's line for a part jobs wait for.
+func unreachable(part string, since time.Time, wait time.Duration, err error) string {
+	return fmt.Sprintf("%s: unreachable since %s (jobs wait for it, up to %s): %v",
+		part, since.UTC().Format(time.RFC3339), wait, err)
 }
 
 // Accept stores a request as a job; it is the webhook's sink. It refuses
@@ -261,7 +288,10 @@ func (s *Server) Accept(ctx context.Context, r work.Request) error {
 	case store.Created:
 		log.Info("job queued", "trigger", r.Trigger)
 		s.signal()
+		_, _, githubErr := s.health.githubState()
 		switch _, _, modelErr := s.health.modelState(); {
+		case githubErr != nil:
+			// Nothing can be said on GitHub while it does not answer.
 		case modelErr != nil:
 			s.outbox.add(func(ctx context.Context) { s.announce(ctx, j, job.ModelWaiting) })
 		case int(s.running.Load()) >= s.cfg.Workers:
@@ -273,7 +303,7 @@ func (s *Server) Accept(ctx context.Context, r work.Request) error {
 		log.Info("issue already has an active job", "state", j.State)
 		s.noteBusy(j)
 	case store.Waiting:
-		log.Info("the round waits for the issue's active job", "state", j.State)
+		log.Info("the delivery waits for the issue's active job, and is queued when it ends", "trigger", r.Trigger, "label", r.Label, "state", j.State)
 	}
 	return nil
 }

@@ -38,6 +38,7 @@ func (s *Server) Run(ctx context.Context) error {
 	var background sync.WaitGroup
 	background.Go(func() { s.watchStore(ctx, stop) })
 	background.Go(func() { s.watchModel(ctx) })
+	background.Go(func() { s.watchGitHub(ctx) })
 	background.Go(func() { s.outbox.run(ctx, s.cfg.Announcers) })
 	if s.recoverAbandoned(ctx) {
 		background.Go(func() { s.sweepSandboxes(ctx) })
@@ -89,23 +90,27 @@ func (s *Server) worker(ctx context.Context, n int) {
 			continue
 		}
 		j, ok, err := s.claim(ctx)
-		if ctx.Err() == nil && s.health.setClaims(err, time.Now()) && err == nil {
+		// Said once per change, not once a second per worker.
+		changed := ctx.Err() == nil && s.health.setClaims(err, time.Now())
+		switch {
+		case changed && err == nil:
 			s.log.Info("the store takes claims again")
+		case changed:
+			s.log.Error("claim a job: not ready while claims fail; the server exits if it lasts", "worker", n, "err", err, "grace", s.cfg.StoreGrace)
 		}
 		if err != nil {
-			if ctx.Err() == nil {
-				s.log.Error("claim a job: not ready while claims fail; the server exits if it lasts", "worker", n, "err", err, "grace", s.cfg.StoreGrace)
-				sleep(ctx, time.Second)
-			}
+			sleep(ctx, time.Second)
 			continue
 		}
 		if !ok {
-			_, back, _ := s.health.modelState()
+			_, model, _ := s.health.modelState()
+			_, github, _ := s.health.githubState()
 			select {
 			case <-ctx.Done():
 			case <-s.wake:
 			case <-s.storeWake:
-			case <-back:
+			case <-model:
+			case <-github:
 			case <-time.After(pollEvery):
 			}
 			continue
@@ -115,12 +120,22 @@ func (s *Server) worker(ctx context.Context, n int) {
 	}
 }
 
-// claim takes the next job. While the model endpoint is down it takes
-// only the jobs that have waited for it longer than ModelWait, which then
-// fail with the endpoint's error; the others wait, holding no worker.
+// claim takes the next job. While the model endpoint or GitHub is down it
+// takes only the jobs that have waited for it longer than ModelWait (or
+// GitHubWait), which then fail with its error; the others wait, holding
+// no worker.
 func (s *Server) claim(ctx context.Context) (store.Job, bool, error) {
+	var before time.Time
 	if _, _, err := s.health.modelState(); err != nil {
-		return s.cfg.Store.ClaimCreatedBefore(ctx, s.cfg.WorkerID, s.cfg.Lease, time.Now().Add(-s.cfg.ModelWait))
+		before = time.Now().Add(-s.cfg.ModelWait)
+	}
+	if _, _, err := s.health.githubState(); err != nil {
+		if t := time.Now().Add(-s.cfg.GitHubWait); before.IsZero() || t.Before(before) {
+			before = t
+		}
+	}
+	if !before.IsZero() {
+		return s.cfg.Store.ClaimCreatedBefore(ctx, s.cfg.WorkerID, s.cfg.Lease, before)
 	}
 	return s.cfg.Store.Claim(ctx, s.cfg.WorkerID, s.cfg.Lease)
 }
@@ -146,6 +161,9 @@ func (s *Server) runJob(shutdown context.Context, j store.Job) {
 	go s.guard(shutdown, j, cancel, done)
 
 	res, err := s.execute(ctx, j)
+	if !errors.Is(err, job.ErrWaitingForGitHub) {
+		s.kept.Delete(j.ID) // published, or of no more use
+	}
 	background, stop := context.WithTimeout(context.Background(), 30*time.Second)
 	defer stop()
 	switch cause := context.Cause(ctx); {
@@ -161,6 +179,9 @@ func (s *Server) runJob(shutdown context.Context, j store.Job) {
 		return
 	case errors.Is(err, job.ErrWaitingForModel):
 		s.waitForModel(background, j, err, log)
+		return
+	case errors.Is(err, job.ErrWaitingForGitHub):
+		s.waitForGitHub(background, j, err, log)
 		return
 	}
 	state, reason := res.State, res.Reason
@@ -196,6 +217,33 @@ func (s *Server) waitForModel(ctx context.Context, j store.Job, err error, log *
 	log.Info("job waits for the model endpoint", "err", err, "waited", time.Since(j.CreatedAt).Round(time.Second), "wait", s.cfg.ModelWait)
 }
 
+// waitForGitHub puts a job that could not reach GitHub back in the
+// queue, spending none of its claims. A job its installation's rate limit
+// stopped waits for the limit's reset, alone: GitHub is not down. For an
+// outage, when there are checks of GitHub, the workers take no job until
+// a check finds it back, and then take this one at once; else the job
+// waits CheckEvery.
+func (s *Server) waitForGitHub(ctx context.Context, j store.Job, err error, log *slog.Logger) {
+	now := time.Now()
+	notBefore := job.RetryAt(err, now)
+	switch {
+	case !notBefore.IsZero():
+		log = log.With("until", notBefore)
+	case s.cfg.GitHub != nil:
+		s.githubState(err)
+		notBefore = now
+	default:
+		notBefore = now.Add(s.cfg.CheckEvery)
+	}
+	if err := s.cfg.Store.Defer(ctx, j.ID, s.cfg.WorkerID, notBefore); err != nil {
+		log.Error("put the job back to wait for GitHub", "err", err)
+		s.kept.Delete(j.ID)
+		return
+	}
+	_, kept := s.kept.Load(j.ID)
+	log.Info("job waits for GitHub", "err", err, "kept", kept, "waited", time.Since(j.CreatedAt).Round(time.Second), "wait", s.cfg.GitHubWait)
+}
+
 // execute runs the job with its installation's client. A panic in the
 // job ends it as failed, saying why in its status comment, and leaves the
 // server serving.
@@ -220,7 +268,21 @@ func (s *Server) execute(ctx context.Context, j store.Job) (res job.Result, err 
 		WaitForModel: func(error) bool {
 			return time.Since(j.CreatedAt) < s.cfg.ModelWait
 		},
+		WaitForGitHub: func(error) bool {
+			return time.Since(j.CreatedAt) < s.cfg.GitHubWait
+		},
+		Keep: func(k *job.Kept) { s.kept.Store(j.ID, k) },
+		Kept: s.keptFor(j.ID),
 	})
+}
+
+// keptFor returns what job id kept when it last stopped to wait for
+// GitHub in this process, or nil.
+func (s *Server) keptFor(id int64) *job.Kept {
+	if k, ok := s.kept.Load(id); ok {
+		return k.(*job.Kept)
+	}
+	return nil
 }
 
 // recordPullRequest stores the pull request job j opened, before the job

@@ -65,10 +65,17 @@ type worldOptions struct {
 	// noModelRetries makes the model client give up at the first failure.
 	noModelRetries bool
 	checkEvery     time.Duration // 0 for the default
-	modelWait      time.Duration // 0 for the default
+	// githubMaxWait is the longest rate-limit wait the GitHub client
+	// sits out; 0 for the default.
+	githubMaxWait time.Duration
+	modelWait     time.Duration // 0 for the default
 	// solver, when set, replaces the sandboxed solver (and the Docker
 	// engine it needs) with a fake.
-	solver  job.Solver
+	solver job.Solver
+	// asking, when set with no solver, makes the solver one that asks the
+	// world's model once per run, calls asking, then solves the issue,
+	// without Docker (see askingSolver).
+	asking  func()
 	workers int // 0 for one
 }
 
@@ -151,15 +158,19 @@ func newServerOn(t testing.TB, st Store, e endpoints, o worldOptions, logger *sl
 	if err != nil {
 		t.Fatal(err)
 	}
-	apps, err := ghapp.New(ghapp.Config{AppID: appID, PrivateKey: e.Key, BaseURL: e.GitHub, Retry: ghapp.RetryPolicy{BaseDelay: 10 * time.Millisecond}, Logger: logger})
+	apps, err := ghapp.New(ghapp.Config{AppID: appID, PrivateKey: e.Key, BaseURL: e.GitHub, Retry: ghapp.RetryPolicy{BaseDelay: 10 * time.Millisecond, MaxWait: o.githubMaxWait}, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := Config{
 		Store: st, Clients: apps, Secret: secret, Workers: max(o.workers, 1), Lease: e.Lease, Logger: logger, Grace: o.grace,
 		CheckEvery: o.checkEvery, ModelWait: o.modelWait,
+		GitHub: func(ctx context.Context) error { _, err := apps.SignIn(ctx); return err },
 	}
 	solver := o.solver
+	if solver == nil && o.asking != nil {
+		solver = &askingSolver{model: client, after: o.asking}
+	}
 	if solver == nil {
 		eng := sandboxtest.Engine(t)
 		solver = &reposolve.Sandboxed{Engine: eng, Model: client, ModelName: "test-model", Overrides: reposolve.NoOverrides()}
@@ -265,18 +276,25 @@ func (w *world) comments() []string {
 // metric returns the /metrics line that starts with prefix.
 func (w *world) metric(prefix string) string {
 	w.t.Helper()
-	resp, err := http.Get(w.http.URL + "/metrics")
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	for _, line := range strings.Split(string(data), "\n") {
+	_, data := w.get("/metrics")
+	for _, line := range strings.Split(data, "\n") {
 		if strings.HasPrefix(line, prefix) {
 			return line
 		}
 	}
 	return ""
+}
+
+// get asks the server for path and returns the status and body.
+func (w *world) get(path string) (int, string) {
+	w.t.Helper()
+	resp, err := http.Get(w.http.URL + path)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(data)
 }
 
 // gate is a model whose first call waits until the gate opens; every

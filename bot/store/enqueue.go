@@ -36,9 +36,12 @@ const roundQuery = `SELECT ` + JobColumns + ` FROM jobs
 //     that arrives while its issue has one waits for it (Waiting, once
 //     per round: Duplicate after), and is queued as the issue's job when
 //     that ends, the oldest first; its delivery is recorded against the
-//     active job until then. Any other delivery for an issue that has one
-//     is recorded against it and answered Busy, and the active job is
-//     marked Busy. Owner and repo compare case-insensitively, as on
+//     active job until then. So does a label trigger while the active
+//     job is another label's (once per issue and label; see Waits): no
+//     label is folded into another label's job. Any other
+//     delivery for an issue that has one (a retry, the same label
+//     again) is recorded against it and answered Busy, and the active job
+//     is marked Busy. Owner and repo compare case-insensitively, as on
 //     GitHub.
 //
 // Once Enqueue has returned without error the outcome is on
@@ -118,7 +121,7 @@ func (s *Store) enqueue(ctx context.Context, tx *sql.Tx, r work.Request) (Job, O
 
 	active, err := ScanJob(tx.QueryRowContext(ctx, activeQuery, r.Owner, r.Repo, r.Issue))
 	switch {
-	case err == nil && r.Round != "":
+	case err == nil && Waits(r, active):
 		return s.waitFor(ctx, tx, r, active)
 	case err == nil:
 		if err := recordDelivery(ctx, tx, r.Delivery, active.ID); err != nil {

@@ -86,9 +86,10 @@ const (
 	// which is the one returned. The delivery ID is recorded so that a
 	// redelivery of it answers Duplicate.
 	Busy
-	// Waiting means the delivery asks for a round while its issue has an
-	// active job, which is the one returned: the round waits for it and
-	// is queued when it ends. The delivery ID is recorded as for Busy.
+	// Waiting means the delivery asks for a round, or for work on its
+	// issue by another label than the active job's, while its issue has
+	// an active job, which is the one returned: the request waits for it
+	// and is queued when it ends. The delivery ID is recorded as for Busy.
 	Waiting
 )
 

@@ -102,6 +102,23 @@ CREATE UNIQUE INDEX waiting_round ON waiting (owner, repo, pull_request, round);
 
 CREATE INDEX waiting_issue ON waiting (owner, repo, issue);
 `,
+	// 6: label triggers wait too. A label added while its issue has an
+	// active job of another label is kept in waiting (label, '' for a
+	// round), one per issue and label, compared case-insensitively as
+	// GitHub compares label names, and queued as the issue's job in its
+	// turn; so a label trigger is never folded into another label's job.
+	// waiting_round now holds rounds only: label triggers have no round.
+	`
+ALTER TABLE waiting ADD COLUMN label TEXT NOT NULL DEFAULT '';
+
+DROP INDEX waiting_round;
+
+CREATE UNIQUE INDEX waiting_round ON waiting (owner, repo, pull_request, round)
+	WHERE round != '';
+
+CREATE UNIQUE INDEX waiting_label ON waiting (owner, repo, issue, lower(label))
+	WHERE label != '';
+`,
 }
 
 // schemaVersion is the version this build writes and understands.

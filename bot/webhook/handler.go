@@ -44,6 +44,7 @@ const (
 	outcomeError        = "error"
 	outcomeMethod       = "method"
 	outcomeOverloaded   = "overloaded"
+	outcomeRefused      = "refused"
 )
 
 // Options configures NewHandler.
@@ -75,7 +76,8 @@ type Options struct {
 	// outcome: one of "accepted", "ignored", "pong", "installation",
 	// "bad_signature", "too_large", "malformed", "error" (the body could
 	// not be read, or the Sink failed), "overloaded" (MaxInFlightBytes ran
-	// out) or "method". The event is empty
+	// out), "refused" (work asked for without an installation) or
+	// "method". The event is empty
 	// for a delivery refused before its signature was verified, because
 	// its X-GitHub-Event header cannot be trusted (and would let anyone
 	// add label values to a metric).
@@ -100,6 +102,10 @@ type Options struct {
 //   - ping: 200 "pong";
 //   - installation and installation_repositories: OnInstallation is
 //     called, then 200 "ok" (400 if the payload is malformed);
+//   - a Request (see Parse) whose payload names no installation: 422
+//     "refused", nothing stored: without an installation there is no
+//     token to act with (a repository's own webhook, say, rather than
+//     the App's);
 //   - a Request (see Parse): Sink.Accept, then 202 "queued", or 503 if
 //     Accept failed, so that GitHub shows the delivery as failed and it
 //     can be redelivered;
@@ -287,6 +293,11 @@ func (h *handler) issue(w http.ResponseWriter, r *http.Request, d delivery, body
 		d.log.Warn("webhook: malformed payload", "err", err)
 		return outcomeMalformed
 	}
+	if req.Installation == 0 {
+		reply(w, http.StatusUnprocessableEntity, "refused", errNoInstallation)
+		d.log.Warn("webhook: delivery refused", "reason", errNoInstallation)
+		return outcomeRefused
+	}
 	req.Delivery = d.id
 	// Detached from the connection: once Accept starts it should finish
 	// (or fail) as a whole even if GitHub stops waiting.
@@ -327,6 +338,11 @@ func (h *handler) badSignature(w http.ResponseWriter, d delivery, err error) str
 	d.log.Warn("webhook: delivery refused", "err", err)
 	return outcomeBadSignature
 }
+
+// errNoInstallation is the answer to a delivery that asks for work but
+// names no installation of the App.
+const errNoInstallation = "the delivery names no installation of the GitHub App, so Capsule has no token to act with: " +
+	"send the App's own deliveries (a repository's or an organisation's webhook carries no installation)"
 
 // checkDeliveryID refuses an X-GitHub-Delivery too long to be GitHub's or
 // with control characters; an empty one is refused after the signature

@@ -154,6 +154,8 @@ func TestHandlerFixtures(t *testing.T) {
 		installation = want{http.StatusOK, "ok"}
 		queued       = want{http.StatusAccepted, "queued"}
 		ignored      = want{http.StatusAccepted, "ignored"}
+		// The examples name no installation: work they ask for is refused.
+		refused = want{http.StatusUnprocessableEntity, "refused"}
 	)
 	wants := map[string]want{
 		"installation__created.payload.json":                                  installation,
@@ -166,8 +168,8 @@ func TestHandlerFixtures(t *testing.T) {
 		"issue_comment__created.with-installation.payload.json":               ignored,
 		"issue_comment__created.with-organization.payload.json":               ignored,
 		"issue_comment__edited.payload.json":                                  ignored,
-		"issues__labeled.payload.json":                                        queued,
-		"issues__labeled.with-organization.payload.json":                      queued,
+		"issues__labeled.payload.json":                                        refused,
+		"issues__labeled.with-organization.payload.json":                      refused,
 		"issues__opened.payload.json":                                         ignored,
 		"issues__opened.with-empty-body.payload.json":                         ignored,
 		"issues__unlabeled.payload.json":                                      ignored,
@@ -242,7 +244,6 @@ func TestHandlerRequests(t *testing.T) {
 		trigger    work.Trigger
 	}{
 		{"labeled", "issues__labeled.payload.json", withInstallation(4242), work.TriggerLabel},
-		{"labeled without installation", "issues__labeled.payload.json", nil, work.TriggerLabel},
 		{"retry", "issue_comment__created.payload.json", all(withInstallation(4242), withComment("/capsule retry")), work.TriggerRetry},
 		{"retry with a reason", "issue_comment__created.with-installation.payload.json",
 			withComment("/Capsule Retry\r\n\r\nThe sandbox ran out of disk."), work.TriggerRetry},
@@ -268,6 +269,35 @@ func TestHandlerRequests(t *testing.T) {
 			rec := hs.logged(t)
 			if rec["repo"] != want.Owner+"/"+want.Repo || rec["issue"] != float64(want.Issue) || rec["delivery"] != testDelivery || rec["event"] != event {
 				t.Errorf("log line %v lacks the delivery's attributes", rec)
+			}
+		})
+	}
+}
+
+// TestHandlerRefusesWithoutInstallation: work asked for by a delivery
+// that names no installation is refused with 422 and a reason, and
+// nothing is stored.
+func TestHandlerRefusesWithoutInstallation(t *testing.T) {
+	tests := []struct {
+		name, file string
+		edit       func(map[string]any)
+	}{
+		{"labeled", "issues__labeled.payload.json", withLabel("capsule")},
+		{"retry", "issue_comment__created.payload.json", withComment("/capsule retry")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			event := eventOf(tt.file)
+			hs := newHarness(t, nil)
+			code, resp := hs.serve(t, post(event, edit(t, fixture(t, tt.file), tt.edit)))
+			if code != http.StatusUnprocessableEntity || resp.Status != "refused" || !strings.Contains(resp.Reason, "names no installation") {
+				t.Fatalf("answer %d %+v, want 422 refused for want of an installation", code, resp)
+			}
+			if got := hs.sink.requests(); len(got) != 0 {
+				t.Errorf("sink got %+v", got)
+			}
+			if got := hs.observed[0]; got[0] != event || got[1] != outcomeRefused {
+				t.Errorf("observed %v, want [%s %s]", got, event, outcomeRefused)
 			}
 		})
 	}
@@ -559,7 +589,7 @@ func TestHandlerMethodAllow(t *testing.T) {
 // TestHandlerLimitBoundary checks that a body of exactly MaxBodyBytes is
 // read, with and without a Content-Length.
 func TestHandlerLimitBoundary(t *testing.T) {
-	labeled := fixture(t, "issues__labeled.payload.json")
+	labeled := edit(t, fixture(t, "issues__labeled.payload.json"), withInstallation(1))
 	for _, length := range []int64{int64(len(labeled)), -1} {
 		hs := newHarness(t, func(o *Options) { o.MaxBodyBytes = int64(len(labeled)) })
 		r := post("issues", labeled)
@@ -611,7 +641,7 @@ func TestHandlerSinkContext(t *testing.T) {
 	hs := newHarness(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	r := post("issues", fixture(t, "issues__labeled.payload.json")).WithContext(ctx)
+	r := post("issues", edit(t, fixture(t, "issues__labeled.payload.json"), withInstallation(1))).WithContext(ctx)
 	if code, _ := hs.serve(t, r); code != http.StatusAccepted || len(hs.sink.requests()) != 1 {
 		t.Errorf("answer %d with the client gone, sink got %d requests; want 202 and 1", code, len(hs.sink.requests()))
 	}

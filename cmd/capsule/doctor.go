@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -144,9 +145,15 @@ func githubAppChecks(ctx context.Context) []check {
 	if err != nil {
 		return []check{{name: "github app", info: err.Error(), fix: fix}}
 	}
-	app, _, err := apps.App().Apps.Get(ctx, "")
-	if err != nil {
-		return []check{{name: "github app", info: fmt.Sprintf("signing in at %s: %v", ss.apiURL, err), fix: fix}}
+	app, err := apps.SignIn(ctx)
+	switch {
+	case errors.Is(err, ghapp.ErrCredentials):
+		return []check{{name: "github app", info: err.Error(),
+			fix: "check GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_FILE: GitHub answered, and refused them"}}
+	case err != nil:
+		return []check{{name: "github app", info: "unreachable: " + err.Error(),
+			fix: "check the network (DNS, a proxy, a firewall) and GITHUB_API_URL: GitHub did not answer, which says nothing of the App's credentials; " +
+				"meanwhile serve still takes deliveries, and their jobs wait for GitHub (up to --github-wait)"}}
 	}
 	checks := []check{{name: "github app", ok: true, info: fmt.Sprintf("%s (id %d) at %s", app.GetSlug(), app.GetID(), ss.apiURL)}}
 	asked, err := ghapp.GrantsOf(app.Permissions, app.Events)

@@ -91,3 +91,36 @@ func TestGrantChecks(t *testing.T) {
 		})
 	}
 }
+
+// TestDoctorGitHubHints: doctor's hint tells credentials GitHub refuses
+// from a GitHub that does not answer.
+func TestDoctorGitHubHints(t *testing.T) {
+	key, keyPEM := fakegithub.NewAppKey(t)
+	_, otherPEM := fakegithub.NewAppKey(t)
+	tests := []struct {
+		name      string
+		pem       []byte
+		down      bool
+		info, fix string
+	}{
+		{"refused", otherPEM, false, "refuses the App's credentials", "GitHub answered, and refused them"},
+		{"unreachable", keyPEM, true, "unreachable", "check the network"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gh := fakegithub.New(t, fakegithub.WithPrefix("/api/v3"), fakegithub.WithApp(31, &key.PublicKey))
+			if tt.down {
+				gh.Down(0)
+			}
+			t.Setenv("GITHUB_API_URL", gh.URL())
+			t.Setenv("GITHUB_APP_ID", "31")
+			t.Setenv("GITHUB_APP_PRIVATE_KEY", string(tt.pem))
+			t.Setenv("GITHUB_APP_PRIVATE_KEY_FILE", "")
+			t.Setenv("GITHUB_WEBHOOK_SECRET", "s")
+			checks := githubAppChecks(context.Background())
+			if len(checks) != 1 || checks[0].ok || !strings.Contains(checks[0].info, tt.info) || !strings.Contains(checks[0].fix, tt.fix) {
+				t.Errorf("checks = %+v, want one failed check saying %q with the fix %q", checks, tt.info, tt.fix)
+			}
+		})
+	}
+}

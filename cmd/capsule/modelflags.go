@@ -1,11 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
+	"log/slog"
 	"time"
 
+	"github.com/capsulehq/capsule/internal/logx"
 	"github.com/capsulehq/capsule/pipeline/programmer"
 )
 
@@ -65,13 +68,21 @@ func (f *modelFlags) build() (*programmer.Client, error) {
 }
 
 // probe returns a check of the endpoint that makes one request, without
-// the client's retries, for a server to call again and again.
+// the client's retries, for a server to call again and again. What the
+// check warns of (a model the endpoint does not list) goes to the
+// configured logger once per change, not once per check.
 func (f *modelFlags) probe() (func(context.Context) error, error) {
 	cfg := f.cfg
 	cfg.MaxRetries = -1
+	polls := logx.NewPolls(cmp.Or(cfg.Logger, slog.Default()).Handler())
+	cfg.Logger = slog.New(polls)
 	c, err := programmer.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
-	return c.Ping, nil
+	return func(ctx context.Context) error {
+		err := c.Ping(ctx)
+		polls.Round(ctx)
+		return err
+	}, nil
 }

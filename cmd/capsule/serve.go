@@ -3,19 +3,23 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/capsulehq/capsule/bot/ghapp"
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/bot/server"
 	"github.com/capsulehq/capsule/bot/webhook"
+	"github.com/capsulehq/capsule/internal/logx"
 	"github.com/capsulehq/capsule/internal/version"
 	"github.com/capsulehq/capsule/pipeline/reposolve"
 	"github.com/capsulehq/capsule/sandbox/image"
@@ -38,6 +42,7 @@ type serveSettings struct {
 	maxBody        int64
 	maxInFlight    int64
 	modelWait      time.Duration
+	githubWait     time.Duration
 	storeGrace     time.Duration
 	image          string
 	limits         operatorLimits
@@ -62,6 +67,7 @@ func (s *serveSettings) register(fs *flag.FlagSet) {
 	fs.Int64Var(&s.maxBody, "max-body", 25<<20, "largest webhook body accepted, in bytes")
 	fs.Int64Var(&s.maxInFlight, "max-in-flight", webhook.DefaultMaxInFlightBytes, "webhook body bytes held at once across all deliveries; past it deliveries are answered 503 with Retry-After")
 	fs.DurationVar(&s.modelWait, "model-wait", server.DefaultModelWait, "how long a job waits for a model endpoint that does not answer before it fails")
+	fs.DurationVar(&s.githubWait, "github-wait", server.DefaultGitHubWait, "how long a job waits for a GitHub that does not answer (network, 5xx, a rate limit past its reset) before it fails")
 	fs.DurationVar(&s.storeGrace, "store-grace", server.DefaultStoreGrace, "how long the job store may fail (database gone, disk full) before the server exits for its supervisor to restart it")
 	fs.StringVar(&s.image, "image", "", "sandbox image for repositories that name none (default "+image.Default()+")")
 }
@@ -104,16 +110,19 @@ func runServe(ctx context.Context, env *environment, args []string) int {
 		fmt.Fprintln(env.stderr, "capsule serve: takes no arguments")
 		return exitUsage
 	}
-	log := slog.New(slog.NewJSONHandler(env.stderr, nil))
+	// Every line the server writes is JSON: its own, and its parts' (the
+	// engine's through env.log, the model client's through its config).
+	log := slog.New(logx.JSON(env.stderr, nil))
+	env.log = log
 	srv, cleanup, err := newServer(ctx, env, log, &mf, &ss)
 	if err != nil {
-		return fail(env, err)
+		return failServe(env, log, err)
 	}
 	defer cleanup()
 
 	ln, err := net.Listen("tcp", ss.listen)
 	if err != nil {
-		return fail(env, fmt.Errorf("%w: listen on %s: %w", errUsage, ss.listen, err))
+		return failServe(env, log, fmt.Errorf("%w: listen on %s: %w", errUsage, ss.listen, err))
 	}
 	httpServer := srv.HTTPServer()
 	served := make(chan error, 1)
@@ -128,7 +137,7 @@ func runServe(ctx context.Context, env *environment, args []string) int {
 	)
 	select {
 	case err := <-served:
-		return fail(env, fmt.Errorf("serve: %w", err))
+		return failServe(env, log, fmt.Errorf("serve: %w", err))
 	case runErr = <-workers:
 		ran = true
 	case <-ctx.Done():
@@ -143,7 +152,7 @@ func runServe(ctx context.Context, env *environment, args []string) int {
 		runErr = <-workers
 	}
 	if runErr != nil {
-		return fail(env, runErr)
+		return failServe(env, log, runErr)
 	}
 	log.Info("stopped")
 	return exitOK
@@ -165,10 +174,14 @@ func newServer(ctx context.Context, env *environment, log *slog.Logger, mf *mode
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
+	if err := signIn(ctx, log, apps); err != nil {
+		return nil, nil, err
+	}
 	if err := ss.limits.check(); err != nil {
 		return nil, nil, err
 	}
 	mf.cfg.MaxAnswerBytes = ss.limits.answerBytes
+	mf.cfg.Logger = log
 	// The endpoint is not called here: a model that is down is no reason
 	// to drop deliveries. The server checks it and jobs wait for it.
 	client, err := mf.build()
@@ -201,6 +214,7 @@ func newServer(ctx context.Context, env *environment, log *slog.Logger, mf *mode
 		Workers: ss.workers, Grace: ss.grace, Logger: log,
 		Ready: func(ctx context.Context) error { return eng.Ping(ctx) }, Sandboxes: eng,
 		Model: probe, ModelWait: ss.modelWait, StoreGrace: ss.storeGrace,
+		GitHub: func(ctx context.Context) error { _, err := apps.SignIn(ctx); return err }, GitHubWait: ss.githubWait,
 		Runner: &job.Runner{
 			Solver: &reposolve.Sandboxed{Engine: eng, Model: client, ModelName: client.Config().Model, TestModel: testModel,
 				Overrides: overrides, Maxima: ss.limits.max},
@@ -212,6 +226,38 @@ func newServer(ctx context.Context, env *environment, log *slog.Logger, mf *mode
 		return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
 	return srv, cleanup, nil
+}
+
+// failServe logs why serve stops, as one JSON line like every other of
+// the server's, and returns the exit code that fits it (see fail).
+func failServe(env *environment, log *slog.Logger, err error) int {
+	log.Error("capsule serve stops", "err", strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
+	quiet := *env
+	quiet.stderr = io.Discard
+	return fail(&quiet, err)
+}
+
+// signInTimeout bounds serve's sign-in as the App at the start.
+const signInTimeout = 30 * time.Second
+
+// signIn signs in as the App once (a JWT against GET /app, which needs no
+// installation), so that credentials GitHub refuses stop the start with a
+// usage error saying so, while a GitHub that does not answer is only
+// logged: deliveries need no GitHub, and the server's checks see it come
+// back.
+func signIn(ctx context.Context, log *slog.Logger, apps *ghapp.Apps) error {
+	ctx, cancel := context.WithTimeout(ctx, signInTimeout)
+	defer cancel()
+	app, err := apps.SignIn(ctx)
+	switch {
+	case errors.Is(err, ghapp.ErrCredentials):
+		return fmt.Errorf("%w: %w: check --app-id (GITHUB_APP_ID) and the private key (GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_FILE)", errUsage, err)
+	case err != nil:
+		log.Warn("GitHub does not answer the App at the start: serving anyway; jobs wait for it", "err", err)
+	default:
+		log.Info("signed in as the GitHub App", "app", app.GetSlug(), "id", app.GetID())
+	}
+	return nil
 }
 
 func envOr(name, fallback string) string {

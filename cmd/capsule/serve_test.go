@@ -13,6 +13,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/capsulehq/capsule/internal/calculatortest"
+	"github.com/capsulehq/capsule/internal/fakegithub"
 	"github.com/capsulehq/capsule/internal/fakeopenai"
 	"github.com/capsulehq/capsule/internal/sandboxtest"
 )
@@ -20,6 +21,9 @@ import (
 func TestServeSettingsErrors(t *testing.T) {
 	keyFile := filepath.Join(t.TempDir(), "key.pem")
 	os.WriteFile(keyFile, []byte("not a key"), 0o600)
+	key, _ := fakegithub.NewAppKey(t)
+	_, otherPEM := fakegithub.NewAppKey(t)
+	gh := fakegithub.New(t, fakegithub.WithApp(1, &key.PublicKey), fakegithub.WithPrefix("/api/v3"))
 	tests := []struct {
 		name string
 		env  map[string]string
@@ -31,10 +35,12 @@ func TestServeSettingsErrors(t *testing.T) {
 		{"bad key", map[string]string{"GITHUB_WEBHOOK_SECRET": "s", "GITHUB_APP_ID": "1", "GITHUB_APP_PRIVATE_KEY_FILE": keyFile}, nil, "not a PEM RSA private key"},
 		{"bad permission", map[string]string{"GITHUB_WEBHOOK_SECRET": "s"}, []string{"--min-permission", "owner"}, "--min-permission"},
 		{"arguments", map[string]string{"GITHUB_WEBHOOK_SECRET": "s"}, []string{"extra"}, "takes no arguments"},
+		{"credentials GitHub refuses", map[string]string{"GITHUB_WEBHOOK_SECRET": "s", "GITHUB_APP_ID": "1",
+			"GITHUB_APP_PRIVATE_KEY": string(otherPEM), "GITHUB_API_URL": gh.URL()}, nil, "GitHub refuses the App's credentials"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, v := range []string{"GITHUB_WEBHOOK_SECRET", "GITHUB_APP_ID", "GITHUB_APP_PRIVATE_KEY", "GITHUB_APP_PRIVATE_KEY_FILE"} {
+			for _, v := range []string{"GITHUB_WEBHOOK_SECRET", "GITHUB_APP_ID", "GITHUB_APP_PRIVATE_KEY", "GITHUB_APP_PRIVATE_KEY_FILE", "GITHUB_API_URL"} {
 				t.Setenv(v, tt.env[v])
 			}
 			code, _, stderr := capsule(t, append([]string{"serve"}, tt.args...)...)

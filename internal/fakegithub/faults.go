@@ -1,9 +1,11 @@
 package fakegithub
 
 import (
+	"fmt"
 	"net/http"
 	"path"
 	"strings"
+	"sync"
 )
 
 // Fault is an injected failure: requests matching Method and Path get
@@ -25,6 +27,10 @@ type Fault struct {
 	// Header is added to the response, e.g. Retry-After, or
 	// X-RateLimit-Remaining: 0 and X-RateLimit-Reset.
 	Header http.Header
+	// AfterWrite makes the request act first, as it would without the
+	// fault, and only its answer fail: GitHub made the branch or opened
+	// the pull request, and the client never heard of it.
+	AfterWrite bool
 	// Message is the body's "message"; empty chooses the one GitHub sends
 	// with Status and Header: primary rate limit for X-RateLimit-Remaining:
 	// 0, secondary rate limit (with its documentation_url, which go-github
@@ -85,13 +91,18 @@ func (f *fault) matches(method, apiPath string) bool {
 	return matched
 }
 
-// takeFault returns the reply of the first fault matching the request and
-// uses up one of its failures.
+// takeFault returns the reply of the first fault matching the request
+// that is not AfterWrite and uses up one of its failures.
 func (s *Server) takeFault(method, apiPath string) (reply, bool) {
+	return s.takeFaultOf(method, apiPath, false)
+}
+
+// takeFaultOf is takeFault among the faults whose AfterWrite is after.
+func (s *Server) takeFaultOf(method, apiPath string, after bool) (reply, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, f := range s.faults {
-		if f.left == 0 || !f.matches(method, apiPath) {
+		if f.left == 0 || f.AfterWrite != after || !f.matches(method, apiPath) {
 			continue
 		}
 		if f.left > 0 {
@@ -133,5 +144,89 @@ func faultMessage(f Fault) string {
 		return "Server Error"
 	default:
 		return http.StatusText(f.Status)
+	}
+}
+
+// outage is how the fake answers while it is down (see Down): with status,
+// or, when status is 0, not at all.
+type outage struct{ status int }
+
+// Down makes every request, to the API and for archives, fail at the HTTP
+// level until Up: answered with status (a 502 or 503 of GitHub's front
+// end, with no JSON) when status is not 0, else not answered at all, its
+// connection closed (as a host that went away). Requests are still
+// recorded, but none acts. It is the fake's view of a GitHub outage, to
+// show what a client does when GitHub cannot be reached.
+func (s *Server) Down(status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.down = &outage{status: status}
+}
+
+// Up ends the outage Down began.
+func (s *Server) Up() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.down = nil
+}
+
+// serveDown answers r as the outage says, and reports false when there is
+// none.
+func (s *Server) serveDown(w http.ResponseWriter, r *http.Request, body []byte) bool {
+	s.mu.Lock()
+	down := s.down
+	s.mu.Unlock()
+	if down == nil {
+		return false
+	}
+	s.record(r, r.URL.Path, "", body)
+	if down.status != 0 {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(down.status)
+		fmt.Fprintf(w, "<html><body><h1>%d %s</h1></body></html>\n", down.status, http.StatusText(down.status))
+		return true
+	}
+	if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+		conn.Close()
+		return true
+	}
+	panic(http.ErrAbortHandler) // closes the connection without an answer
+}
+
+// stall holds the requests matching its pattern until released.
+type stall struct {
+	pattern          fault // Method and Path only
+	reached, release chan struct{}
+	reachedOnce      sync.Once
+}
+
+// Stall holds every request matching method and pathPattern (see Fault
+// for the syntax) until release is called, then lets it be answered as
+// it would be; reached is closed when the first of them arrives. It
+// shows what happens while a request is in flight (a job that has begun
+// and not ended). Release may be called more than once.
+func (s *Server) Stall(method, pathPattern string) (reached <-chan struct{}, release func()) {
+	st := &stall{pattern: fault{Fault: Fault{Method: method, Path: pathPattern}}, reached: make(chan struct{}), release: make(chan struct{})}
+	var once sync.Once
+	s.mu.Lock()
+	s.stalls = append(s.stalls, st)
+	s.mu.Unlock()
+	return st.reached, func() { once.Do(func() { close(st.release) }) }
+}
+
+// waitStalls holds the request while a stall that matches it is not
+// released.
+func (s *Server) waitStalls(method, apiPath string) {
+	s.mu.Lock()
+	var held []*stall
+	for _, st := range s.stalls {
+		if st.pattern.matches(method, apiPath) {
+			held = append(held, st)
+		}
+	}
+	s.mu.Unlock()
+	for _, st := range held {
+		st.reachedOnce.Do(func() { close(st.reached) })
+		<-st.release
 	}
 }

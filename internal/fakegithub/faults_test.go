@@ -85,3 +85,77 @@ func TestFaultedRequestsAreValidated(t *testing.T) {
 		t.Errorf("violations = %v, want the missing sha reported", v)
 	}
 }
+
+// TestDown: while the fake is down, every request fails at the HTTP
+// level (a front end's 502, or no answer at all) and nothing acts; once
+// it is up, requests are answered again.
+func TestDown(t *testing.T) {
+	s := newServer(t)
+	s.AddRepo("octo", "calc", map[string]string{"README": "hi\n"})
+	gh := tokenClient(s, staticToken)
+	ctx := context.Background()
+
+	s.Down(http.StatusBadGateway)
+	var er *github.ErrorResponse
+	if _, _, err := gh.Repositories.Get(ctx, "octo", "calc"); !errors.As(err, &er) || er.Response.StatusCode != 502 {
+		t.Errorf("Get while down with 502: %v, want 502", err)
+	}
+	s.Down(0)
+	if _, _, err := gh.Repositories.Get(ctx, "octo", "calc"); err == nil || errors.As(err, &er) {
+		t.Errorf("Get while down without answers: %v, want a transport error", err)
+	}
+	s.Up()
+	if _, _, err := gh.Repositories.Get(ctx, "octo", "calc"); err != nil {
+		t.Errorf("Get once up: %v", err)
+	}
+}
+
+// TestFaultAfterWrite: an AfterWrite fault lets the request act and
+// fails its answer only.
+func TestFaultAfterWrite(t *testing.T) {
+	s := newServer(t)
+	s.AddRepo("octo", "calc", map[string]string{"README": "hi\n"})
+	gh := tokenClient(s, staticToken)
+	ctx := context.Background()
+	main, _, err := gh.Git.GetRef(ctx, "octo", "calc", "heads/main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Inject(Fault{Method: "POST", Path: "/repos/octo/calc/git/refs", Times: 1, Status: http.StatusBadGateway, AfterWrite: true})
+	var er *github.ErrorResponse
+	_, _, err = gh.Git.CreateRef(ctx, "octo", "calc", github.CreateRef{Ref: "refs/heads/fix", SHA: main.GetObject().GetSHA()})
+	if !errors.As(err, &er) || er.Response.StatusCode != 502 {
+		t.Fatalf("CreateRef: %v, want 502", err)
+	}
+	if _, _, err := gh.Git.GetRef(ctx, "octo", "calc", "heads/fix"); err != nil {
+		t.Errorf("the branch whose answer was lost: %v, want it made", err)
+	}
+}
+
+// TestStall: a stalled request waits until it is released, then is
+// answered as usual; others pass.
+func TestStall(t *testing.T) {
+	s := newServer(t)
+	s.AddRepo("octo", "calc", map[string]string{"README": "hi\n"})
+	gh := tokenClient(s, staticToken)
+	ctx := context.Background()
+	reached, release := s.Stall("GET", "/repos/octo/calc")
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := gh.Repositories.Get(ctx, "octo", "calc")
+		done <- err
+	}()
+	<-reached
+	if _, _, err := gh.Git.GetRef(ctx, "octo", "calc", "heads/main"); err != nil {
+		t.Errorf("another request while one is stalled: %v", err)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("the stalled request ended before its release: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	release()
+	if err := <-done; err != nil {
+		t.Errorf("the released request: %v", err)
+	}
+}

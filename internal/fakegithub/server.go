@@ -34,6 +34,8 @@ type Server struct {
 	requests      []Request
 	violations    []Violation
 	faults        []*fault
+	down          *outage // see Down; nil while the fake is up
+	stalls        []*stall
 }
 
 // Request is one request the fake received, recorded for assertions.
@@ -160,6 +162,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "read body: "+err.Error(), http.StatusBadRequest)
 		return
 	}
+	if s.serveDown(w, r, body) {
+		return
+	}
 	if strings.HasPrefix(r.URL.Path, codeloadPrefix) {
 		s.record(r, r.URL.Path, "", body)
 		if rep, faulted := s.takeFault(r.Method, r.URL.Path); faulted {
@@ -203,6 +208,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if invalid != nil {
 		s.report(Violation{Method: r.Method, Path: apiPath, Operation: operation, Message: invalid.message})
 	}
+	s.waitStalls(r.Method, apiPath)
 	rep, faulted := s.takeFault(r.Method, apiPath)
 	switch {
 	case faulted:
@@ -210,6 +216,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rep = invalid.reply
 	default:
 		rep = s.dispatch(r, apiPath, operation, entry.template, params, body)
+		if lost, ok := s.takeFaultOf(r.Method, apiPath, true); ok {
+			rep = lost // it acted; its answer is lost
+		}
 	}
 	s.respond(w, in, route, rep, apiPath, operation)
 }

@@ -81,9 +81,10 @@ func (s *Store) enqueue(ctx context.Context, tx pgx.Tx, r work.Request) (store.J
 			return same, store.Duplicate, recordDelivery(ctx, tx, r.Delivery, same.ID)
 		case !errors.Is(err, pgx.ErrNoRows):
 			return store.Job{}, 0, err
-		case found:
-			return s.waitFor(ctx, tx, r, active)
 		}
+	}
+	if found && store.Waits(r, active) {
+		return s.waitFor(ctx, tx, r, active)
 	}
 	if found {
 		if err := recordDelivery(ctx, tx, r.Delivery, active.ID); err != nil {
@@ -131,22 +132,29 @@ func recordDelivery(ctx context.Context, tx pgx.Tx, delivery string, id int64) e
 	return err
 }
 
-// waitFor records round r, which arrived while its issue had the active
-// job active, to be queued once that ends, and records its delivery
-// against active. A round already waiting is not recorded twice:
-// Duplicate.
+// waitFor records r (see store.Waits), which arrived while its issue had
+// the active job active, to be queued once that ends, and records its
+// delivery against active. A round, or a label of the issue, already
+// waiting is not recorded twice: Duplicate.
 func (s *Store) waitFor(ctx context.Context, tx pgx.Tx, r work.Request, active store.Job) (store.Job, store.Outcome, error) {
 	var id int64
-	err := tx.QueryRow(ctx, `SELECT id FROM waiting
-		WHERE lower(owner) = lower($1) AND lower(repo) = lower($2) AND pull_request = $3 AND round = $4`,
-		r.Owner, r.Repo, r.PullRequest, r.Round).Scan(&id)
+	var err error
+	if r.Round != "" {
+		err = tx.QueryRow(ctx, `SELECT id FROM waiting
+			WHERE lower(owner) = lower($1) AND lower(repo) = lower($2) AND pull_request = $3 AND round = $4 AND round <> ''`,
+			r.Owner, r.Repo, r.PullRequest, r.Round).Scan(&id)
+	} else {
+		err = tx.QueryRow(ctx, `SELECT id FROM waiting
+			WHERE lower(owner) = lower($1) AND lower(repo) = lower($2) AND issue = $3 AND lower(label) = lower($4) AND label <> ''`,
+			r.Owner, r.Repo, r.Issue, r.Label).Scan(&id)
+	}
 	outcome := store.Duplicate
 	if errors.Is(err, pgx.ErrNoRows) {
 		outcome = store.Waiting
 		_, err = tx.Exec(ctx, `INSERT INTO waiting (`+store.WaitingColumns[len("id, "):]+`)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
 			r.Delivery, r.Event, string(r.Trigger), r.Installation, r.Owner, r.Repo, r.Issue, r.Sender,
-			r.PullRequest, r.Round, r.HeadSHA, store.ToNanos(s.clock()))
+			r.PullRequest, r.Round, r.HeadSHA, store.ToNanos(s.clock()), r.Label)
 	}
 	if err != nil {
 		return store.Job{}, 0, err
@@ -154,9 +162,9 @@ func (s *Store) waitFor(ctx context.Context, tx pgx.Tx, r work.Request, active s
 	return active, outcome, recordDelivery(ctx, tx, r.Delivery, active.ID)
 }
 
-// promote queues the oldest round waiting for the issue of job id, which
-// has just ended, with the time it arrived, and points its delivery at
-// the new job. A waiting round whose job exists already (it cannot, but
+// promote queues the oldest request (round or label trigger) waiting for
+// the issue of job id, which has just ended, with the time it arrived,
+// and points its delivery at the new job. A waiting round whose job exists already (it cannot, but
 // the index would refuse a second) is dropped in its favour.
 func (s *Store) promote(ctx context.Context, tx pgx.Tx, id int64) error {
 	ended, err := getJob(ctx, tx, id)

@@ -88,6 +88,22 @@ CREATE UNIQUE INDEX waiting_round ON waiting (lower(owner), lower(repo), pull_re
 
 CREATE INDEX waiting_issue ON waiting (lower(owner), lower(repo), issue);
 `,
+	// 2: label triggers wait too, as in the SQLite store's schema 6: a
+	// label added while its issue has an active job of another label
+	// waits in waiting (label, '' for a round), one per issue and label
+	// compared case-insensitively, and is queued in its turn.
+	// waiting_round now holds rounds only.
+	`
+ALTER TABLE waiting ADD COLUMN label text NOT NULL DEFAULT '';
+
+DROP INDEX waiting_round;
+
+CREATE UNIQUE INDEX waiting_round ON waiting (lower(owner), lower(repo), pull_request, round)
+	WHERE round <> '';
+
+CREATE UNIQUE INDEX waiting_label ON waiting (lower(owner), lower(repo), issue, lower(label))
+	WHERE label <> '';
+`,
 }
 
 // migrationLock is the key of the transaction-level advisory lock under

@@ -62,6 +62,7 @@ func Run(t *testing.T, open Open) {
 		{"Ping", testPing},
 		{"EnqueueRound", testEnqueueRound},
 		{"WaitingRounds", testWaitingRounds},
+		{"WaitingLabels", testWaitingLabels},
 		{"EnqueueRoundConcurrent", testEnqueueRoundConcurrent},
 		{"EnqueueRoundInvalid", testEnqueueRoundInvalid},
 		{"PullRequestOf", testPullRequestOf},

@@ -702,6 +702,80 @@ func testWaitingRounds(t *testing.T, open Open) {
 	WantCounts(t, s, map[work.State]int{work.Failed: 2, work.Done: 1})
 }
 
+// testWaitingLabels: an issue opened with two labels gets a delivery for
+// each, in either order. The label that arrives while the other's job is
+// active waits for it, once, and is queued as the issue's job when that
+// ends, with the time it arrived; the same label again, or a retry, is
+// still answered Busy. Rounds and labels wait in one line, oldest first.
+func testWaitingLabels(t *testing.T, open Open) {
+	s, clk := newStore(t, open)
+	ctx := context.Background()
+	label := func(delivery, name string) work.Request {
+		r := NewRequest(delivery, 7)
+		r.Label = name
+		return r
+	}
+	bug := Enqueue(t, s, label("bug", "bug"), store.Created)
+	bug = Claim(t, s, "w1", time.Minute)
+	clk.Advance(time.Second)
+	arrived := clk.Now()
+	if got := Enqueue(t, s, label("capsule", "capsule"), store.Waiting); got.ID != bug.ID || got.Busy {
+		t.Fatalf("the trigger label while the bug label's job runs gave %+v, want the waiting outcome with that job", got)
+	}
+	clk.Advance(time.Second)
+	Enqueue(t, s, label("capsule-again", "Capsule"), store.Duplicate)
+	Enqueue(t, s, NewRound("review-1", 7, 12, "review:1", "aaa"), store.Waiting)
+	if got := Enqueue(t, s, label("bug-again", "BUG"), store.Busy); got.ID != bug.ID || !got.Busy {
+		t.Fatalf("the same label again gave %+v, want Busy with the running job", got)
+	}
+	retry := NewRequest("retry", 7)
+	retry.Event, retry.Trigger, retry.Label = "issue_comment", work.TriggerRetry, ""
+	Enqueue(t, s, retry, store.Busy)
+	if got, err := s.ByDelivery(ctx, "capsule"); err != nil || got.ID != bug.ID {
+		t.Fatalf("ByDelivery of the waiting label = %+v, %v; want the active job", got, err)
+	}
+	WantCounts(t, s, map[work.State]int{work.Running: 1})
+
+	if err := s.Finish(ctx, bug.ID, "w1", store.End{State: work.Skipped, Reason: "not the trigger label"}); err != nil {
+		t.Fatal(err)
+	}
+	capsule := Claim(t, s, "w1", time.Minute)
+	if capsule.Trigger != work.TriggerLabel || capsule.Label != "capsule" || capsule.Delivery != "capsule" ||
+		!capsule.CreatedAt.Equal(arrived) || capsule.Busy || capsule.Claims != 1 {
+		t.Fatalf("claimed %+v, want the capsule label's job, as it arrived", capsule)
+	}
+	if got, err := s.ByDelivery(ctx, "capsule"); err != nil || got.ID != capsule.ID {
+		t.Errorf("ByDelivery of the promoted label = %+v, %v; want job %d", got, err, capsule.ID)
+	}
+	// The trigger label once more while its own job runs: Busy, as before.
+	Enqueue(t, s, label("capsule-third", "capsule"), store.Busy)
+	if err := s.Finish(ctx, capsule.ID, "w1", store.End{State: work.Done}); err != nil {
+		t.Fatal(err)
+	}
+	if review := Claim(t, s, "w1", time.Minute); review.Round != "review:1" {
+		t.Fatalf("claimed %+v, want the review that waited", review)
+	}
+	ClaimNone(t, s, "w1")
+
+	// The other order on another issue: the trigger label's job first,
+	// then "bug", which waits and is queued after it.
+	first := NewRequest("capsule-8", 8)
+	Enqueue(t, s, first, store.Created)
+	second := first
+	second.Delivery, second.Label = "bug-8", "bug"
+	Enqueue(t, s, second, store.Waiting)
+	j := Claim(t, s, "w2", time.Minute)
+	if j.Label != "capsule" {
+		t.Fatalf("claimed %+v, want the capsule label's job first", j)
+	}
+	if err := s.Finish(ctx, j.ID, "w2", store.End{State: work.Done}); err != nil {
+		t.Fatal(err)
+	}
+	if j := Claim(t, s, "w2", time.Minute); j.Label != "bug" || j.Issue != 8 {
+		t.Fatalf("claimed %+v, want the bug label's job of issue 8", j)
+	}
+}
+
 // testEnqueueRoundConcurrent sends a review's deliveries at once, as
 // GitHub does for a review with several comments: they share one batch,
 // and make one job.
