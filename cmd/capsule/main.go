@@ -47,6 +47,7 @@ func commands() []command {
 		{"solve", "fix an issue in a local repository and write the tested patch", runSolve},
 		{"context", "print the repository context the model would get for an issue, and why", runContext},
 		{"serve", "run the GitHub App: webhooks in, pull requests out", runServe},
+		{"demo", "watch the App turn an issue into a pull request, with stand-ins for GitHub and the model", runDemo},
 		{"action", "run as a step of a GitHub Actions workflow (see action.yml)", runAction},
 		{"bench", "rerun a function-level benchmark (HumanEval, MBPP, ...) against a model", runBench},
 		{"sandbox", "run a command in the sandbox, or build its image", runSandbox},
