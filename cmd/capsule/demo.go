@@ -9,7 +9,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -51,12 +50,7 @@ const (
 const demoTimeout = 10 * time.Minute
 
 func runDemo(ctx context.Context, env *environment, args []string) int {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	timeout := fs.Duration("timeout", demoTimeout, "how long to wait for the job")
-	full := fs.Bool("full", false, "print the pull request's whole body, its attempt log too")
-	dir := fs.String("dir", "", "directory for the App's job queue and log, kept afterwards (default: a temporary one, removed at the end)")
-	fs.Usage = func() {
-		fmt.Fprintln(env.stdout, `Usage: capsule demo [--full] [--timeout D] [--dir DIR]
+	fs := newFlagSet("demo", `Usage: capsule demo [--full] [--timeout D] [--dir DIR]
 
 Shows the App at work with no GitHub App and no model: it runs `+"`capsule serve`"+`
 (the real server, queue, sandbox and job) against two stand-ins on this
@@ -64,12 +58,10 @@ machine, a fake GitHub holding the example repository examples/calculator
 with an issue, and a scripted model. It labels the issue by sending a
 signed webhook to the App's /webhook, waits for the job and prints the
 pull request it opened. Needs the Docker engine and the sandbox image
-(`+"`make test`"+` or `+"`capsule sandbox image`"+` builds it).
-
-Flags:`)
-		fs.SetOutput(env.stdout)
-		fs.PrintDefaults()
-	}
+(`+"`make test`"+` or `+"`capsule sandbox image`"+` builds it).`)
+	timeout := fs.Duration("timeout", demoTimeout, "how long to wait for the job")
+	full := fs.Bool("full", false, "print the pull request's whole body, its attempt log too")
+	dir := fs.String("dir", "", "directory for the App's job queue and log, kept afterwards (default: a temporary one, removed at the end)")
 	if code := parseFlags(fs, env, args); code >= 0 {
 		return code
 	}

@@ -6,7 +6,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -111,19 +110,6 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun `capsule help <subcommand>` for its flags.")
 }
 
-// parseFlags parses args with fs and maps the outcome to an exit code:
-// -1 to go on, exitOK after -h, exitUsage on a bad flag.
-func parseFlags(fs *flag.FlagSet, env *environment, args []string) int {
-	fs.SetOutput(env.stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	return -1
-}
-
 // fail prints a one-line error and returns the exit code that fits it.
 func fail(env *environment, err error) int {
 	// errUsage classifies; its own word adds nothing to the message.
@@ -144,7 +130,7 @@ func fail(env *environment, err error) int {
 var errUsage = errors.New("usage")
 
 func runVersion(_ context.Context, env *environment, args []string) int {
-	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	fs := newFlagSet("version", "Usage: capsule version\n\nPrints Capsule's version.")
 	if code := parseFlags(fs, env, args); code >= 0 {
 		return code
 	}
