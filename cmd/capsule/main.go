@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -86,7 +87,11 @@ func dispatch(ctx context.Context, env *environment, args []string) int {
 	switch name {
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 {
-			return dispatch(ctx, env, []string{rest[0], "-h"})
+			topic := rest[:1]
+			if rest[0] == "sandbox" && len(rest) > 1 {
+				topic = rest[:2] // sandbox run, sandbox image
+			}
+			return dispatch(ctx, env, append(slices.Clone(topic), "-h"))
 		}
 		usage(env.stdout)
 		return exitOK

@@ -92,6 +92,17 @@ func TestHelp(t *testing.T) {
 		}
 		goldenfile.Check(t, filepath.Join("testdata", "help-solve.golden"), stdout, *update)
 	}
+	for _, tt := range []struct{ args, want string }{
+		{"help sandbox image", "Usage: capsule sandbox image"},
+		{"sandbox image -h", "Usage: capsule sandbox image"},
+		{"help sandbox", "Usage: capsule sandbox run"},
+		{"help demo", "Usage: capsule demo"},
+	} {
+		code, stdout, stderr := capsule(t, strings.Fields(tt.args)...)
+		if code != exitOK || stderr != "" || !strings.HasPrefix(stdout, tt.want) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 0 and %q on stdout", tt.args, code, stdout, stderr, tt.want)
+		}
+	}
 	code, stdout, stderr := capsule(t, "solve", "--bogus")
 	if code != exitUsage || stdout != "" || !strings.HasPrefix(stderr, "flag provided but not defined: -bogus\nUsage: capsule solve") {
 		t.Errorf("a bad flag: exit %d, stdout %q, stderr %q; want %d, the error and the usage on stderr", code, stdout, stderr, exitUsage)

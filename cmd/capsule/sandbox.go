@@ -13,11 +13,13 @@ import (
 )
 
 func runSandbox(ctx context.Context, env *environment, args []string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprintln(env.stderr, "Usage: capsule sandbox run [flags] -- CMD ARGS...\n       capsule sandbox image [--rebuild] [--offline]")
-		if len(args) == 0 {
-			return exitUsage
-		}
+	const usage = "Usage: capsule sandbox run [flags] -- CMD ARGS...\n       capsule sandbox image [--name NAME] [--rebuild] [--offline] [--quiet]\n\nRun `capsule help sandbox run` or `capsule help sandbox image` for the flags."
+	if len(args) == 0 {
+		fmt.Fprintln(env.stderr, usage)
+		return exitUsage
+	}
+	if args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprintln(env.stdout, usage)
 		return exitOK
 	}
 	switch args[0] {
