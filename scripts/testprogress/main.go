@@ -143,7 +143,7 @@ func summarize(in io.Reader, out io.Writer, since func() time.Duration) (*report
 					p.counts.passed++
 				case "fail":
 					p.counts.failed++
-					showFailure(out, p, e.Test)
+					showFailure(out, p, e.Test, e.Test)
 				case "skip":
 					p.counts.skipped++
 					p.skipped = append(p.skipped, e.Test)
@@ -155,7 +155,8 @@ func summarize(in io.Reader, out io.Writer, since func() time.Duration) (*report
 			p.elapsed = time.Duration(e.Elapsed * float64(time.Second))
 			p.result = map[string]string{"pass": "ok", "fail": "FAIL", "skip": "?"}[e.Action]
 			if e.Action == "fail" {
-				showFailure(out, p, "")
+				showUnfinished(out, p)
+				showFailure(out, p, "", "")
 			}
 			fmt.Fprintf(out, "%-4s %-50s %8s  %s  [%d done, %d running, %s]\n",
 				p.result, p.name, p.elapsed.Round(100*time.Millisecond), p.counts, r.done, r.started-r.done, since().Round(time.Second))
@@ -170,8 +171,9 @@ func summarize(in io.Reader, out io.Writer, since func() time.Duration) (*report
 }
 
 // showFailure writes the output of a failed test (test "" for the
-// package's own output: a panic, a timeout, a build failure).
-func showFailure(out io.Writer, p *pkg, test string) {
+// package's own output: a panic, a build failure) under the heading
+// "--- FAIL <package> <what>".
+func showFailure(out io.Writer, p *pkg, test, what string) {
 	lines := p.output[test]
 	if len(lines) == 0 && test != "" {
 		return // a parent whose subtest failed, already shown
@@ -179,11 +181,25 @@ func showFailure(out io.Writer, p *pkg, test string) {
 	if len(lines) > maxFailureLines {
 		lines = append([]string{fmt.Sprintf("... (%d earlier lines left out)\n", len(lines)-maxFailureLines)}, lines[len(lines)-maxFailureLines:]...)
 	}
-	what := p.name
-	if test != "" {
-		what += " " + test
+	fmt.Fprintf(out, "--- FAIL %s\n%s", strings.TrimSpace(p.name+" "+what), strings.Join(lines, ""))
+}
+
+// showUnfinished writes the output of the tests of a failed package that
+// never ended, such as the one running when the package's -timeout ran
+// out, whose output holds the panic and every goroutine; they count as
+// failed.
+func showUnfinished(out io.Writer, p *pkg) {
+	var tests []string
+	for test, lines := range p.output {
+		if test != "" && len(lines) > 0 {
+			tests = append(tests, test)
+		}
 	}
-	fmt.Fprintf(out, "--- FAIL %s\n%s", what, strings.Join(lines, ""))
+	sort.Strings(tests)
+	for _, test := range tests {
+		p.counts.failed++
+		showFailure(out, p, test, test+" (did not finish)")
+	}
 }
 
 // writeTotals writes the counts of every package and their sum.
