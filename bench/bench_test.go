@@ -147,10 +147,9 @@ func readResults(t testing.TB, dir string) []report.Result {
 	return out
 }
 
-// sampleEvery is the spacing of the problems TestCanonicalSolutionsPass
-// runs: a fixed sample, every sampleEvery-th problem in file order and
-// every problem whose upstream tests are unsound. Whole datasets run in
-// `make verify-datasets` (BenchmarkShippedReferences).
+// sampleEvery is the spacing of the fixed samples of a dataset the tests
+// run (see sampleIDs); whole datasets run in `make verify-datasets`
+// (BenchmarkShippedReferences).
 const sampleEvery = 20
 
 // TestCanonicalSolutionsPass runs the reference solutions of a fixed
@@ -170,7 +169,7 @@ func TestCanonicalSolutionsPass(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			broken := brokenIDs(t, tt.dataset, tt.format)
 			r := runBench(t, tt.dataset, tt.format, 0, canonical, func(cfg *bench.Config) {
-				cfg.Tasks = sampleIDs(t, tt.dataset, tt.format, broken)
+				cfg.Tasks = sampleIDs(t, tt.dataset, tt.format, sampleEvery, broken)
 			})
 			s := r.outcome.Summary
 			sound := s.Total - r.outcome.Broken
@@ -187,16 +186,16 @@ func TestCanonicalSolutionsPass(t *testing.T) {
 	}
 }
 
-// sampleIDs returns TestCanonicalSolutionsPass's sample of the dataset:
-// every sampleEvery-th problem and every one in broken.
-func sampleIDs(t *testing.T, name string, format dataset.Format, broken map[string]bool) []string {
+// sampleIDs returns a fixed sample of the dataset: every every-th
+// problem in file order and every one in broken.
+func sampleIDs(t *testing.T, name string, format dataset.Format, every int, broken map[string]bool) []string {
 	set, err := bench.LoadDataset(name, format)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ids []string
 	for i, p := range set.Problems {
-		if i%sampleEvery == 0 || broken[p.TaskID] {
+		if i%every == 0 || broken[p.TaskID] {
 			ids = append(ids, p.TaskID)
 		}
 	}
@@ -217,8 +216,13 @@ func brokenIDs(t *testing.T, name string, format dataset.Format) map[string]bool
 	return out
 }
 
+// TestWrongThenRight answers a fixed sample of HumanEval (every tenth
+// problem) wrongly first and rightly second: every problem is solved at
+// the first fix, whose request quotes the failing assert.
 func TestWrongThenRight(t *testing.T) {
-	r := runBench(t, "humaneval", "humaneval", 0, wrongThenRight, nil)
+	r := runBench(t, "humaneval", "humaneval", 0, wrongThenRight, func(cfg *bench.Config) {
+		cfg.Tasks = sampleIDs(t, "humaneval", "humaneval", sampleEvery/2, nil)
+	})
 	s := r.outcome.Summary
 	if s.Passed != s.Total || s.APICallsMean != 2 || s.AttemptHistogram[1] != s.Total {
 		t.Errorf("passed %d/%d, api_calls_mean %.2f, histogram %v; want all at attempt 1 and 2.00", s.Passed, s.Total, s.APICallsMean, s.AttemptHistogram)
