@@ -107,15 +107,6 @@ type demo struct {
 // whose first fix is wrong and second right.
 func startDemo(env *environment, dir string) (*demo, error) {
 	d := &demo{env: env, dir: dir, keep: dir != ""}
-	var err error
-	if d.dir == "" {
-		if d.dir, err = os.MkdirTemp("", "capsule-demo-"); err != nil {
-			return nil, err
-		}
-	} else if err := os.MkdirAll(d.dir, 0o700); err != nil {
-		return nil, err
-	}
-	d.logPath = filepath.Join(d.dir, "serve.log")
 	key, keyPEM, err := fakegithub.GenerateAppKey()
 	if err != nil {
 		return nil, err
@@ -139,6 +130,17 @@ func startDemo(env *environment, dir string) (*demo, error) {
 		fakeopenai.Reply(calculatortest.Answer("calc/stats.py", calculatortest.WrongStats)),
 		fakeopenai.Reply(calculatortest.Answer("calc/stats.py", calculatortest.RightStats))),
 		fakeopenai.WithModels(demoModel))
+	if d.dir == "" {
+		d.dir, err = os.MkdirTemp("", "capsule-demo-")
+	} else {
+		err = os.MkdirAll(d.dir, 0o700)
+	}
+	if err != nil {
+		d.model.Close()
+		d.gh.Close()
+		return nil, err
+	}
+	d.logPath = filepath.Join(d.dir, "serve.log")
 	return d, nil
 }
 

@@ -26,6 +26,9 @@ func TestDemo(t *testing.T) {
 		t.Errorf("stderr: %s", stderr)
 	}
 	goldenfile.Check(t, filepath.Join("testdata", "demo.golden"), maskDemo(stdout, tmp), *update)
+	if left, _ := filepath.Glob(filepath.Join(tmp, "capsule-demo-*")); len(left) > 0 {
+		t.Errorf("the demo left %v behind", left)
+	}
 }
 
 // demoMasks replace what changes from run to run in the demo's output.
