@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
-	"io/fs"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
