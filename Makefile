@@ -5,15 +5,21 @@ GO      ?= go
 VERSION ?= 0.1.0-dev
 LDFLAGS := -s -w -X github.com/capsulehq/capsule/internal/version.Version=$(VERSION)
 
-.PHONY: build test serve image bench verify-datasets bigcodebench vet clean docker-image
+.PHONY: build test demo serve image bench verify-datasets bigcodebench vet clean docker-image
 
 ## build: a static binary in bin/capsule (it is also the sandbox agent)
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/capsule ./cmd/capsule
 
-## test: set up Docker and the sandbox image if needed, then vet, staticcheck and race-test everything
+## test: set up Docker, debootstrap and the sandbox image if needed, then vet,
+## staticcheck and race-test everything, a line per package as it finishes
 test:
 	scripts/test.sh
+
+## demo: the App at work on this machine, with stand-ins for GitHub and the
+## model (after `make test`, which builds the sandbox image; about a minute)
+demo: build
+	bin/capsule demo
 
 ## serve: set up Docker and the sandbox image if needed, then run the GitHub App
 ## (settings from the environment: see the README)

@@ -147,6 +147,14 @@ func readResults(t testing.TB, dir string) []report.Result {
 	return out
 }
 
+// sampleEvery is the spacing of the fixed samples of a dataset the tests
+// run (see sampleIDs); whole datasets run in `make verify-datasets`
+// (BenchmarkShippedReferences).
+const sampleEvery = 20
+
+// TestCanonicalSolutionsPass runs the reference solutions of a fixed
+// sample of each dataset through the benchmark: the sound ones pass in
+// one call, the unsound ones fail.
 func TestCanonicalSolutionsPass(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -159,13 +167,15 @@ func TestCanonicalSolutionsPass(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := runBench(t, tt.dataset, tt.format, 0, canonical, nil)
+			broken := brokenIDs(t, tt.dataset, tt.format)
+			r := runBench(t, tt.dataset, tt.format, 0, canonical, func(cfg *bench.Config) {
+				cfg.Tasks = sampleIDs(t, tt.dataset, tt.format, sampleEvery, broken)
+			})
 			s := r.outcome.Summary
 			sound := s.Total - r.outcome.Broken
 			if s.Passed != sound || s.APICallsMean != 1 {
 				t.Errorf("passed %d of %d (%d with sound tests), api_calls_mean %.2f; want %d and 1.00", s.Passed, s.Total, sound, s.APICallsMean, sound)
 			}
-			broken := brokenIDs(t, tt.dataset, tt.format)
 			for _, res := range r.results {
 				if res.Solved == broken[res.TaskID] {
 					t.Errorf("%s: solved %v, but its upstream tests are sound: %v", res.TaskID, res.Solved, !broken[res.TaskID])
@@ -174,6 +184,22 @@ func TestCanonicalSolutionsPass(t *testing.T) {
 			t.Logf("%s: %d/%d passed, %d with unsound upstream tests", tt.name, s.Passed, s.Total, r.outcome.Broken)
 		})
 	}
+}
+
+// sampleIDs returns a fixed sample of the dataset: every every-th
+// problem in file order and every one in broken.
+func sampleIDs(t *testing.T, name string, format dataset.Format, every int, broken map[string]bool) []string {
+	set, err := bench.LoadDataset(name, format)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for i, p := range set.Problems {
+		if i%every == 0 || broken[p.TaskID] {
+			ids = append(ids, p.TaskID)
+		}
+	}
+	return ids
 }
 
 func brokenIDs(t *testing.T, name string, format dataset.Format) map[string]bool {
@@ -190,8 +216,13 @@ func brokenIDs(t *testing.T, name string, format dataset.Format) map[string]bool
 	return out
 }
 
+// TestWrongThenRight answers a fixed sample of HumanEval (every tenth
+// problem) wrongly first and rightly second: every problem is solved at
+// the first fix, whose request quotes the failing assert.
 func TestWrongThenRight(t *testing.T) {
-	r := runBench(t, "humaneval", "humaneval", 0, wrongThenRight, nil)
+	r := runBench(t, "humaneval", "humaneval", 0, wrongThenRight, func(cfg *bench.Config) {
+		cfg.Tasks = sampleIDs(t, "humaneval", "humaneval", sampleEvery/2, nil)
+	})
 	s := r.outcome.Summary
 	if s.Passed != s.Total || s.APICallsMean != 2 || s.AttemptHistogram[1] != s.Total {
 		t.Errorf("passed %d/%d, api_calls_mean %.2f, histogram %v; want all at attempt 1 and 2.00", s.Passed, s.Total, s.APICallsMean, s.AttemptHistogram)

@@ -2,14 +2,16 @@
 # The test command: sets up what the tests need on a fresh machine (a Docker
 # engine, the sandbox image, a static build of Capsule for the in-container
 # agent, PostgreSQL's server binaries for the tests' throwaway clusters),
-# then vets, runs staticcheck and runs every test with the race detector.
+# then vets, runs staticcheck and runs every test with the race detector,
+# showing a line per package as it finishes (scripts/testprogress).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/ensure-docker.sh
 scripts/ensure-postgres.sh
 make --no-print-directory build
-# The offline image build needs debootstrap even where docker was present.
+# ensure-docker.sh installed debootstrap, which the offline image build
+# needs, even where an engine answered already.
 if ! bin/capsule sandbox image --quiet; then
   echo "could not build the sandbox image; see the messages above" >&2
   exit 1
@@ -21,4 +23,8 @@ test -z "$(gofmt -l $(git ls-files '*.go'))" || { echo "gofmt would change:" >&2
 go vet ./...
 # staticcheck is pinned in go.mod's tool block and comes through the module proxy.
 go tool staticcheck ./...
-go test -race -count=1 -timeout 15m ./...
+# One line per package as it finishes, the output of failed tests, and the
+# totals per package at the end; every event is kept in out/test.json.
+go build -o bin/testprogress ./scripts/testprogress
+mkdir -p out
+go test -race -count=1 -timeout 15m -json ./... | bin/testprogress -raw out/test.json

@@ -1,6 +1,9 @@
 package report
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Summary holds a benchmark run's aggregate figures; it is summary.json.
 //
@@ -44,8 +47,18 @@ type Summary struct {
 	Limits *Limits `json:"limits,omitempty"`
 	// Environment lists, in file order, the problems whose reference
 	// solution fails in the sandbox, with the reason; they count in Total
-	// and as unsolved.
-	Environment []EnvironmentFailure `json:"environment_failures,omitempty"`
+	// and as unsolved. It is written even when empty, as [].
+	Environment []EnvironmentFailure `json:"environment_failures"`
+}
+
+// MarshalJSON writes the summary with environment_failures [] when there
+// are none, so that every field the README lists is there.
+func (s Summary) MarshalJSON() ([]byte, error) {
+	type plain Summary // without this method
+	if s.Environment == nil {
+		s.Environment = []EnvironmentFailure{}
+	}
+	return json.Marshal(plain(s))
 }
 
 // EnvironmentFailure is a problem the sandbox cannot run, and why.

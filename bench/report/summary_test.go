@@ -163,3 +163,15 @@ func TestResultJSON(t *testing.T) {
 		t.Errorf("round trip = %+v, %v; want %+v", back, err, r)
 	}
 }
+
+// TestSummaryJSONHasEveryField checks that summary.json names
+// environment_failures, as [], when the sandbox could run every problem.
+func TestSummaryJSONHasEveryField(t *testing.T) {
+	data, err := json.Marshal(Summarize("HumanEval", "m", []Result{{TaskID: "HumanEval/0", Solved: true}}, 1, time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"environment_failures":[]`) {
+		t.Errorf("summary.json = %s, want environment_failures: []", data)
+	}
+}

@@ -8,6 +8,11 @@ import (
 	"time"
 )
 
+// checkTimeout is the least time a check of the store or of the model
+// endpoint is given to answer: a check's deadline is what the part may
+// take to answer, not how often it is checked, which tests make small.
+const checkTimeout = 10 * time.Second
+
 // errStoreFailed is wrapped by the error Run returns when the store has
 // not served for StoreGrace.
 var errStoreFailed = errors.New("the store cannot serve the workers")
@@ -144,7 +149,7 @@ func (s *Server) watchStore(ctx context.Context, fail func(error)) {
 }
 
 func (s *Server) checkStore(ctx context.Context) {
-	check, cancel := context.WithTimeout(ctx, s.cfg.CheckEvery)
+	check, cancel := context.WithTimeout(ctx, max(s.cfg.CheckEvery, checkTimeout))
 	defer cancel()
 	err := s.cfg.Store.Check(check)
 	if ctx.Err() != nil && err != nil {
@@ -205,7 +210,7 @@ func (s *Server) watch(ctx context.Context, check func(context.Context) error, d
 	defer t.Stop()
 	for {
 		if due() {
-			c, cancel := context.WithTimeout(ctx, max(s.cfg.CheckEvery, 10*time.Second))
+			c, cancel := context.WithTimeout(ctx, max(s.cfg.CheckEvery, checkTimeout))
 			err := check(c)
 			cancel()
 			if ctx.Err() != nil {

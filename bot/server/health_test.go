@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -96,12 +97,45 @@ func labelledDelivery(t *testing.T, number int, delivery string) (*strings.Reade
 // waitUntil polls ok for up to two minutes.
 func waitUntil(t *testing.T, what string, ok func() bool) {
 	t.Helper()
+	waitSeeing(t, what, func() (bool, string) { return ok(), "" })
+}
+
+// waitSeeing polls check until it holds, for up to two minutes, a
+// backstop far beyond what any of the waits takes on a busy machine; a
+// wait that times out fails the test with what check last saw.
+func waitSeeing(t *testing.T, what string, check func() (done bool, saw string)) {
+	t.Helper()
+	var saw string
 	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if ok() {
+		var done bool
+		if done, saw = check(); done {
 			return
 		}
 	}
+	if saw != "" {
+		t.Fatalf("timed out waiting for %s; last saw: %s", what, saw)
+	}
 	t.Fatalf("timed out waiting for %s", what)
+}
+
+// waitReadyz waits until s's /readyz answer pleases want, and fails the
+// test with the last answer when it never does.
+func waitReadyz(t *testing.T, s *Server, what string, want func(code int, body string) bool) {
+	t.Helper()
+	waitSeeing(t, what, func() (bool, string) {
+		code, body := probe(s, http.MethodGet, "/readyz", nil, nil)
+		return want(code, body), fmt.Sprintf("/readyz answered %d %s", code, strings.TrimSpace(body))
+	})
+}
+
+// readyzOK and readyzFailing are waitReadyz's wants of a ready server and
+// of one that is not ready and says why in words that include reason.
+func readyzOK(code int, _ string) bool { return code == http.StatusOK }
+
+func readyzFailing(reason string) func(int, string) bool {
+	return func(code int, body string) bool {
+		return code == http.StatusServiceUnavailable && strings.Contains(body, reason)
+	}
 }
 
 // TestStoreFailingAtStart: when the jobs of the previous run cannot be put
@@ -111,10 +145,7 @@ func TestStoreFailingAtStart(t *testing.T) {
 	s, _ := checkedServer(t, noClients{}, nil)
 	s.cfg.Store.(*store.Store).Close() // every query fails from now on
 	done := runUntilDone(t, s)
-	waitUntil(t, "/readyz to fail", func() bool {
-		code, body := probe(s, http.MethodGet, "/readyz", nil, nil)
-		return code == http.StatusServiceUnavailable && strings.Contains(body, "store: failing since")
-	})
+	waitReadyz(t, s, "/readyz to fail", readyzFailing("store: failing since"))
 	body, header := labelledDelivery(t, issueNumber, "d-1")
 	if code, answer := probe(s, http.MethodPost, "/webhook", body, header); code != http.StatusServiceUnavailable {
 		t.Errorf("delivery: answer %d %s, want 503", code, answer)
@@ -135,7 +166,7 @@ func TestStoreFailingAtStart(t *testing.T) {
 func TestDatabaseDeletedUnderServer(t *testing.T) {
 	s, path := checkedServer(t, noClients{}, nil)
 	done := runUntilDone(t, s)
-	waitUntil(t, "/readyz", func() bool { code, _ := probe(s, http.MethodGet, "/readyz", nil, nil); return code == http.StatusOK })
+	waitReadyz(t, s, "/readyz", readyzOK)
 	body, header := labelledDelivery(t, issueNumber, "d-1")
 	if code, answer := probe(s, http.MethodPost, "/webhook", body, header); code != http.StatusAccepted {
 		t.Fatalf("delivery before: answer %d %s, want 202", code, answer)
@@ -144,10 +175,7 @@ func TestDatabaseDeletedUnderServer(t *testing.T) {
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "/readyz to fail", func() bool {
-		code, body := probe(s, http.MethodGet, "/readyz", nil, nil)
-		return code == http.StatusServiceUnavailable && strings.Contains(body, "gone")
-	})
+	waitReadyz(t, s, "/readyz to fail", readyzFailing("gone"))
 	body, header = labelledDelivery(t, issueNumber+1, "d-2")
 	if code, answer := probe(s, http.MethodPost, "/webhook", body, header); code != http.StatusServiceUnavailable {
 		t.Errorf("delivery after: answer %d %s, want 503", code, answer)
@@ -203,7 +231,7 @@ func TestAnnouncementsAreBounded(t *testing.T) {
 		c.StoreGrace = time.Minute
 	})
 	runUntilDone(t, s)
-	waitUntil(t, "the model check", func() bool { _, _, err := s.health.modelState(); return err != nil })
+	waitUntil(t, "the model check to fail", func() bool { _, _, err := s.health.modelState(); return err != nil })
 
 	requests := make([]work.Request, deliveries)
 	for i := range requests {
@@ -233,7 +261,10 @@ func TestAnnouncementsAreBounded(t *testing.T) {
 	for err := range errs {
 		t.Fatalf("Accept: %v", err)
 	}
-	waitUntil(t, "every announcement", func() bool { return gh.all.Load() == deliveries })
+	waitSeeing(t, "every announcement", func() (bool, string) {
+		n := gh.all.Load()
+		return n == deliveries, fmt.Sprintf("%d of %d announcements", n, deliveries)
+	})
 	if most := gh.most.Load(); most > int64(s.cfg.Announcers) {
 		t.Errorf("%d requests at GitHub at once, want at most %d", most, s.cfg.Announcers)
 	}
@@ -347,17 +378,11 @@ func TestFullDisk(t *testing.T) {
 	f.Close()
 
 	runUntilDone(t, s)
-	waitUntil(t, "/readyz to fail", func() bool {
-		code, body := probe(s, http.MethodGet, "/readyz", nil, nil)
-		return code == http.StatusServiceUnavailable && strings.Contains(body, "full")
-	})
+	waitReadyz(t, s, "/readyz to fail", readyzFailing("full"))
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "/readyz once there is room", func() bool {
-		code, _ := probe(s, http.MethodGet, "/readyz", nil, nil)
-		return code == http.StatusOK
-	})
+	waitReadyz(t, s, "/readyz once there is room", readyzOK)
 	waitUntil(t, "the job to be taken up", func() bool {
 		j, err := st.ByDelivery(context.Background(), "before-the-disk-fills")
 		return err == nil && j.Claims == 1

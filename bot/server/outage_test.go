@@ -26,15 +26,13 @@ func TestDatabaseOutage(t *testing.T) {
 		c.CheckEvery, c.StoreGrace = 20*time.Millisecond, 200*time.Millisecond
 	})
 	patientDone, briefDone := runUntilDone(t, patient), runUntilDone(t, brief)
-	ready := func(s *Server) bool {
-		code, _ := probe(s, http.MethodGet, "/readyz", nil, nil)
-		return code == http.StatusOK
+	for _, s := range []*Server{patient, brief} {
+		waitReadyz(t, s, s.cfg.WorkerID+"'s /readyz", readyzOK)
 	}
-	waitUntil(t, "both replicas ready", func() bool { return ready(patient) && ready(brief) })
 
 	cluster.Stop(t)
 	for _, s := range []*Server{patient, brief} {
-		waitUntil(t, s.cfg.WorkerID+"'s /readyz to fail", func() bool { return !ready(s) })
+		waitReadyz(t, s, s.cfg.WorkerID+"'s /readyz to fail", func(code int, _ string) bool { return code != http.StatusOK })
 	}
 	body, header := labelledDelivery(t, issueNumber, "d-during")
 	if code, answer := probe(patient, http.MethodPost, "/webhook", body, header); code != http.StatusServiceUnavailable {
@@ -55,7 +53,7 @@ func TestDatabaseOutage(t *testing.T) {
 	}
 
 	cluster.Start(t)
-	waitUntil(t, "the patient replica ready again", func() bool { return ready(patient) })
+	waitReadyz(t, patient, "the patient replica ready again", readyzOK)
 	body, header = labelledDelivery(t, issueNumber, "d-after")
 	if code, answer := probe(patient, http.MethodPost, "/webhook", body, header); code != http.StatusAccepted {
 		t.Fatalf("a delivery after the outage: answer %d %s, want 202", code, answer)

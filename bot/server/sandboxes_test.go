@@ -92,8 +92,7 @@ func TestSandboxesOfADeadReplica(t *testing.T) {
 	enqueue(t, st, request("ends-"+tag, 1))
 	enqueue(t, st, request("taken-"+tag, 2))
 	ends := claim(t, st, a.cfg.WorkerID, time.Hour)
-	const lease = 300 * time.Millisecond
-	taken := claim(t, st, a.cfg.WorkerID, lease)
+	taken := claim(t, st, a.cfg.WorkerID, time.Hour)
 	for _, j := range []store.Job{ends, taken} {
 		s, err := engA.NewSession(a.withJob(ctx, j), sandboxtest.Spec(""))
 		if err != nil {
@@ -113,6 +112,11 @@ func TestSandboxesOfADeadReplica(t *testing.T) {
 	}
 
 	if err := st.Finish(ctx, ends.ID, a.cfg.WorkerID, store.End{State: work.Done}); err != nil {
+		t.Fatal(err)
+	}
+	// A's lease of the other runs out now, not after a fixed interval that
+	// starting two sandboxes on a busy machine may outlast.
+	if err := st.Renew(ctx, taken.ID, a.cfg.WorkerID, time.Nanosecond); err != nil {
 		t.Fatal(err)
 	}
 	waitUntil(t, "B takes up the job after A's lease", func() bool {

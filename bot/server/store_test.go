@@ -3,8 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"net/http"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -35,15 +33,9 @@ func TestStoreCheckTimesOut(t *testing.T) {
 		cfg.Store = st
 	})
 	done := runUntilDone(t, s)
-	waitUntil(t, "/readyz to pass", func() bool {
-		code, _ := probe(s, http.MethodGet, "/readyz", nil, nil)
-		return code == http.StatusOK
-	})
+	waitReadyz(t, s, "/readyz to pass", readyzOK)
 	st.hang.Store(true)
-	waitUntil(t, "/readyz to fail", func() bool {
-		code, body := probe(s, http.MethodGet, "/readyz", nil, nil)
-		return code == http.StatusServiceUnavailable && strings.Contains(body, "no answer")
-	})
+	waitReadyz(t, s, "/readyz to fail", readyzFailing("no answer"))
 	select {
 	case err := <-done:
 		if !errors.Is(err, errStoreFailed) {

@@ -20,7 +20,7 @@ import (
 )
 
 func runBench(ctx context.Context, env *environment, args []string) int {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs := newFlagSet("bench", fmt.Sprintf("Usage: capsule bench --dataset NAME|FILE --out DIR [--model M --base-url URL] [flags]\n       capsule bench --list\n\nReruns a function-level benchmark with the self-debugging loop and writes\nresults.jsonl, summary.json and chart.svg into --out.\n\nShipped datasets (--list shows their sizes and sources):\n  %s", datasets.Names()))
 	var (
 		mf     modelFlags
 		cfg    bench.Config
@@ -44,10 +44,6 @@ func runBench(ctx context.Context, env *environment, args []string) int {
 	img := fs.String("image", "", "sandbox image (default "+image.Default()+", "+image.BigCodeBench.Ref()+" for bigcodebench)")
 	memory := byteSize(sandbox.DefaultMemory)
 	fs.Var(&memory, "memory", "memory of a problem's sandbox, a `SIZE` such as 4g, with no swap (2 GiB for bigcodebench)")
-	fs.Usage = func() {
-		fmt.Fprintf(env.stderr, "Usage: capsule bench --dataset NAME|FILE --out DIR [--model M --base-url URL] [flags]\n       capsule bench --list\n\nReruns a function-level benchmark with the self-debugging loop and writes\nresults.jsonl, summary.json and chart.svg into --out.\n\nShipped datasets (--list shows their sizes and sources):\n  %s\n\nFlags:\n", datasets.Names())
-		fs.PrintDefaults()
-	}
 	if code := parseFlags(fs, env, args); code >= 0 {
 		return code
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 
@@ -15,14 +14,10 @@ import (
 const contextReportHeading = "\n==== What the context holds ====\n"
 
 func runContext(_ context.Context, env *environment, args []string) int {
-	fs := flag.NewFlagSet("context", flag.ContinueOnError)
+	fs := newFlagSet("context", "Usage: capsule context --repo DIR --issue FILE|- [--budget N]\n\nPrints the repository context `capsule solve` would give the model for the\nissue, then the files and spans it includes and leaves out, and why.")
 	repo := fs.String("repo", "", "the repository's directory (required)")
 	issuePath := fs.String("issue", "", "the issue in Markdown, a `FILE` or - for standard input; its first \"# \" heading is the title (required)")
 	budget := fs.Int("budget", 0, fmt.Sprintf("token budget of the repository context (default %d)", repocontext.DefaultBudget))
-	fs.Usage = func() {
-		fmt.Fprintln(env.stderr, "Usage: capsule context --repo DIR --issue FILE|- [--budget N]\n\nPrints the repository context `capsule solve` would give the model for the\nissue, then the files and spans it includes and leaves out, and why.\n\nFlags:")
-		fs.PrintDefaults()
-	}
 	if code := parseFlags(fs, env, args); code >= 0 {
 		return code
 	}
@@ -88,6 +83,10 @@ func writeContextReport(w io.Writer, rc repocontext.Context, budget int) {
 		for _, s := range in.LeftOut {
 			fmt.Fprintf(w, "    left out: %s\n", s)
 		}
+	}
+	if len(rc.Omitted) == 0 {
+		fmt.Fprintln(w, "Left out: nothing")
+		return
 	}
 	fmt.Fprintln(w, "Left out:")
 	for _, o := range rc.Omitted {

@@ -39,10 +39,7 @@ func (c check) status() string {
 }
 
 func runDoctor(ctx context.Context, env *environment, args []string) int {
-	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintln(env.stderr, "Usage: capsule doctor\n\nChecks what Capsule needs and prints one line per check, with the fix\nwhen it fails. Exits 0 only when every check passes.")
-	}
+	fs := newFlagSet("doctor", "Usage: capsule doctor\n\nChecks what Capsule needs and prints one line per check, with the fix\nwhen it fails. Exits 0 only when every check passes.")
 	if code := parseFlags(fs, env, args); code >= 0 {
 		return code
 	}

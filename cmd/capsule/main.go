@@ -6,12 +6,12 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -47,6 +47,7 @@ func commands() []command {
 		{"solve", "fix an issue in a local repository and write the tested patch", runSolve},
 		{"context", "print the repository context the model would get for an issue, and why", runContext},
 		{"serve", "run the GitHub App: webhooks in, pull requests out", runServe},
+		{"demo", "watch the App turn an issue into a pull request, with stand-ins for GitHub and the model", runDemo},
 		{"action", "run as a step of a GitHub Actions workflow (see action.yml)", runAction},
 		{"bench", "rerun a function-level benchmark (HumanEval, MBPP, ...) against a model", runBench},
 		{"sandbox", "run a command in the sandbox, or build its image", runSandbox},
@@ -86,7 +87,11 @@ func dispatch(ctx context.Context, env *environment, args []string) int {
 	switch name {
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 {
-			return dispatch(ctx, env, []string{rest[0], "-h"})
+			topic := rest[:1]
+			if rest[0] == "sandbox" && len(rest) > 1 {
+				topic = rest[:2] // sandbox run, sandbox image
+			}
+			return dispatch(ctx, env, append(slices.Clone(topic), "-h"))
 		}
 		usage(env.stdout)
 		return exitOK
@@ -110,19 +115,6 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun `capsule help <subcommand>` for its flags.")
 }
 
-// parseFlags parses args with fs and maps the outcome to an exit code:
-// -1 to go on, exitOK after -h, exitUsage on a bad flag.
-func parseFlags(fs *flag.FlagSet, env *environment, args []string) int {
-	fs.SetOutput(env.stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	return -1
-}
-
 // fail prints a one-line error and returns the exit code that fits it.
 func fail(env *environment, err error) int {
 	// errUsage classifies; its own word adds nothing to the message.
@@ -143,7 +135,7 @@ func fail(env *environment, err error) int {
 var errUsage = errors.New("usage")
 
 func runVersion(_ context.Context, env *environment, args []string) int {
-	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	fs := newFlagSet("version", "Usage: capsule version\n\nPrints Capsule's version.")
 	if code := parseFlags(fs, env, args); code >= 0 {
 		return code
 	}

@@ -7,11 +7,13 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/capsulehq/capsule/internal/fakegithub"
 	"github.com/capsulehq/capsule/internal/fakeopenai"
+	"github.com/capsulehq/capsule/internal/goldenfile"
 	"github.com/capsulehq/capsule/internal/pgtest"
 	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/sandbox"
@@ -50,7 +52,7 @@ func TestDispatch(t *testing.T) {
 		{"no arguments", nil, exitUsage, "Usage: capsule <subcommand>"},
 		{"unknown subcommand", []string{"frobnicate"}, exitUsage, `unknown subcommand "frobnicate"`},
 		{"help lists subcommands", []string{"help"}, exitOK, "doctor"},
-		{"help for a subcommand", []string{"help", "version"}, exitOK, "Usage of version"},
+		{"help for a subcommand", []string{"help", "version"}, exitOK, "Usage: capsule version"},
 		{"version", []string{"version"}, exitOK, "capsule 0.1.0-dev"},
 		{"unknown flag", []string{"version", "--bogus"}, exitUsage, "flag provided but not defined: -bogus"},
 		{"sandbox without subcommand", []string{"sandbox"}, exitUsage, "Usage: capsule sandbox run"},
@@ -69,6 +71,41 @@ func TestDispatch(t *testing.T) {
 				t.Errorf("output lacks %q\nstdout: %s\nstderr: %s", tt.output, stdout, stderr)
 			}
 		})
+	}
+}
+
+// TestHelp checks that help goes to standard output, each flag shown
+// once with its argument's name and one default, and that a secret from
+// the environment is not shown.
+func TestHelp(t *testing.T) {
+	for _, v := range []string{"OPENAI_BASE_URL", "CAPSULE_MODEL", "CAPSULE_TEST_MODEL", "CAPSULE_MAX_ATTEMPTS", "CAPSULE_MAX_MEMORY"} {
+		t.Setenv(v, "")
+	}
+	t.Setenv("OPENAI_API_KEY", "sk-secret-value")
+	for _, args := range [][]string{{"help", "solve"}, {"solve", "-h"}, {"solve", "--help"}} {
+		code, stdout, stderr := capsule(t, args...)
+		if code != exitOK || stderr != "" {
+			t.Errorf("%q: exit %d, stderr %q; want 0 and nothing on stderr", args, code, stderr)
+		}
+		if strings.Contains(stdout, "sk-secret-value") {
+			t.Errorf("%q shows the API key:\n%s", args, stdout)
+		}
+		goldenfile.Check(t, filepath.Join("testdata", "help-solve.golden"), stdout, *update)
+	}
+	for _, tt := range []struct{ args, want string }{
+		{"help sandbox image", "Usage: capsule sandbox image"},
+		{"sandbox image -h", "Usage: capsule sandbox image"},
+		{"help sandbox", "Usage: capsule sandbox run"},
+		{"help demo", "Usage: capsule demo"},
+	} {
+		code, stdout, stderr := capsule(t, strings.Fields(tt.args)...)
+		if code != exitOK || stderr != "" || !strings.HasPrefix(stdout, tt.want) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 0 and %q on stdout", tt.args, code, stdout, stderr, tt.want)
+		}
+	}
+	code, stdout, stderr := capsule(t, "solve", "--bogus")
+	if code != exitUsage || stdout != "" || !strings.HasPrefix(stderr, "flag provided but not defined: -bogus\nUsage: capsule solve") {
+		t.Errorf("a bad flag: exit %d, stdout %q, stderr %q; want %d, the error and the usage on stderr", code, stdout, stderr, exitUsage)
 	}
 }
 

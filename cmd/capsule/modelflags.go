@@ -25,7 +25,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.cfg.BaseURL, "base-url", f.cfg.BaseURL, "OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 ($OPENAI_BASE_URL)")
 	fs.StringVar(&f.cfg.Model, "model", f.cfg.Model, "model name ($CAPSULE_MODEL)")
 	fs.StringVar(&f.cfg.APIKey, "api-key", f.cfg.APIKey, "API key ($OPENAI_API_KEY)")
-	fs.Func("temperature", "sampling temperature (default 0)", func(s string) error {
+	fs.Func("temperature", "sampling temperature, a `NUMBER` (default 0)", func(s string) error {
 		var t float32
 		if _, err := fmt.Sscanf(s, "%g", &t); err != nil {
 			return fmt.Errorf("not a number: %q", s)

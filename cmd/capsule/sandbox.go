@@ -13,11 +13,13 @@ import (
 )
 
 func runSandbox(ctx context.Context, env *environment, args []string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprintln(env.stderr, "Usage: capsule sandbox run [flags] -- CMD ARGS...\n       capsule sandbox image [--rebuild] [--offline]")
-		if len(args) == 0 {
-			return exitUsage
-		}
+	const usage = "Usage: capsule sandbox run [flags] -- CMD ARGS...\n       capsule sandbox image [--name NAME] [--rebuild] [--offline] [--quiet]\n\nRun `capsule help sandbox run` or `capsule help sandbox image` for the flags."
+	if len(args) == 0 {
+		fmt.Fprintln(env.stderr, usage)
+		return exitUsage
+	}
+	if args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprintln(env.stdout, usage)
 		return exitOK
 	}
 	switch args[0] {
@@ -67,15 +69,11 @@ func (f *limitFlags) limits() (sandbox.Limits, error) {
 }
 
 func runSandboxRun(ctx context.Context, env *environment, args []string) int {
-	fs := flag.NewFlagSet("sandbox run", flag.ContinueOnError)
+	fs := newFlagSet("sandbox run", "Usage: capsule sandbox run --workspace DIR [flags] -- CMD ARGS...\n\nRuns one command in the sandbox the way Capsule runs tests, prints its\noutput and exits with its exit code (124 on timeout, 137 when killed for\nmemory).")
 	workspace := fs.String("workspace", "", "host directory copied into the sandbox as its workspace (required)")
 	img := fs.String("image", image.Default(), "sandbox image; a bare name such as python means the registry's image")
 	var lf limitFlags
 	lf.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(env.stderr, "Usage: capsule sandbox run --workspace DIR [flags] -- CMD ARGS...\n\nRuns one command in the sandbox the way Capsule runs tests, prints its\noutput and exits with its exit code (124 on timeout, 137 when killed for\nmemory).\n\nFlags:")
-		fs.PrintDefaults()
-	}
 	if code := parseFlags(fs, env, args); code >= 0 {
 		return code
 	}
@@ -124,15 +122,11 @@ func runSandboxRun(ctx context.Context, env *environment, args []string) int {
 }
 
 func runSandboxImage(ctx context.Context, env *environment, args []string) int {
-	fs := flag.NewFlagSet("sandbox image", flag.ContinueOnError)
+	fs := newFlagSet("sandbox image", fmt.Sprintf("Usage: capsule sandbox image [--name NAME] [--rebuild] [--offline] [--quiet]\n\nBuilds a sandbox image, by default %s (--name bigcodebench: %s):\nfrom a Dockerfile where a registry is reachable, else offline with debootstrap\nfrom the host's Debian mirror. Does nothing when the image is present.", image.Default(), image.BigCodeBench.Ref()))
 	rebuild := fs.Bool("rebuild", false, "build even when the image is present")
 	offline := fs.Bool("offline", false, "skip the registry and build with debootstrap")
-	quiet := fs.Bool("quiet", false, "print only the outcome")
+	quiet := fs.Bool("quiet", false, "print nothing but errors")
 	name := fs.String("name", image.Python.Key, "the image to build: "+image.Keys())
-	fs.Usage = func() {
-		fmt.Fprintf(env.stderr, "Usage: capsule sandbox image [--name NAME] [--rebuild] [--offline]\n\nBuilds a sandbox image, by default %s (--name bigcodebench: %s):\nfrom a Dockerfile where a registry is reachable, else offline with debootstrap\nfrom the host's Debian mirror. Does nothing when the image is present.\n\nFlags:\n", image.Default(), image.BigCodeBench.Ref())
-		fs.PrintDefaults()
-	}
 	if code := parseFlags(fs, env, args); code >= 0 {
 		return code
 	}
@@ -158,6 +152,8 @@ func runSandboxImage(ctx context.Context, env *environment, args []string) int {
 	if method != image.Present {
 		line += fmt.Sprintf(" in %s", time.Since(start).Round(time.Second))
 	}
-	fmt.Fprintln(env.stdout, strings.TrimSpace(line))
+	if !*quiet {
+		fmt.Fprintln(env.stdout, strings.TrimSpace(line))
+	}
 	return exitOK
 }

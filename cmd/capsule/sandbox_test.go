@@ -13,6 +13,7 @@ import (
 
 	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/sandbox"
+	"github.com/capsulehq/capsule/sandbox/image"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
 )
@@ -121,5 +122,17 @@ func TestSignalsRemoveContainer(t *testing.T) {
 				t.Errorf("containers left after %s: %v", sig, ids)
 			}
 		})
+	}
+}
+
+// TestSandboxImageQuiet checks that `sandbox image --quiet` prints
+// nothing when the image is there, and the plain command says so.
+func TestSandboxImageQuiet(t *testing.T) {
+	sandboxtest.Engine(t) // the image is present
+	if code, stdout, stderr := capsule(t, "sandbox", "image", "--quiet"); code != exitOK || stdout+stderr != "" {
+		t.Errorf("--quiet: exit %d, stdout %q, stderr %q; want 0 and nothing", code, stdout, stderr)
+	}
+	if code, stdout, _ := capsule(t, "sandbox", "image"); code != exitOK || !strings.Contains(stdout, image.Default()) {
+		t.Errorf("exit %d, stdout %q; want 0 and the image named", code, stdout)
 	}
 }

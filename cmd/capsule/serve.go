@@ -91,17 +91,13 @@ func (s *serveSettings) key() ([]byte, error) {
 }
 
 func runServe(ctx context.Context, env *environment, args []string) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs := newFlagSet("serve", "Usage: capsule serve [flags]\n\nRuns the GitHub App: takes webhook deliveries at POST /webhook, queues\nthe labelled issues durably and takes each to a pull request. Also serves\n/healthz, /readyz and /metrics. SIGTERM stops taking jobs, lets running\nones finish within --grace and puts the rest back in the queue.")
 	var mf modelFlags
 	mf.register(fs)
 	var ss serveSettings
 	ss.register(fs)
 	if err := ss.limits.register(fs); err != nil {
 		return fail(env, err)
-	}
-	fs.Usage = func() {
-		fmt.Fprintln(env.stderr, "Usage: capsule serve [flags]\n\nRuns the GitHub App: takes webhook deliveries at POST /webhook, queues\nthe labelled issues durably and takes each to a pull request. Also serves\n/healthz, /readyz and /metrics. SIGTERM stops taking jobs, lets running\nones finish within --grace and puts the rest back in the queue.\n\nFlags:")
-		fs.PrintDefaults()
 	}
 	if code := parseFlags(fs, env, args); code >= 0 {
 		return code

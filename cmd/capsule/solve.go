@@ -48,7 +48,7 @@ func (f *solveFlags) register(fs *flag.FlagSet) {
 	f.overrides.Feedback = pipeline.FeedbackRefined
 	o := &f.overrides
 	fs.StringVar(&f.repo, "repo", "", "the repository's directory (required)")
-	fs.StringVar(&f.issue, "issue", "", "Markdown file with the issue, or - for standard input: a first `# ` heading is the title (required)")
+	fs.StringVar(&f.issue, "issue", "", "the issue in Markdown, a `FILE` or - for standard input; its first \"# \" heading is the title (required)")
 	fs.StringVar(&f.out, "out", "", "directory for patch.diff, attempts.json and attempts.md")
 	fs.BoolVar(&f.apply, "apply", false, "write the final files into the repository when the tests pass")
 	fs.StringVar(&o.TestCommand, "test-cmd", "", "test command (overrides .github/capsule.yml and detection)")
@@ -65,13 +65,9 @@ func (f *solveFlags) register(fs *flag.FlagSet) {
 }
 
 func runSolve(ctx context.Context, env *environment, args []string) int {
-	fs := flag.NewFlagSet("solve", flag.ContinueOnError)
+	fs := newFlagSet("solve", "Usage: capsule solve --repo DIR --issue FILE|- [--out DIR] [--apply] [flags]\n\nRuns the self-debugging loop on an issue against the repository's own\ntests in the sandbox. Exits 0 when solved (a test showed the issue and\npasses now, with no regressions), 4 when the tests pass but no test showed\nthe issue (unproven), 1 when no attempt passed, 2 on a usage or\nconfiguration error, 3 when the engine or the model cannot be reached.")
 	var f solveFlags
 	f.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(env.stderr, "Usage: capsule solve --repo DIR --issue FILE|- [--out DIR] [--apply] [flags]\n\nRuns the self-debugging loop on an issue against the repository's own\ntests in the sandbox. Exits 0 when solved (a test showed the issue and\npasses now, with no regressions), 4 when the tests pass but no test showed\nthe issue (unproven), 1 when no attempt passed, 2 on a usage or\nconfiguration error, 3 when the engine or the model cannot be reached.\n\nFlags:")
-		fs.PrintDefaults()
-	}
 	if code := parseFlags(fs, env, args); code >= 0 {
 		return code
 	}

@@ -1,17 +1,14 @@
 // Package calculatortest holds the example repository examples/calculator
-// and scripted model answers for it, for tests of repo mode and the bot.
-// Its issue: the statistics functions fail on an empty list.
+// and scripted model answers for it, for tests of repo mode and the bot,
+// and for the stand-in model of `capsule demo`. Its issue: the statistics
+// functions fail on an empty list.
 package calculatortest
 
 import (
-	"io/fs"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/capsulehq/capsule/examples"
 	"github.com/capsulehq/capsule/pipeline/edits"
 	"github.com/capsulehq/capsule/pipeline/programmer"
 )
@@ -50,11 +47,12 @@ var WrongStats = strings.Replace(RightStats, "return 0.0\n    return divide", "r
 // SEARCH/REPLACE blocks that change it (edits.BlocksFor), any other path
 // whole. A file given unchanged is a whole-file block.
 func Answer(pairs ...string) string {
+	example := examples.Calculator()
 	var files []programmer.File
 	for i := 0; i+1 < len(pairs); i += 2 {
 		f := programmer.File{Path: pairs[i], Content: pairs[i+1]}
-		if old, err := os.ReadFile(filepath.Join(exampleDir(), filepath.FromSlash(pairs[i]))); err == nil && !strings.Contains(pairs[i], "..") {
-			for _, bl := range edits.BlocksFor(string(old), pairs[i+1]) {
+		if old, ok := example[pairs[i]]; ok {
+			for _, bl := range edits.BlocksFor(old, pairs[i+1]) {
 				f.Blocks = append(f.Blocks, programmer.Block{Search: bl.Search, Replace: bl.Replace})
 			}
 		}
@@ -63,50 +61,17 @@ func Answer(pairs ...string) string {
 	return "The empty list must be handled before dividing.\n\n" + programmer.FormatFiles(files) + "\n"
 }
 
-// exampleDir is examples/calculator, found from this source file.
-func exampleDir() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "examples", "calculator")
-}
-
 // Issue is the example's issue.
 const (
 	IssueTitle = "mean() and median() fail on an empty list"
 	IssueBody  = "Calling `mean([])` raises ZeroDivisionError; it should return 0.0, and so should `median([])`, as the tests in `tests/test_stats.py` expect."
 )
 
-// Files returns the example repository's files by slash-separated path,
-// leaving out caches.
+// Files returns the example repository's files by slash-separated path
+// (examples.Calculator).
 func Files(t testing.TB) map[string]string {
 	t.Helper()
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		t.Fatalf("find the module root: %v", err)
-	}
-	src := filepath.Join(filepath.Dir(strings.TrimSpace(string(out))), "examples", "calculator")
-	files := map[string]string{}
-	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == "__pycache__" {
-			return filepath.SkipDir
-		}
-		if d.IsDir() {
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		files[filepath.ToSlash(rel)] = string(data)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
+	return examples.Calculator()
 }
 
 // WithoutEmptyListTests is tests/test_stats.py without its two tests of

@@ -47,7 +47,7 @@ type fault struct {
 // Fault for the syntax) answer status with header.
 func (s *Server) FailNext(method, pathPattern string, n int, status int, header http.Header) {
 	if n <= 0 {
-		s.t.Fatalf("fakegithub: FailNext: n must be positive, not %d", n)
+		s.fatalf("fakegithub: FailNext: n must be positive, not %d", n)
 	}
 	s.Inject(Fault{Method: method, Path: pathPattern, Times: n, Status: status, Header: header})
 }
@@ -62,7 +62,7 @@ func (s *Server) FailAlways(method, pathPattern string, status int, header http.
 // matches a request answers it.
 func (s *Server) Inject(f Fault) {
 	if _, err := path.Match(strings.TrimSuffix(f.Path, "/**"), "/"); err != nil {
-		s.t.Fatalf("fakegithub: bad fault path pattern %q: %v", f.Path, err)
+		s.fatalf("fakegithub: bad fault path pattern %q: %v", f.Path, err)
 	}
 	left := f.Times
 	if left <= 0 {

@@ -68,7 +68,7 @@ func (r *Repo) AddIssue(number int, author, title, body string) {
 	r.s.mu.Lock()
 	defer r.s.mu.Unlock()
 	if r.st.issues[number] != nil || number <= 0 {
-		r.s.t.Fatalf("fakegithub: AddIssue: %s#%d already exists or is not positive", r.FullName(), number)
+		r.s.fatalf("fakegithub: AddIssue: %s#%d already exists or is not positive", r.FullName(), number)
 	}
 	r.s.userID(author)
 	t := now()
@@ -81,7 +81,7 @@ func (r *Repo) AddComment(number int, user, body string) int64 {
 	defer r.s.mu.Unlock()
 	is := r.st.issues[number]
 	if is == nil {
-		r.s.t.Fatalf("fakegithub: AddComment: no issue %s#%d", r.FullName(), number)
+		r.s.fatalf("fakegithub: AddComment: no issue %s#%d", r.FullName(), number)
 	}
 	r.s.userID(user)
 	t := now()

@@ -60,7 +60,7 @@ func (r *Repo) AddLabels(number int, names ...string) {
 	defer r.s.mu.Unlock()
 	is := r.st.issues[number]
 	if is == nil {
-		r.s.t.Fatalf("fakegithub: AddLabels: no issue %s#%d", r.FullName(), number)
+		r.s.fatalf("fakegithub: AddLabels: no issue %s#%d", r.FullName(), number)
 	}
 	r.s.addLabels(r.st, is, names)
 }

@@ -14,6 +14,8 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/routers"
+
+	"github.com/capsulehq/capsule/internal/testdata"
 )
 
 // description is GitHub's OpenAPI description, indexed so that routing needs
@@ -52,7 +54,8 @@ type descriptionLoad struct {
 var descriptions sync.Map // file name → *descriptionLoad
 
 // loadDescription reads and indexes the description in file (gzipped when
-// its name ends in .gz) once per process.
+// its name ends in .gz), or the built-in one (testdata.GitHubDescription)
+// when file is empty, once per process.
 func loadDescription(file string) (*description, time.Duration, error) {
 	v, _ := descriptions.LoadOrStore(file, &descriptionLoad{})
 	l := v.(*descriptionLoad)
@@ -65,14 +68,17 @@ func loadDescription(file string) (*description, time.Duration, error) {
 }
 
 func readDescription(file string) (*description, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, fmt.Errorf("open the OpenAPI description: %w", err)
+	var r io.Reader = bytes.NewReader(testdata.GitHubDescription)
+	if file != "" {
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, fmt.Errorf("open the OpenAPI description: %w", err)
+		}
+		defer f.Close()
+		r = f
 	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(file, ".gz") {
-		zr, err := gzip.NewReader(f)
+	if file == "" || strings.HasSuffix(file, ".gz") {
+		zr, err := gzip.NewReader(r)
 		if err != nil {
 			return nil, fmt.Errorf("gunzip %s: %w", file, err)
 		}

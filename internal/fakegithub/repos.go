@@ -46,7 +46,7 @@ func (s *Server) AddRepo(owner, name string, files map[string]string) *Repo {
 	defer s.mu.Unlock()
 	key := strings.ToLower(owner + "/" + name)
 	if s.repos[key] != nil {
-		s.t.Fatalf("fakegithub: AddRepo: %s/%s already exists", owner, name)
+		s.fatalf("fakegithub: AddRepo: %s/%s already exists", owner, name)
 	}
 	st := &repoState{
 		id:            s.newID(),
@@ -74,7 +74,7 @@ func (s *Server) Repo(owner, name string) *Repo {
 	defer s.mu.Unlock()
 	st := s.repos[strings.ToLower(owner+"/"+name)]
 	if st == nil {
-		s.t.Fatalf("fakegithub: no repository %s/%s", owner, name)
+		s.fatalf("fakegithub: no repository %s/%s", owner, name)
 	}
 	return &Repo{s: s, st: st}
 }
@@ -223,7 +223,7 @@ var roles = map[string]string{
 // do not exist: asking for their permission answers 404.
 func (s *Server) SetPermission(owner, repo, user, role string) {
 	if _, ok := roles[role]; !ok {
-		s.t.Fatalf("fakegithub: SetPermission: unknown role %q", role)
+		s.fatalf("fakegithub: SetPermission: unknown role %q", role)
 	}
 	r := s.Repo(owner, repo)
 	s.mu.Lock()

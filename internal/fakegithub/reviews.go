@@ -67,7 +67,7 @@ func (r *Repo) AddReview(number int, rv Review) Review {
 	defer r.s.mu.Unlock()
 	is := r.st.issues[number]
 	if is == nil || is.pull == nil {
-		r.s.t.Fatalf("fakegithub: AddReview: no pull request %s#%d", r.FullName(), number)
+		r.s.fatalf("fakegithub: AddReview: no pull request %s#%d", r.FullName(), number)
 	}
 	r.st.refresh(is.pull)
 	if rv.State == "" {

@@ -12,14 +12,12 @@ import (
 	"testing"
 
 	"github.com/google/go-github/v88/github"
-
-	"github.com/capsulehq/capsule/internal/testdata"
 )
 
 // Server is a fake GitHub REST API served over HTTP on the loopback
 // interface. All its methods are safe for concurrent use.
 type Server struct {
-	t    testing.TB
+	t    testing.TB // nil outside a test (Start)
 	cfg  config
 	srv  *httptest.Server
 	desc *description
@@ -70,20 +68,34 @@ func (v Violation) Error() string {
 }
 
 // New starts a fake GitHub API for the test t; it stops when the test ends.
-// It loads GitHub's OpenAPI description from internal/testdata/openapi (once
+// It loads GitHub's OpenAPI description (testdata.GitHubDescription, once
 // per process).
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
+	s, err := start(t, opts)
+	if err != nil {
+		t.Fatalf("fakegithub: %v", err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Start starts a fake GitHub API outside a test, for `capsule demo`; Close
+// stops it. A violation is recorded (see Violations) and goes to the
+// WithViolationHandler handler when there is one; a misuse of the seeding
+// methods (AddRepo of a repository that exists, ...) panics.
+func Start(opts ...Option) (*Server, error) {
+	return start(nil, opts)
+}
+
+func start(t testing.TB, opts []Option) (*Server, error) {
 	cfg := config{botLogin: "capsule-app[bot]"}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	if cfg.description == "" {
-		cfg.description = testdata.Path(t, "openapi", "api.github.com.json.gz")
-	}
 	desc, _, err := loadDescription(cfg.description)
 	if err != nil {
-		t.Fatalf("fakegithub: %v", err)
+		return nil, err
 	}
 	s := &Server{
 		t:             t,
@@ -97,8 +109,20 @@ func New(t testing.TB, opts ...Option) *Server {
 		nextID:        1000,
 	}
 	s.srv = httptest.NewServer(s)
-	t.Cleanup(s.srv.Close)
-	return s
+	return s, nil
+}
+
+// Close stops the server.
+func (s *Server) Close() { s.srv.Close() }
+
+// fatalf fails the test, or panics outside a test, on a misuse of the
+// fake's own methods.
+func (s *Server) fatalf(format string, args ...any) {
+	if s.t == nil {
+		panic(fmt.Sprintf(format, args...))
+	}
+	s.t.Helper()
+	s.t.Fatalf(format, args...)
 }
 
 // URL returns the API base URL, with a trailing slash, for go-github's
@@ -150,7 +174,9 @@ func (s *Server) report(v Violation) {
 		s.cfg.onViolation(v)
 		return
 	}
-	s.t.Errorf("fakegithub: %v", v)
+	if s.t != nil {
+		s.t.Errorf("fakegithub: %v", v)
+	}
 }
 
 // ServeHTTP answers one request: record it, route and validate it against

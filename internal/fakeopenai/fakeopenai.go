@@ -17,7 +17,7 @@ import (
 
 // Server is a running fake endpoint. It is safe for concurrent use.
 type Server struct {
-	t      testing.TB
+	t      testing.TB // nil outside a test (Start)
 	script Script
 	apiKey string
 	models []string
@@ -47,6 +47,17 @@ func WithModels(ids ...string) Option {
 // when the test ends.
 func New(t testing.TB, script Script, opts ...Option) *Server {
 	t.Helper()
+	s := start(t, script, opts)
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+// Start is New outside a test, for `capsule demo`: Close stops it.
+func Start(script Script, opts ...Option) *Server {
+	return start(nil, script, opts)
+}
+
+func start(t testing.TB, script Script, opts []Option) *Server {
 	s := &Server{t: t, script: script, usages: map[int]Usage{}}
 	for _, opt := range opts {
 		opt(s)
@@ -57,7 +68,6 @@ func New(t testing.TB, script Script, opts ...Option) *Server {
 		mux.HandleFunc("GET /v1/models", s.listModels)
 	}
 	s.srv = httptest.NewServer(s.authorize(mux))
-	t.Cleanup(s.srv.Close)
 	return s
 }
 
@@ -76,7 +86,8 @@ func (s *Server) Usages() []Usage {
 	return out
 }
 
-// Close shuts the server down early, e.g. to test an unreachable endpoint.
+// Close shuts the server down: early in a test, e.g. to test an
+// unreachable endpoint, or at the end of a Start.
 func (s *Server) Close() { s.srv.Close() }
 
 // Requests returns the chat completion requests received so far, in order.
@@ -104,7 +115,9 @@ func (s *Server) authorize(next http.Handler) http.Handler {
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	var req openai.ChatCompletionRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		s.t.Errorf("fakeopenai: decode chat completion request: %v", err)
+		if s.t != nil {
+			s.t.Errorf("fakeopenai: decode chat completion request: %v", err)
+		}
 		writeError(w, Error(http.StatusBadRequest, "malformed request: "+err.Error()))
 		return
 	}
