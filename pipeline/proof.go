@@ -137,6 +137,9 @@ func newProof(ctx context.Context, box RepoSandbox, task RepoTask, s Settings, l
 		return nil, fmt.Errorf("baseline: %w", err)
 	}
 	rec.Runs = append(rec.Runs, runRecord(first.cmd, s.Image, first.res))
+	if p.plan.Command == task.TestCommand && !p.plan.GoJSON {
+		rec.Plan = observedPlan(task.TestCommand, first.gate.Report)
+	}
 	defer func() { p.timeout, rec.Timeout = attemptTimeout(task, first.res) }()
 	runs := []gate.Run{first.gate}
 	if once, err := gate.NewBaseline(first.gate); err == nil && len(once.Failing()) > 0 {
@@ -173,6 +176,23 @@ func newProof(ctx context.Context, box RepoSandbox, task RepoTask, s Settings, l
 		rec.TargetsFrom = "tests the issue names that fail on the untouched tree"
 	}
 	return p, nil
+}
+
+// observedPlan says how a command that was not rewritten gave its
+// per-test results, once its first run shows it: from the pytest sessions
+// that reported, or from none (only the exit status counts).
+func observedPlan(command string, rep *testreport.Report) string {
+	n := 0
+	if rep != nil {
+		n = len(rep.Processes)
+	}
+	switch n {
+	case 0:
+		return "no per-test results: `" + command + "` ran no pytest session that reported, so only the exit status counts"
+	case 1:
+		return "per-test results from the pytest session of `" + command + "`"
+	}
+	return fmt.Sprintf("per-test results from the %d pytest sessions of `%s`", n, command)
 }
 
 // check runs the tests over an attempt's files and decides on them: with

@@ -185,7 +185,7 @@ func (m *rendering) setup(r *Run) {
 // table writes one row per attempt, then says which attempts it left
 // out and whose details are left out.
 func (m *rendering) table(attempts []Attempt) {
-	m.WriteString("| attempt | mode | result | feedback | tokens (prompt/completion) | model | tests |\n")
+	m.WriteString("| attempt | mode | result | feedback | tokens (prompt/completion) | model time | test time |\n")
 	m.WriteString("| --- | --- | --- | --- | --- | --- | --- |\n")
 	for i := range attempts {
 		a, t := &attempts[i], m.trim(i)
