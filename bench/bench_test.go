@@ -312,7 +312,7 @@ func TestTokenTotalsMatchServer(t *testing.T) {
 // refined feedback must not cost more than 5% over it.
 func TestFeedbackTokens(t *testing.T) {
 	perFix := func(mode pipeline.FeedbackMode) (prompt, feedback float64) {
-		r := runBench(t, "humaneval", "humaneval", 40, wrongThenRight, func(c *bench.Config) { c.Loop.Feedback = mode })
+		r := runBench(t, "humaneval", "humaneval", 16, wrongThenRight, func(c *bench.Config) { c.Loop.Feedback = mode })
 		var tokens, words, fixes int
 		reqs, usages := r.server.Requests(), r.server.Usages()
 		for i, req := range reqs {
