@@ -1,0 +1,464 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/capsulehq/capsule/internal/fakeopenai"
+	"github.com/capsulehq/capsule/pipeline/edits"
+	"github.com/capsulehq/capsule/pipeline/programmer"
+)
+
+// e2eCase is one real fixed issue of a public Python project; its files
+// are in cases/ID: issue.md, test.py (the real test, as TestFile), and the
+// three answers fix.diff, wrong.diff and noop.diff.
+type e2eCase struct {
+	ID   string `json:"id"`
+	Repo string `json:"repo"`
+	// Base is the commit before the fix, Fix the fixing commit.
+	Base string `json:"base"`
+	Fix  string `json:"fix"`
+	// IssueFrom says where issue.md comes from: "issue" (the issue
+	// thread), "pull request" (its description) or "commit" (the fixing
+	// commit's message); IssueURL is that source.
+	IssueFrom string `json:"issue_from"`
+	IssueURL  string `json:"issue_url"`
+	// TestFile is where the real test goes, a new test_capsule_*.py in the
+	// directory of RealTest, the file the fix added its test to.
+	TestFile string `json:"test_file"`
+	RealTest string `json:"real_test"`
+	// Run is the command prefix the repository's tests run with, Area the
+	// tests of the issue's area: the job's test command is Run + " " + Area.
+	Run  string `json:"run"`
+	Area string `json:"area"`
+	// Wrong says what wrong.diff gets wrong.
+	Wrong string `json:"wrong"`
+}
+
+// answer is one change the scripted programmer gives, and whether a job
+// answered with it may end solved.
+type answer struct {
+	name, patch string
+	solvable    bool
+}
+
+var answers = []answer{{"right fix", "fix.diff", true}, {"wrong fix", "wrong.diff", false}, {"no-op", "noop.diff", false}}
+
+func (c e2eCase) file(name string) string { return filepath.Join("cases", c.ID, name) }
+
+// testCommand is the job's test command: the repository's, for the area.
+func (c e2eCase) testCommand() string { return c.Run + " " + c.Area }
+
+// readCases reads cases.jsonl.
+func readCases(tb testing.TB) []e2eCase {
+	tb.Helper()
+	data, err := os.ReadFile("cases.jsonl")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var cases []e2eCase
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		var c e2eCase
+		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&c); err != nil {
+			tb.Fatalf("cases.jsonl:%d: %v", n, err)
+		}
+		cases = append(cases, c)
+	}
+	return cases
+}
+
+// patchFiles returns the files a unified diff changes (its "+++ b/" lines).
+func patchFiles(diff string) []string {
+	var files []string
+	for _, line := range strings.Split(diff, "\n") {
+		if f, ok := strings.CutPrefix(line, "+++ b/"); ok {
+			files = append(files, f)
+		}
+	}
+	return files
+}
+
+// isTestPath reports whether p is a test file or lies in a test directory.
+func isTestPath(p string) bool {
+	base := path.Base(p)
+	if strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") || base == "conftest.py" {
+		return true
+	}
+	return slices.ContainsFunc(strings.Split(path.Dir(p), "/"), func(d string) bool { return d == "test" || d == "tests" || d == "testing" })
+}
+
+// TestCases checks the case list: every case names its repository,
+// commits, source and commands; its real test goes to a new
+// test_capsule_*.py beside the file the fix changed; its answers change
+// only code outside the tests, the wrong fix differs from the right one;
+// and SOURCES.md names every project.
+func TestCases(t *testing.T) {
+	cases := readCases(t)
+	if len(cases) < 15 {
+		t.Errorf("%d cases, want at least 15", len(cases))
+	}
+	sources, err := os.ReadFile("SOURCES.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hex := regexp.MustCompile(`^[0-9a-f]{40}$`)
+	ids, repos := map[string]bool{}, map[string]bool{}
+	for _, c := range cases {
+		t.Run(c.ID, func(t *testing.T) {
+			if c.ID == "" || ids[c.ID] {
+				t.Fatalf("empty or repeated id %q", c.ID)
+			}
+			ids[c.ID], repos[c.Repo] = true, true
+			if !hex.MatchString(c.Base) || !hex.MatchString(c.Fix) {
+				t.Errorf("base %q and fix %q must be full commit ids", c.Base, c.Fix)
+			}
+			if !slices.Contains([]string{"issue", "pull request", "commit"}, c.IssueFrom) || !strings.HasPrefix(c.IssueURL, "https://github.com/"+c.Repo+"/") {
+				t.Errorf("issue from %q at %q: want issue, pull request or commit, at a URL of %s", c.IssueFrom, c.IssueURL, c.Repo)
+			}
+			if !strings.Contains(string(sources), "https://github.com/"+c.Repo+")") {
+				t.Errorf("SOURCES.md does not name %s", c.Repo)
+			}
+			if !strings.HasPrefix(path.Base(c.TestFile), "test_capsule_") || path.Dir(c.TestFile) != path.Dir(c.RealTest) {
+				t.Errorf("the real test goes to %s: want a test_capsule_*.py beside %s", c.TestFile, c.RealTest)
+			}
+			if !strings.Contains(c.Run, "pytest") || c.Area == "" || c.Wrong == "" {
+				t.Errorf("run %q, area %q, wrong %q: want a pytest command, its area and what the wrong fix gets wrong", c.Run, c.Area, c.Wrong)
+			}
+			if issue, err := os.ReadFile(c.file("issue.md")); err != nil || !strings.HasPrefix(string(issue), "# ") {
+				t.Errorf("issue.md must start with a `# ` title: %v", err)
+			}
+			if _, err := os.Stat(c.file("test.py")); err != nil {
+				t.Error(err)
+			}
+			patches := map[string]string{}
+			for _, a := range answers {
+				data, err := os.ReadFile(c.file(a.patch))
+				if err != nil {
+					t.Fatal(err)
+				}
+				patches[a.patch] = string(data)
+				files := patchFiles(string(data))
+				if len(files) == 0 || slices.ContainsFunc(files, func(f string) bool { return isTestPath(f) || !strings.HasSuffix(f, ".py") }) {
+					t.Errorf("%s changes %v: want Python files outside the tests", a.patch, files)
+				}
+			}
+			if patches["fix.diff"] == patches["wrong.diff"] {
+				t.Error("the wrong fix is the right one")
+			}
+		})
+	}
+	if len(repos) < 5 {
+		t.Errorf("%d projects, want at least 5", len(repos))
+	}
+}
+
+// result is how one `capsule solve` ended.
+type result struct {
+	code   int
+	reason string
+	took   time.Duration
+}
+
+// outcome names an exit status of capsule solve.
+func (r result) outcome() string {
+	switch r.code {
+	case 0:
+		return "solved"
+	case 4:
+		return "unproven"
+	case 1:
+		return "not solved"
+	}
+	return fmt.Sprintf("exit %d", r.code)
+}
+
+// BenchmarkE2E runs `capsule solve` (the binary in $CAPSULE_E2E_BIN, else
+// ../bin/capsule) on every case of cases.jsonl, three times: with the
+// right fix, the wrong fix and the no-op as the programmer's answer. The
+// scripted test designer answers with the case's real test, at the path
+// its prompt asks for. Each job starts from the case's base commit, read
+// from the clones in $CAPSULE_E2E_REPOS (see scripts/e2e-repos.sh), with
+// the area's test command in .github/capsule.yml and no further attempt.
+// It logs a table of the outcomes, and fails when a right fix is not
+// solved or a wrong fix or no-op is. $CAPSULE_E2E_CASES (ids,
+// comma-separated) picks cases; $CAPSULE_E2E_OUT keeps each run's
+// attempts.md and stderr there.
+//
+//	make e2e E2E_REPOS=$HOME/capsule-e2e
+func BenchmarkE2E(b *testing.B) {
+	root := os.Getenv("CAPSULE_E2E_REPOS")
+	if root == "" {
+		b.Skip("set CAPSULE_E2E_REPOS to a folder made by scripts/e2e-repos.sh")
+	}
+	bin, err := filepath.Abs(cmp.Or(os.Getenv("CAPSULE_E2E_BIN"), filepath.Join("..", "bin", "capsule")))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := os.Stat(bin); err != nil {
+		b.Fatalf("capsule binary: %v (make build)", err)
+	}
+	cases := readCases(b)
+	if pick := os.Getenv("CAPSULE_E2E_CASES"); pick != "" {
+		ids := strings.Split(pick, ",")
+		cases = slices.DeleteFunc(cases, func(c e2eCase) bool { return !slices.Contains(ids, c.ID) })
+	}
+	keep := os.Getenv("CAPSULE_E2E_OUT")
+	results := make([][]result, len(cases))
+	for b.Loop() {
+		for i, c := range cases {
+			results[i] = make([]result, len(answers))
+			for j, a := range answers {
+				results[i][j] = solveCase(b, bin, filepath.Join(root, c.Repo+".git"), c, a, keep)
+				b.Logf("%s, %s: %s in %s: %s", c.ID, a.name, results[i][j].outcome(), results[i][j].took.Round(time.Second), results[i][j].reason)
+			}
+		}
+	}
+	b.Log("\n" + table(cases, results))
+	var right, wrong int
+	for i, c := range cases {
+		for j, a := range answers {
+			r := results[i][j]
+			switch solved := r.code == 0; {
+			case a.solvable && solved:
+				right++
+			case !a.solvable && !solved:
+				wrong++
+			case a.solvable:
+				b.Errorf("%s: the %s is %s: %s", c.ID, a.name, r.outcome(), r.reason)
+			default:
+				b.Errorf("%s: the %s is solved", c.ID, a.name)
+			}
+		}
+	}
+	b.ReportMetric(pct(right, len(cases)), "right-solved%")
+	b.ReportMetric(pct(wrong, 2*len(cases)), "wrong-refused%")
+}
+
+func pct(n, of int) float64 { return 100 * float64(n) / float64(max(of, 1)) }
+
+// table renders the outcomes as a Markdown table.
+func table(cases []e2eCase, results [][]result) string {
+	var t strings.Builder
+	t.WriteString("| case | right fix (solved?) | wrong fix (not solved?) | no-op (not solved?) | time |\n|---|---|---|---|---|\n")
+	var right, refused int
+	for i, c := range cases {
+		var took time.Duration
+		cells := make([]string, len(answers))
+		for j, a := range answers {
+			r := results[i][j]
+			took += r.took
+			ok := (r.code == 0) == a.solvable
+			if ok && a.solvable {
+				right++
+			} else if ok {
+				refused++
+			}
+			mark := "yes"
+			if !ok {
+				mark = "**no**"
+			}
+			cells[j] = mark + ": " + r.outcome()
+			if r.code != 0 && r.reason != "" {
+				cells[j] += " (" + strings.ReplaceAll(shorten(r.reason, 110), "|", "\\|") + ")"
+			}
+		}
+		fmt.Fprintf(&t, "| %s | %s | %d s |\n", c.ID, strings.Join(cells, " | "), int(took.Seconds()))
+	}
+	fmt.Fprintf(&t, "\n%d of %d right fixes solved; %d of %d wrong fixes and no-ops not solved.\n", right, len(cases), refused, 2*len(cases))
+	return t.String()
+}
+
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// solveCase runs `capsule solve` on a fresh tree of the case's base commit
+// with a as the programmer's answer.
+func solveCase(b *testing.B, bin, gitDir string, c e2eCase, a answer, keep string) result {
+	b.Helper()
+	work := b.TempDir()
+	repo := filepath.Join(work, "repo")
+	if err := checkout(gitDir, c.Base, repo); err != nil {
+		b.Fatalf("%s at %s: %v", c.Repo, c.Base, err)
+	}
+	config := "# Written by the end-to-end set: the issue's area, one attempt.\ntest: " + strconv.Quote(c.testCommand()) + "\nmax_attempts: 0\n"
+	if err := os.MkdirAll(filepath.Join(repo, ".github"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, ".github", "capsule.yml"), []byte(config), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	code, err := programmerAnswer(gitDir, c, a.patch, filepath.Join(work, "scratch"))
+	if err != nil {
+		b.Fatalf("%s, %s: %v", c.ID, a.name, err)
+	}
+	test, err := os.ReadFile(c.file("test.py"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := fakeopenai.New(b, func(_ int, req openai.ChatCompletionRequest) fakeopenai.Response {
+		if req.Model == "designer" {
+			return fakeopenai.Reply(designerAnswer(req, c, string(test)))
+		}
+		return fakeopenai.Reply(code)
+	})
+	issue, err := filepath.Abs(c.file("issue.md"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := filepath.Join(work, "out")
+	cmd := exec.Command(bin, "solve", "--repo", repo, "--issue", issue, "--base-url", srv.URL(),
+		"--model", "programmer", "--test-model", "designer", "--out", out)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	err = cmd.Run()
+	r := result{took: time.Since(start), reason: verdict(stderr.String())}
+	if exit, ok := errors.AsType[*exec.ExitError](err); ok {
+		r.code = exit.ExitCode()
+	} else if err != nil {
+		b.Fatalf("%s: %v", bin, err)
+	}
+	if keep != "" {
+		dir := filepath.Join(keep, c.ID, strings.ReplaceAll(a.name, " ", "-"))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		md, _ := os.ReadFile(filepath.Join(out, "attempts.md"))
+		for name, data := range map[string][]byte{"attempts.md": md, "stderr.txt": stderr.Bytes()} {
+			if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	return r
+}
+
+// verdict is the last line of solve's standard error that says how the
+// job ended, without its "capsule solve: " prefix.
+func verdict(stderr string) string {
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(lines[i], "capsule solve: "); ok {
+			return v
+		}
+	}
+	return shorten(lines[len(lines)-1], 200)
+}
+
+// requestedPath finds the test file a test designer's prompt asks for.
+var requestedPath = regexp.MustCompile(`new file (\S+\.py)`)
+
+// designerAnswer is the scripted test designer's answer: the case's real
+// test, at the path the latest user message that names one asks for,
+// else at the case's own path.
+func designerAnswer(req openai.ChatCompletionRequest, c e2eCase, test string) string {
+	p := c.TestFile
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if m := requestedPath.FindStringSubmatch(req.Messages[i].Content); m != nil && req.Messages[i].Role == openai.ChatMessageRoleUser {
+			p = m[1]
+			break
+		}
+	}
+	return "The issue's own test shows it.\n\n### File: " + p + "\n```python\n" + test + "```\n"
+}
+
+// programmerAnswer is the scripted programmer's answer: the change in the
+// case's patch as SEARCH/REPLACE blocks, one "### File:" section a file.
+// The patch is applied with git apply to the base's versions of its
+// files, copied into scratch.
+func programmerAnswer(gitDir string, c e2eCase, patch, scratch string) (string, error) {
+	diff, err := filepath.Abs(c.file(patch))
+	if err != nil {
+		return "", err
+	}
+	data, err := os.ReadFile(diff)
+	if err != nil {
+		return "", err
+	}
+	files := patchFiles(string(data))
+	olds := map[string]string{}
+	for _, f := range files {
+		old, err := exec.Command("git", "--git-dir", gitDir, "show", c.Base+":"+f).Output()
+		if err != nil {
+			return "", fmt.Errorf("git show %s:%s: %w", c.Base, f, err)
+		}
+		olds[f] = string(old)
+		p := filepath.Join(scratch, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(p, old, 0o644); err != nil {
+			return "", err
+		}
+	}
+	apply := exec.Command("git", "apply", diff)
+	apply.Dir = scratch
+	if out, err := apply.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("git apply %s: %w: %s", patch, err, out)
+	}
+	var sections []programmer.File
+	for _, f := range files {
+		next, err := os.ReadFile(filepath.Join(scratch, filepath.FromSlash(f)))
+		if err != nil {
+			return "", err
+		}
+		pf := programmer.File{Path: f, Blocks: []programmer.Block{}}
+		for _, bl := range edits.BlocksFor(olds[f], string(next)) {
+			pf.Blocks = append(pf.Blocks, programmer.Block{Search: bl.Search, Replace: bl.Replace})
+		}
+		sections = append(sections, pf)
+	}
+	return "The change below resolves the issue.\n\n" + programmer.FormatFiles(sections) + "\n", nil
+}
+
+// checkout writes the tree of commit in the git directory gitDir into
+// dir: git archive, piped into tar.
+func checkout(gitDir, commit, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	archive := exec.Command("git", "--git-dir", gitDir, "archive", "--format=tar", commit)
+	extract := exec.Command("tar", "-x", "-C", dir)
+	var errs strings.Builder
+	archive.Stderr, extract.Stderr = &errs, &errs
+	pipe, err := archive.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	extract.Stdin = pipe
+	if err := extract.Start(); err != nil {
+		return err
+	}
+	if err := archive.Run(); err != nil {
+		extract.Wait()
+		return fmt.Errorf("git archive: %w: %s", err, errs.String())
+	}
+	if err := extract.Wait(); err != nil {
+		return fmt.Errorf("tar: %w: %s", err, errs.String())
+	}
+	return nil
+}
