@@ -21,6 +21,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/capsulehq/capsule/internal/fakeopenai"
+	"github.com/capsulehq/capsule/internal/gitarchive"
 	"github.com/capsulehq/capsule/pipeline/edits"
 	"github.com/capsulehq/capsule/pipeline/programmer"
 )
@@ -301,7 +302,7 @@ func solveCase(b *testing.B, bin, gitDir string, c e2eCase, a answer, keep strin
 	b.Helper()
 	work := b.TempDir()
 	repo := filepath.Join(work, "repo")
-	if err := checkout(gitDir, c.Base, repo); err != nil {
+	if err := gitarchive.Checkout(gitDir, c.Base, repo); err != nil {
 		b.Fatalf("%s at %s: %v", c.Repo, c.Base, err)
 	}
 	config := "# Written by the end-to-end set: the issue's area, one attempt.\ntest: " + strconv.Quote(c.testCommand()) + "\nmax_attempts: 0\n"
@@ -311,7 +312,7 @@ func solveCase(b *testing.B, bin, gitDir string, c e2eCase, a answer, keep strin
 	if err := os.WriteFile(filepath.Join(repo, ".github", "capsule.yml"), []byte(config), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	code, err := programmerAnswer(gitDir, c, a.patch, filepath.Join(work, "scratch"))
+	code, err := programmerAnswer(gitDir, c.Base, c.file(a.patch), filepath.Join(work, "scratch"))
 	if err != nil {
 		b.Fatalf("%s, %s: %v", c.ID, a.name, err)
 	}
@@ -337,6 +338,10 @@ func solveCase(b *testing.B, bin, gitDir string, c e2eCase, a answer, keep strin
 	start := time.Now()
 	err = cmd.Run()
 	r := result{took: time.Since(start), reason: verdict(stderr.String())}
+	js, _ := os.ReadFile(filepath.Join(out, "attempts.json"))
+	if why := why(js); why != "" {
+		r.reason = why
+	}
 	if exit, ok := errors.AsType[*exec.ExitError](err); ok {
 		r.code = exit.ExitCode()
 	} else if err != nil {
@@ -348,7 +353,7 @@ func solveCase(b *testing.B, bin, gitDir string, c e2eCase, a answer, keep strin
 			b.Fatal(err)
 		}
 		md, _ := os.ReadFile(filepath.Join(out, "attempts.md"))
-		for name, data := range map[string][]byte{"attempts.md": md, "stderr.txt": stderr.Bytes()} {
+		for name, data := range map[string][]byte{"attempts.md": md, "attempts.json": js, "stderr.txt": stderr.Bytes()} {
 			if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 				b.Fatal(err)
 			}
@@ -369,6 +374,83 @@ func verdict(stderr string) string {
 	return shorten(lines[len(lines)-1], 200)
 }
 
+// jobLog is the part of solve's attempts.json that says why a job ended
+// as it did.
+type jobLog struct {
+	Reproduction *struct {
+		Accepted bool   `json:"accepted"`
+		Skipped  string `json:"skipped"`
+		Stopped  string `json:"stopped"`
+		Tries    []struct {
+			Problem string `json:"problem"`
+		} `json:"tries"`
+	} `json:"reproduction"`
+	Attempts []struct {
+		Feedback string `json:"feedback"`
+		Verdict  *struct {
+			Passed    bool
+			Untrusted string
+			Targets   []struct {
+				ID            struct{ File, Class, Name string }
+				Before, After string
+			}
+			Regressions, Missing []json.RawMessage
+		} `json:"verdict"`
+	} `json:"attempts"`
+}
+
+// why says, from solve's attempts.json, what became of the reproducing
+// test and of the last attempt; "" when the log cannot be read.
+func why(attemptsJSON []byte) string {
+	var l jobLog
+	if json.Unmarshal(attemptsJSON, &l) != nil {
+		return ""
+	}
+	var parts []string
+	if r := l.Reproduction; r != nil {
+		switch {
+		case r.Accepted:
+			parts = append(parts, "real test accepted")
+		case r.Skipped != "":
+			parts = append(parts, "no reproducing test: "+r.Skipped)
+		case len(r.Tries) > 0:
+			parts = append(parts, "real test refused: "+firstLine(r.Tries[len(r.Tries)-1].Problem))
+		}
+	}
+	if n := len(l.Attempts); n > 0 {
+		a := l.Attempts[n-1]
+		switch v := a.Verdict; {
+		case v == nil:
+			parts = append(parts, "attempt: "+firstLine(a.Feedback))
+		case v.Untrusted != "":
+			parts = append(parts, "untrusted: "+firstLine(v.Untrusted))
+		default:
+			for _, t := range v.Targets {
+				if t.After != "passed" {
+					parts = append(parts, fmt.Sprintf("target %s %s→%s", t.ID.Name, t.Before, cmp.Or(t.After, "not run")))
+				}
+			}
+			if len(v.Regressions) > 0 || len(v.Missing) > 0 {
+				parts = append(parts, fmt.Sprintf("%d regressions, %d missing", len(v.Regressions), len(v.Missing)))
+			}
+			if v.Passed && len(v.Targets) == 0 {
+				parts = append(parts, "passed with no target")
+			}
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// firstLine is the first line of s, and the next one too when the first
+// ends with a colon.
+func firstLine(s string) string {
+	lines := strings.SplitN(strings.TrimSpace(s), "\n", 3)
+	if len(lines) > 1 && strings.HasSuffix(lines[0], ":") {
+		return lines[0] + " " + strings.TrimSpace(lines[1])
+	}
+	return lines[0]
+}
+
 // requestedPath finds the test file a test designer's prompt asks for.
 var requestedPath = regexp.MustCompile(`new file (\S+\.py)`)
 
@@ -387,11 +469,11 @@ func designerAnswer(req openai.ChatCompletionRequest, c e2eCase, test string) st
 }
 
 // programmerAnswer is the scripted programmer's answer: the change in the
-// case's patch as SEARCH/REPLACE blocks, one "### File:" section a file.
-// The patch is applied with git apply to the base's versions of its
-// files, copied into scratch.
-func programmerAnswer(gitDir string, c e2eCase, patch, scratch string) (string, error) {
-	diff, err := filepath.Abs(c.file(patch))
+// unified diff at patch as SEARCH/REPLACE blocks, one "### File:" section
+// a file. The patch is applied with git apply to the versions of its files
+// at commit base of gitDir, copied into scratch.
+func programmerAnswer(gitDir, base, patch, scratch string) (string, error) {
+	diff, err := filepath.Abs(patch)
 	if err != nil {
 		return "", err
 	}
@@ -402,9 +484,9 @@ func programmerAnswer(gitDir string, c e2eCase, patch, scratch string) (string, 
 	files := patchFiles(string(data))
 	olds := map[string]string{}
 	for _, f := range files {
-		old, err := exec.Command("git", "--git-dir", gitDir, "show", c.Base+":"+f).Output()
+		old, err := exec.Command("git", "--git-dir", gitDir, "show", base+":"+f).Output()
 		if err != nil {
-			return "", fmt.Errorf("git show %s:%s: %w", c.Base, f, err)
+			return "", fmt.Errorf("git show %s:%s: %w", base, f, err)
 		}
 		olds[f] = string(old)
 		p := filepath.Join(scratch, filepath.FromSlash(f))
@@ -418,7 +500,7 @@ func programmerAnswer(gitDir string, c e2eCase, patch, scratch string) (string, 
 	apply := exec.Command("git", "apply", diff)
 	apply.Dir = scratch
 	if out, err := apply.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("git apply %s: %w: %s", patch, err, out)
+		return "", fmt.Errorf("git apply %s: %w: %s", filepath.Base(patch), err, out)
 	}
 	var sections []programmer.File
 	for _, f := range files {
@@ -433,32 +515,4 @@ func programmerAnswer(gitDir string, c e2eCase, patch, scratch string) (string, 
 		sections = append(sections, pf)
 	}
 	return "The change below resolves the issue.\n\n" + programmer.FormatFiles(sections) + "\n", nil
-}
-
-// checkout writes the tree of commit in the git directory gitDir into
-// dir: git archive, piped into tar.
-func checkout(gitDir, commit, dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	archive := exec.Command("git", "--git-dir", gitDir, "archive", "--format=tar", commit)
-	extract := exec.Command("tar", "-x", "-C", dir)
-	var errs strings.Builder
-	archive.Stderr, extract.Stderr = &errs, &errs
-	pipe, err := archive.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	extract.Stdin = pipe
-	if err := extract.Start(); err != nil {
-		return err
-	}
-	if err := archive.Run(); err != nil {
-		extract.Wait()
-		return fmt.Errorf("git archive: %w: %s", err, errs.String())
-	}
-	if err := extract.Wait(); err != nil {
-		return fmt.Errorf("tar: %w: %s", err, errs.String())
-	}
-	return nil
 }
