@@ -257,33 +257,34 @@ func BenchmarkE2E(b *testing.B) {
 
 func pct(n, of int) float64 { return 100 * float64(n) / float64(max(of, 1)) }
 
-// table renders the outcomes as a Markdown table.
+// table renders the outcomes as a Markdown table: a cell says whether the
+// answer ended as it should (yes/no) and how; the last column says why
+// the right fix was not solved, or which other answer was.
 func table(cases []e2eCase, results [][]result) string {
 	var t strings.Builder
-	t.WriteString("| case | right fix (solved?) | wrong fix (not solved?) | no-op (not solved?) | time |\n|---|---|---|---|---|\n")
+	t.WriteString("| case | right fix solved? | wrong fix not solved? | no-op not solved? | time | why not |\n|---|---|---|---|---|---|\n")
 	var right, refused int
 	for i, c := range cases {
 		var took time.Duration
+		var why []string
 		cells := make([]string, len(answers))
 		for j, a := range answers {
 			r := results[i][j]
 			took += r.took
 			ok := (r.code == 0) == a.solvable
-			if ok && a.solvable {
+			switch {
+			case ok && a.solvable:
 				right++
-			} else if ok {
+			case ok:
 				refused++
+			case a.solvable:
+				why = append(why, r.reason)
+			default:
+				why = append(why, "the "+a.name+" is solved")
 			}
-			mark := "yes"
-			if !ok {
-				mark = "**no**"
-			}
-			cells[j] = mark + ": " + r.outcome()
-			if r.code != 0 && r.reason != "" {
-				cells[j] += " (" + strings.ReplaceAll(shorten(r.reason, 110), "|", "\\|") + ")"
-			}
+			cells[j] = map[bool]string{true: "yes", false: "**no**"}[ok] + ", " + r.outcome()
 		}
-		fmt.Fprintf(&t, "| %s | %s | %d s |\n", c.ID, strings.Join(cells, " | "), int(took.Seconds()))
+		fmt.Fprintf(&t, "| %s | %s | %d s | %s |\n", c.ID, strings.Join(cells, " | "), int(took.Seconds()), strings.ReplaceAll(strings.Join(why, "; "), "|", "\\|"))
 	}
 	fmt.Fprintf(&t, "\n%d of %d right fixes solved; %d of %d wrong fixes and no-ops not solved.\n", right, len(cases), refused, 2*len(cases))
 	return t.String()
@@ -353,7 +354,8 @@ func solveCase(b *testing.B, bin, gitDir string, c e2eCase, a answer, keep strin
 			b.Fatal(err)
 		}
 		md, _ := os.ReadFile(filepath.Join(out, "attempts.md"))
-		for name, data := range map[string][]byte{"attempts.md": md, "attempts.json": js, "stderr.txt": stderr.Bytes()} {
+		summary := fmt.Sprintf("%s (exit %d) in %s: %s\n", r.outcome(), r.code, r.took.Round(time.Second), r.reason)
+		for name, data := range map[string][]byte{"attempts.md": md, "attempts.json": js, "stderr.txt": stderr.Bytes(), "result.txt": []byte(summary)} {
 			if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 				b.Fatal(err)
 			}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -100,5 +101,25 @@ func TestWhy(t *testing.T) {
 				t.Errorf("why = %q\nwant %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestTable: one row a case, "no" where an answer did not end as it
+// should, and why.
+func TestTable(t *testing.T) {
+	cases := []e2eCase{{ID: "a-1"}, {ID: "b-2"}}
+	results := [][]result{
+		{{code: 0, took: time.Second}, {code: 1, took: time.Second}, {code: 4, took: time.Second}},
+		{{code: 1, reason: "target x failed→not run", took: 2 * time.Second}, {code: 0}, {code: 1}},
+	}
+	want := `| case | right fix solved? | wrong fix not solved? | no-op not solved? | time | why not |
+|---|---|---|---|---|---|
+| a-1 | yes, solved | yes, not solved | yes, unproven | 3 s |  |
+| b-2 | **no**, not solved | **no**, solved | yes, not solved | 2 s | target x failed→not run; the wrong fix is solved |
+
+1 of 2 right fixes solved; 3 of 4 wrong fixes and no-ops not solved.
+`
+	if got := table(cases, results); got != want {
+		t.Errorf("table:\n%s\nwant:\n%s", got, want)
 	}
 }
