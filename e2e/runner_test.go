@@ -123,3 +123,25 @@ func TestTable(t *testing.T) {
 		t.Errorf("table:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestWorkaround: the environment's PYTHONPATH becomes pytest's option,
+// and the reproducing file joins the command's files.
+func TestWorkaround(t *testing.T) {
+	withTests, flat := t.TempDir(), t.TempDir()
+	if err := os.Mkdir(filepath.Join(withTests, "tests"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		c    e2eCase
+		repo string
+		want string
+	}{
+		{e2eCase{Run: "PYTHONPATH=src python3 -m pytest -q", Area: "tests/test_a.py"}, withTests, "python3 -m pytest -o pythonpath=src -q tests/test_a.py tests/test_capsule_reproduction.py"},
+		{e2eCase{Run: "python3 -m pytest -q", Area: "pkg/tests/test_a.py"}, flat, "python3 -m pytest -q pkg/tests/test_a.py test_capsule_reproduction.py"},
+	}
+	for _, tt := range tests {
+		if got := workaround(tt.c, tt.repo); got != tt.want {
+			t.Errorf("workaround(%q) = %q, want %q", tt.c.testCommand(), got, tt.want)
+		}
+	}
+}
