@@ -64,7 +64,7 @@ e2e: build
 	@test -n "$(E2E_REPOS)" || { echo "make e2e E2E_REPOS=DIR (made by scripts/e2e-repos.sh DIR)"; exit 2; }
 	bin/capsule sandbox image --quiet
 	CAPSULE_E2E_REPOS=$(abspath $(E2E_REPOS)) CAPSULE_E2E_CASES=$(E2E_CASES) CAPSULE_E2E_OUT=$(if $(E2E_OUT),$(abspath $(E2E_OUT))) CAPSULE_E2E_WORKAROUNDS=$(E2E_WORKAROUNDS) \
-		CAPSULE_E2E_BIN=$(CURDIR)/bin/capsule $(GO) test -run '^$$' -bench E2E -benchtime 1x -timeout 6h ./e2e/
+		CAPSULE_E2E_BIN=$(CURDIR)/bin/capsule $(GO) test -v -run '^$$' -bench E2E -benchtime 1x -timeout 6h ./e2e/
 
 vet:
 	$(GO) vet ./...

@@ -309,7 +309,10 @@ func solveCase(b *testing.B, bin, gitDir string, c e2eCase, a answer, keep strin
 	}
 	command := c.testCommand()
 	if os.Getenv("CAPSULE_E2E_WORKAROUNDS") != "" {
-		command = workaround(c, repo)
+		var err error
+		if command, err = workaround(c, repo); err != nil {
+			b.Fatal(err)
+		}
 	}
 	config := "# Written by the end-to-end set: the issue's area, one attempt.\ntest: " + strconv.Quote(command) + "\nmax_attempts: 0\n"
 	if err := os.MkdirAll(filepath.Join(repo, ".github"), 0o755); err != nil {
@@ -370,22 +373,28 @@ func solveCase(b *testing.B, bin, gitDir string, c e2eCase, a answer, keep strin
 }
 
 // workaround is the case's test command changed by hand as issue 23
-// measured it, for Capsule as it was before that issue: the PYTHONPATH
-// the command sets is given to pytest as its pythonpath option instead
-// (an environment PYTHONPATH removed Capsule's plugin), and the
-// reproducing test's file, tests/test_capsule_reproduction.py or at the
-// root, is added to the command's files (else it never ran in attempts).
-func workaround(c e2eCase, repo string) string {
+// measured it, for Capsule as it was before that issue: the reproducing
+// test's file, tests/test_capsule_reproduction.py or at the root, is
+// added to the command's files (else it never runs in the attempts), and
+// a PYTHONPATH the command sets (which removed Capsule's plugin) is put on
+// sys.path by a conftest.py written at the repository's root instead
+// (Debian's pytest 7.2 does not take its pythonpath option on the command
+// line), so that the reproducing test's run alone imports the package too.
+func workaround(c e2eCase, repo string) (string, error) {
 	run := c.Run
 	if rest, ok := strings.CutPrefix(run, "PYTHONPATH="); ok {
 		dir, cmd, _ := strings.Cut(rest, " ")
-		run = strings.Replace(cmd, "-m pytest", "-m pytest -o pythonpath="+dir, 1)
+		conftest := "import os\nimport sys\n\nsys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), " + strconv.Quote(dir) + "))\n"
+		if err := os.WriteFile(filepath.Join(repo, "conftest.py"), []byte(conftest), 0o644); err != nil {
+			return "", err
+		}
+		run = cmd
 	}
 	repro := "test_capsule_reproduction.py"
 	if info, err := os.Stat(filepath.Join(repo, "tests")); err == nil && info.IsDir() {
 		repro = "tests/" + repro
 	}
-	return run + " " + c.Area + " " + repro
+	return run + " " + c.Area + " " + repro, nil
 }
 
 // verdict is the last line of solve's standard error that says how the

@@ -124,24 +124,30 @@ func TestTable(t *testing.T) {
 	}
 }
 
-// TestWorkaround: the environment's PYTHONPATH becomes pytest's option,
-// and the reproducing file joins the command's files.
+// TestWorkaround: the environment's PYTHONPATH becomes a root
+// conftest.py, and the reproducing file joins the command's files.
 func TestWorkaround(t *testing.T) {
 	withTests, flat := t.TempDir(), t.TempDir()
 	if err := os.Mkdir(filepath.Join(withTests, "tests"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
-		c    e2eCase
-		repo string
-		want string
+		c              e2eCase
+		repo           string
+		want, conftest string
 	}{
-		{e2eCase{Run: "PYTHONPATH=src python3 -m pytest -q", Area: "tests/test_a.py"}, withTests, "python3 -m pytest -o pythonpath=src -q tests/test_a.py tests/test_capsule_reproduction.py"},
-		{e2eCase{Run: "python3 -m pytest -q", Area: "pkg/tests/test_a.py"}, flat, "python3 -m pytest -q pkg/tests/test_a.py test_capsule_reproduction.py"},
+		{e2eCase{Run: "PYTHONPATH=src python3 -m pytest -q", Area: "tests/test_a.py"}, withTests,
+			"python3 -m pytest -q tests/test_a.py tests/test_capsule_reproduction.py", `sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "src"))`},
+		{e2eCase{Run: "python3 -m pytest -q", Area: "pkg/tests/test_a.py"}, flat, "python3 -m pytest -q pkg/tests/test_a.py test_capsule_reproduction.py", ""},
 	}
 	for _, tt := range tests {
-		if got := workaround(tt.c, tt.repo); got != tt.want {
-			t.Errorf("workaround(%q) = %q, want %q", tt.c.testCommand(), got, tt.want)
+		got, err := workaround(tt.c, tt.repo)
+		if err != nil || got != tt.want {
+			t.Errorf("workaround(%q) = %q, %v; want %q", tt.c.testCommand(), got, err, tt.want)
+		}
+		conftest, _ := os.ReadFile(filepath.Join(tt.repo, "conftest.py"))
+		if !strings.Contains(string(conftest), tt.conftest) || (tt.conftest == "") != (len(conftest) == 0) {
+			t.Errorf("conftest.py:\n%s\nwant it to hold %q", conftest, tt.conftest)
 		}
 	}
 }
