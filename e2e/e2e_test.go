@@ -180,6 +180,10 @@ type result struct {
 	took   time.Duration
 }
 
+// expected reports whether a job answered with a ended as it should:
+// solved for the right fix, anything else for the wrong fix and the no-op.
+func (r result) expected(a answer) bool { return (r.code == 0) == a.solvable }
+
 // outcome names an exit status of capsule solve.
 func (r result) outcome() string {
 	switch r.code {
@@ -223,6 +227,9 @@ func BenchmarkE2E(b *testing.B) {
 	if pick := os.Getenv("CAPSULE_E2E_CASES"); pick != "" {
 		ids := strings.Split(pick, ",")
 		cases = slices.DeleteFunc(cases, func(c e2eCase) bool { return !slices.Contains(ids, c.ID) })
+		if len(cases) != len(ids) {
+			b.Fatalf("CAPSULE_E2E_CASES=%s: %d of its ids are cases", pick, len(cases))
+		}
 	}
 	keep := os.Getenv("CAPSULE_E2E_OUT")
 	results := make([][]result, len(cases))
@@ -235,16 +242,12 @@ func BenchmarkE2E(b *testing.B) {
 			}
 		}
 	}
-	b.Log("\n" + table(cases, results))
-	var right, wrong int
+	text, right, refused := table(cases, results)
+	b.Log("\n" + text)
 	for i, c := range cases {
 		for j, a := range answers {
-			r := results[i][j]
-			switch solved := r.code == 0; {
-			case a.solvable && solved:
-				right++
-			case !a.solvable && !solved:
-				wrong++
+			switch r := results[i][j]; {
+			case r.expected(a):
 			case a.solvable:
 				b.Errorf("%s: the %s is %s: %s", c.ID, a.name, r.outcome(), r.reason)
 			default:
@@ -253,18 +256,18 @@ func BenchmarkE2E(b *testing.B) {
 		}
 	}
 	b.ReportMetric(pct(right, len(cases)), "right-solved%")
-	b.ReportMetric(pct(wrong, 2*len(cases)), "wrong-refused%")
+	b.ReportMetric(pct(refused, 2*len(cases)), "wrong-refused%")
 }
 
 func pct(n, of int) float64 { return 100 * float64(n) / float64(max(of, 1)) }
 
 // table renders the outcomes as a Markdown table: a cell says whether the
 // answer ended as it should (yes/no) and how; the last column says why
-// the right fix was not solved, or which other answer was.
-func table(cases []e2eCase, results [][]result) string {
+// the right fix was not solved, or which other answer was. It also counts
+// the right fixes solved and the other answers refused.
+func table(cases []e2eCase, results [][]result) (text string, right, refused int) {
 	var t strings.Builder
 	t.WriteString("| case | right fix solved? | wrong fix not solved? | no-op not solved? | time | why not |\n|---|---|---|---|---|---|\n")
-	var right, refused int
 	for i, c := range cases {
 		var took time.Duration
 		var why []string
@@ -272,7 +275,7 @@ func table(cases []e2eCase, results [][]result) string {
 		for j, a := range answers {
 			r := results[i][j]
 			took += r.took
-			ok := (r.code == 0) == a.solvable
+			ok := r.expected(a)
 			switch {
 			case ok && a.solvable:
 				right++
@@ -288,7 +291,7 @@ func table(cases []e2eCase, results [][]result) string {
 		fmt.Fprintf(&t, "| %s | %s | %d s | %s |\n", c.ID, strings.Join(cells, " | "), int(took.Seconds()), strings.ReplaceAll(strings.Join(why, "; "), "|", "\\|"))
 	}
 	fmt.Fprintf(&t, "\n%d of %d right fixes solved; %d of %d wrong fixes and no-ops not solved.\n", right, len(cases), refused, 2*len(cases))
-	return t.String()
+	return t.String(), right, refused
 }
 
 func shorten(s string, n int) string {

@@ -119,8 +119,8 @@ func TestTable(t *testing.T) {
 
 1 of 2 right fixes solved; 3 of 4 wrong fixes and no-ops not solved.
 `
-	if got := table(cases, results); got != want {
-		t.Errorf("table:\n%s\nwant:\n%s", got, want)
+	if got, right, refused := table(cases, results); got != want || right != 1 || refused != 3 {
+		t.Errorf("table (%d right, %d refused):\n%s\nwant (1, 3):\n%s", right, refused, got, want)
 	}
 }
 
