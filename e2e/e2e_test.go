@@ -489,8 +489,9 @@ func firstLine(s string) string {
 	return lines[0]
 }
 
-// requestedPath finds the test file a test designer's prompt asks for.
-var requestedPath = regexp.MustCompile(`new file (\S+\.py)`)
+// requestedPath finds the test file a test designer's prompt asks for
+// (a path, not a pattern such as test_capsule_*.py).
+var requestedPath = regexp.MustCompile("new file `?([^\\s`*?]+\\.py)\\b")
 
 // designerAnswer is the scripted test designer's answer: the case's real
 // test, at the path the latest user message that names one asks for,

@@ -29,6 +29,8 @@ func TestDesignerAnswer(t *testing.T) {
 	}{
 		{"today's prompt", []openai.ChatCompletionMessage{user("<issue>...</issue>\n\nWrite the test that shows this issue as the new file tests/test_capsule_reproduction.py.")}, "tests/test_capsule_reproduction.py"},
 		{"a retry names it again", []openai.ChatCompletionMessage{user("as the new file a/test_capsule_a.py."), {Role: openai.ChatMessageRoleAssistant, Content: "### File: as the new file b/test_b.py"}, user("It failed; write it again.")}, "a/test_capsule_a.py"},
+		{"a pattern, not a path", []openai.ChatCompletionMessage{user("Write it as a new file test_capsule_*.py beside the related tests.")}, "pkg/tests/test_capsule_x.py"},
+		{"in backticks", []openai.ChatCompletionMessage{user("Write it as the new file `tests/core/test_capsule_y.py`.")}, "tests/core/test_capsule_y.py"},
 		{"no path asked for", []openai.ChatCompletionMessage{user("Write a test file next to the related tests.")}, "pkg/tests/test_capsule_x.py"},
 	}
 	for _, tt := range tests {
