@@ -12,7 +12,8 @@
 #
 # MIRRORS is the folder scripts/e2e-repos.sh made (OWNER/NAME.git);
 # CAPSULE_E2E_IMAGE the image (default capsule-python:0.1.0-dev). Prints
-# one line per case and exits 1 when any check fails.
+# one line per case and exits 1 when any check fails. Needs git, jq and
+# docker.
 set -eu
 
 mirrors=${1:?usage: $0 MIRRORS [ID...]}
