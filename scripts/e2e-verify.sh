@@ -25,10 +25,11 @@ ids=${*:-$(jq -r .id "$cases")}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# run DIR CMD: the command's exit status in the image, as the sandbox user.
+# run DIR CMD: the command's exit status in the image, as the sandbox user
+# (124 when it runs for more than 10 minutes).
 run() {
 	chmod -R a+rwX "$1"
-	docker run --rm --network none --user 10001:10001 -v "$1:/w" -w /w "$img" sh -c "$2" >"$work/out" 2>&1 && return 0 || return $?
+	docker run --rm --network none --user 10001:10001 -v "$1:/w" -w /w "$img" timeout 600 sh -c "$2" >"$work/out" 2>&1 && return 0 || return $?
 }
 
 status=0
