@@ -5,7 +5,7 @@ GO      ?= go
 VERSION ?= 0.1.0-dev
 LDFLAGS := -s -w -X github.com/capsulehq/capsule/internal/version.Version=$(VERSION)
 
-.PHONY: build test demo serve image bench verify-datasets bigcodebench vet clean docker-image
+.PHONY: build test demo serve image bench verify-datasets bigcodebench e2e vet clean docker-image
 
 ## build: a static binary in bin/capsule (it is also the sandbox agent)
 build:
@@ -53,6 +53,24 @@ bigcodebench: build
 	bin/capsule sandbox image --name bigcodebench
 	CI=true CAPSULE_AGENT=$(CURDIR)/bin/capsule CAPSULE_BIGCODEBENCH_IMAGE=$(BIGCODEBENCH_IMAGE) CAPSULE_BIGCODEBENCH_EVERY=$(BIGCODEBENCH_EVERY) \
 		$(GO) test -run '^$$' -bench BigCodeBenchReferences -benchtime 1x -timeout 6h ./bench/
+
+## e2e: the end-to-end set of real fixed issues (e2e/cases.jsonl): for
+## each, `capsule solve` at the issue's base commit with a scripted model
+## answering the real test and, in turn, the right fix, a wrong fix and a
+## no-op; prints the table and fails unless every right fix is solved and
+## no wrong fix or no-op is. E2E_REPOS is a folder made by
+## scripts/e2e-repos.sh; E2E_CASES=id,id picks cases; E2E_OUT=DIR keeps
+## each run's attempts.md; E2E_WORKAROUNDS=1 changes the test commands by
+## hand as issue 23 did (15 minutes for 45 jobs on a busy two-core machine)
+E2E_REPOS       ?=
+E2E_CASES       ?=
+E2E_OUT         ?=
+E2E_WORKAROUNDS ?=
+e2e: build
+	@test -n "$(E2E_REPOS)" || { echo "make e2e E2E_REPOS=DIR (made by scripts/e2e-repos.sh DIR)"; exit 2; }
+	bin/capsule sandbox image --quiet
+	CAPSULE_E2E_REPOS=$(abspath $(E2E_REPOS)) CAPSULE_E2E_CASES=$(E2E_CASES) CAPSULE_E2E_OUT=$(if $(E2E_OUT),$(abspath $(E2E_OUT))) CAPSULE_E2E_WORKAROUNDS=$(E2E_WORKAROUNDS) \
+		CAPSULE_E2E_BIN=$(CURDIR)/bin/capsule $(GO) test -v -run '^$$' -bench E2E -benchtime 1x -timeout 6h ./e2e/
 
 vet:
 	$(GO) vet ./...

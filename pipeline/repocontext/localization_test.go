@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/capsulehq/capsule/internal/gitarchive"
 )
 
 // locCase is a real fixed issue of a public Python project: the issue's
@@ -49,7 +50,7 @@ func BenchmarkLocalization(b *testing.B) {
 	dirs := make([]string, len(cases))
 	for i, c := range cases {
 		dirs[i] = filepath.Join(b.TempDir(), "repo")
-		if err := checkout(filepath.Join(root, c.Repo+".git"), c.Parent, dirs[i]); err != nil {
+		if err := gitarchive.Checkout(filepath.Join(root, c.Repo+".git"), c.Parent, dirs[i]); err != nil {
 			b.Fatalf("%s at %s: %v", c.Repo, c.Parent, err)
 		}
 	}
@@ -164,34 +165,6 @@ func readCases(tb testing.TB, path string) []locCase {
 		tb.Fatal(err)
 	}
 	return cases
-}
-
-// checkout writes the tree of commit in the git directory gitDir into
-// dir: git archive, piped into tar.
-func checkout(gitDir, commit, dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	archive := exec.Command("git", "--git-dir", gitDir, "archive", "--format=tar", commit)
-	extract := exec.Command("tar", "-x", "-C", dir)
-	var errs strings.Builder
-	archive.Stderr, extract.Stderr = &errs, &errs
-	pipe, err := archive.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	extract.Stdin = pipe
-	if err := extract.Start(); err != nil {
-		return err
-	}
-	if err := archive.Run(); err != nil {
-		extract.Wait()
-		return fmt.Errorf("git archive: %w: %s", err, errs.String())
-	}
-	if err := extract.Wait(); err != nil {
-		return fmt.Errorf("tar: %w: %s", err, errs.String())
-	}
-	return nil
 }
 
 // TestLocalizationCases checks the case list: every case names its
