@@ -137,29 +137,36 @@ const outage = 2 * time.Second
 
 // TestGitHubOutageMidJob: GitHub stops answering while a job runs, just
 // after its model work (with 502s from its front end, or with no answer
-// at all), for a while (outage). The job goes back to the queue without spending its claim,
-// /readyz stays 200 and says GitHub is unreachable, and so do the
-// metrics; once GitHub is back the job publishes what it kept: one pull
-// request, one claim, one model call.
+// at all), or before the job starts (its installation's token cannot be
+// minted), for a while (outage). The job goes back to the queue without
+// spending its claim, /readyz stays 200 and says GitHub is unreachable,
+// and so do the metrics; once GitHub is back the job publishes what it
+// kept (or runs): one pull request, one claim, one model call.
 func TestGitHubOutageMidJob(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
-		status int // the fake's outage: a 502, or 0 for no answer
-	}{{"502", http.StatusBadGateway}, {"no answer", 0}} {
+		status int  // the fake's outage: a 502, or 0 for no answer
+		before bool // GitHub goes down before the delivery, not after the model
+	}{{"502", http.StatusBadGateway, false}, {"no answer", 0, false}, {"no answer from the start", 0, true}} {
 		t.Run(tt.name, func(t *testing.T) {
 			var (
 				gh     *fakegithub.Server
 				downAt = make(chan time.Time, 1)
 			)
-			w := newWorld(t, fixes, worldOptions{
-				checkEvery: 100 * time.Millisecond,
-				asking: func() {
-					gh.Down(tt.status)
-					downAt <- time.Now()
-				},
-			})
+			down := func() {
+				gh.Down(tt.status)
+				downAt <- time.Now()
+			}
+			asking := down
+			if tt.before {
+				asking = func() {}
+			}
+			w := newWorld(t, fixes, worldOptions{checkEvery: 100 * time.Millisecond, asking: asking})
 			gh = w.gh
 			w.start()
+			if tt.before {
+				down()
+			}
 			w.send("issues", "", w.labelled(maintainer, "capsule"), secret)
 			waitUntil(t, "/readyz to say GitHub is unreachable", func() bool {
 				code, body := w.readyz()
@@ -172,6 +179,9 @@ func TestGitHubOutageMidJob(t *testing.T) {
 				jobs, err := w.store.List(context.Background(), 10)
 				return err == nil && len(jobs) == 1 && jobs[0].State == work.Queued && jobs[0].Claims == 0
 			})
+			if n := len(w.model.Requests()); tt.before && n != 0 {
+				t.Errorf("the model saw %d requests before GitHub answered", n)
+			}
 			// GitHub stays down for a while: many checks fail, and the
 			// job waits on, holding no worker and spending no claim.
 			for since := <-downAt; time.Since(since) < outage; time.Sleep(50 * time.Millisecond) {

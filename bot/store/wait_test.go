@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/capsulehq/capsule/bot/work"
 )
 
 // TestMigrateKeepsJobs opens a database of schema version 1, as the first
@@ -43,6 +45,57 @@ func TestMigrateKeepsJobs(t *testing.T) {
 	var v int
 	if err := s.r.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != schemaVersion {
 		t.Errorf("user_version %d (%v), want %d", v, err, schemaVersion)
+	}
+}
+
+// TestMigrateKeepsWaitingRounds opens a database of schema version 5
+// holding an active job and a round waiting for it: after the migration
+// to label triggers that wait too, the round is still queued in its turn,
+// and a label trigger can wait beside it.
+func TestMigrateKeepsWaitingRounds(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "capsule.db")
+	db, err := sql.Open("sqlite", dsn(path, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for v := range 5 {
+		if err := apply(ctx, db, v+1, migrations[v]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = db.Exec(`INSERT INTO jobs (delivery, event, trigger, installation, owner, repo, issue, sender, label, state, created_at, updated_at)
+		VALUES ('old-delivery', 'issues', 'label', 42, 'acme', 'widgets', 7, 'octocat', 'bug', 'queued', 1, 1);
+		INSERT INTO deliveries (delivery, job_id) VALUES ('old-delivery', 1);
+		INSERT INTO waiting (delivery, event, trigger, installation, owner, repo, issue, sender, pull_request, round, head_sha, created_at)
+		VALUES ('old-review', 'pull_request_review', 'review', 42, 'acme', 'widgets', 7, 'octocat', 12, 'review:1', 'aaa', 2);
+		INSERT INTO deliveries (delivery, job_id) VALUES ('old-review', 1);`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := work.Request{Delivery: "new-label", Event: "issues", Trigger: work.TriggerLabel, Installation: 42,
+		Owner: "acme", Repo: "widgets", Issue: 7, Sender: "octocat", Label: "capsule"}
+	if _, outcome, err := s.Enqueue(ctx, r); err != nil || outcome != Waiting {
+		t.Fatalf("Enqueue of the capsule label = %v, %v; want it waiting", outcome, err)
+	}
+	old := claim(t, s, "w", time.Minute)
+	if err := s.Finish(ctx, old.ID, "w", End{State: work.Skipped}); err != nil {
+		t.Fatal(err)
+	}
+	if j := claim(t, s, "w", time.Minute); j.Round != "review:1" || j.Label != "" {
+		t.Fatalf("claimed %+v, want the round that waited", j)
+	} else if err := s.Finish(ctx, j.ID, "w", End{State: work.Done}); err != nil {
+		t.Fatal(err)
+	}
+	if j := claim(t, s, "w", time.Minute); j.Label != "capsule" || j.Delivery != "new-label" {
+		t.Fatalf("claimed %+v, want the capsule label's job", j)
 	}
 }
 

@@ -22,3 +22,7 @@ const (
 	RoundQuery     = roundQuery
 	IssueQuery     = issueQuery
 )
+
+// FirstMigration is the DDL of schema version 1, for a test to build a
+// database as the first release of the PostgreSQL store left it.
+var FirstMigration = migrations[0]

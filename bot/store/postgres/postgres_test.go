@@ -340,3 +340,35 @@ func TestQueryPlans(t *testing.T) {
 		}
 	}
 }
+
+// TestMigrateKeepsWaitingRounds opens a database of schema version 1
+// holding an active job and a round waiting for it: after the migration
+// to label triggers that wait too, the round is still queued in its turn,
+// and a label trigger can wait beside it.
+func TestMigrateKeepsWaitingRounds(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	ctx := context.Background()
+	exec(t, dsn, `CREATE TABLE schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
+		INSERT INTO schema_migrations (version) VALUES (1);`)
+	exec(t, dsn, postgres.FirstMigration)
+	exec(t, dsn, `INSERT INTO jobs (delivery, event, trigger, installation, owner, repo, issue, sender, label, state, created_at, updated_at)
+		VALUES ('old-delivery', 'issues', 'label', 42, 'acme', 'widgets', 7, 'octocat', 'bug', 'queued', 1, 1);
+		INSERT INTO deliveries (delivery, job_id) VALUES ('old-delivery', 1);
+		INSERT INTO waiting (delivery, event, trigger, installation, owner, repo, issue, sender, pull_request, round, head_sha, created_at)
+		VALUES ('old-review', 'pull_request_review', 'review', 42, 'acme', 'widgets', 7, 'octocat', 12, 'review:1', 'aaa', 2);
+		INSERT INTO deliveries (delivery, job_id) VALUES ('old-review', 1);`)
+	s := openTest(t, dsn)
+	label := storetest.NewRequest("new-label", 7)
+	if _, outcome, err := s.Enqueue(ctx, label); err != nil || outcome != store.Waiting {
+		t.Fatalf("Enqueue of the capsule label = %v, %v; want it waiting", outcome, err)
+	}
+	for _, want := range []string{"old-delivery", "old-review", "new-label"} {
+		j, ok, err := s.Claim(ctx, "w", time.Minute)
+		if err != nil || !ok || j.Delivery != want {
+			t.Fatalf("Claim = %+v, %v, %v; want the job of %s", j, ok, err, want)
+		}
+		if err := s.Finish(ctx, j.ID, "w", store.End{State: work.Done}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
