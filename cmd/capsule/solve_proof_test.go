@@ -157,14 +157,14 @@ func TestSolveProofWhereTestsRun(t *testing.T) {
 		}
 	})
 
-	t.Run("a no-op is not solved when another test of the reproducing file fails after it", func(t *testing.T) {
-		// Run 1 is the baseline, run 2 the acceptance run: the first test
-		// fails there only, the second passes there only, as a change
-		// that fixes one and breaks the other would.
-		test := "import os\n\nRUN = int(os.environ['CAPSULE_RUN'])\n\n\ndef test_shows_issue():\n    assert RUN != 2\n\n\ndef test_other():\n    assert RUN == 2\n"
+	t.Run("an answer is not solved when another test of the reproducing file fails after it", func(t *testing.T) {
+		// The answer only adds calc/notes.py: the first test fails
+		// without it and passes with it, the second the other way round,
+		// as a change that fixes one and breaks the other would.
+		test := "import os\n\nNOTES = os.path.exists('calc/notes.py')\n\n\ndef test_shows_issue():\n    assert NOTES\n\n\ndef test_other():\n    assert not NOTES\n"
 		repo := filedRepo(t, "python3 -m pytest -q", nil)
 		const file = "tests/test_capsule_reproduction.py"
-		r := solveWith(t, repo, []string{designed(file, test), noOp}, "--max-attempts", "0")
+		r := solveWith(t, repo, []string{designed(file, test), calculatortest.Answer("calc/notes.py", "# Notes on the statistics.\n")}, "--max-attempts", "0")
 		if r.code == exitOK || r.code == exitUnproven {
 			t.Fatalf("exit %d, want not solved\n%s", r.code, r.stderr)
 		}
