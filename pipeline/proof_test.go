@@ -73,7 +73,7 @@ func TestJoinRuns(t *testing.T) {
 		res: sandbox.Result{Stdout: []byte("1 passed\n"), Duration: time.Second}, cmd: []string{"sh", "-c", "pytest tests/test_a.py"}}
 	second := testRun{gate: gate.Run{Report: report("tests/test_r.py::test_issue failed", "tests/test_r.py::test_other xfailed"), ExitCode: 1},
 		res: sandbox.Result{Stdout: []byte("1 failed\n"), ExitCode: 1, Duration: 2 * time.Second}}
-	second.gate.Report.Processes[0].ExitStatus = 1
+	second.gate.Report.Processes[0].ExitStatus, second.gate.Report.Processes[0].Failing = 1, 1
 	got := joinRuns(first, second, "`pytest tests/test_r.py`, because ...")
 	tests := got.gate.Report.Tests
 	if len(tests) != 3 || tests[gate.ID{File: "tests/test_r.py", Name: "test_issue"}].Outcome != testreport.Failed || len(got.gate.Report.Processes) != 2 {

@@ -30,7 +30,7 @@ func TestDatabaseCheck(t *testing.T) {
 				t.Fatal(err)
 			}
 			st.Close()
-		}, "ok", "schema version 1"},
+		}, "ok", "schema version 2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
