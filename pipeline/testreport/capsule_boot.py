@@ -36,6 +36,8 @@ It installs two things:
     sys._getframe, sys._current_frames, sys.settrace, sys.setprofile,
     sys.addaudithook
     object.__setattr__ of a function's __code__, __defaults__, __kwdefaults__
+        (of a function of the runner, the helpers, the standard library or
+        an installed package, or the __code__ of a test file's function)
     open, os.truncate, os.remove, os.rename, os.symlink, os.link, os.chmod,
     os.listdir, os.scandir
         of the channel's socket or directory, of the helper files, or of
@@ -217,6 +219,11 @@ def _capsule_boot(boot_file):
                 under[filename] = ok
         return ok
 
+    def is_test_file(path):
+        """Whether path names a file pytest collects tests or fixtures from."""
+        base = path.rsplit("/", 1)[-1]
+        return base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py"
+
     def workspace_frame(frame):
         """The file and line of the innermost workspace frame from frame
         out, or None; None too when a helper's frame (the plugin's) is
@@ -333,6 +340,16 @@ def _capsule_boot(boot_file):
         elif event == "object.__setattr__":
             if len(args) < 2 or type(args[0]) is not FunctionType or args[1] not in code_attrs:
                 return
+            # Code that builds or copies functions of its own (decorator
+            # libraries do) changes their defaults: only the functions of
+            # the runner, the helpers, the standard library and installed
+            # packages count, and the code of a test file's functions.
+            file = args[0].__code__.co_filename
+            if in_workspace(file):
+                if args[1] != "__code__" or not is_test_file(file):
+                    return
+            elif file.startswith("<"):
+                return  # code made at run time: "<string>", "<FunctionBuilder-0>"
             caller = getframe(3)
             if caller is not None and in_workspace(caller.f_code.co_filename):
                 fn = args[0]

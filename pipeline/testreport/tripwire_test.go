@@ -1,6 +1,7 @@
 package testreport_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -458,19 +459,28 @@ def test_after():
 }
 
 // TestPluginRecordsInSandbox reads a session's records of every kind of
-// test with ParsePytest, which takes records without pid or session as
-// those of one session.
+// test with ParsePytest, wrapped as the agent wraps them.
 func TestPluginRecordsInSandbox(t *testing.T) {
 	run := newPyBox(t).run(map[string]string{"tests/test_kinds.py": kinds}, "pytest -p no:cacheprovider")
 	sessions := run.sessions()
 	if len(sessions) != 1 {
 		t.Fatalf("%d sessions\n%s", len(sessions), run.dump())
 	}
+	// The lines as the agent wraps them (sandbox/agent's channel).
 	var data []byte
 	for _, l := range run.lines {
-		if _, ok := sessions[l.conn]; ok && !l.closed {
-			data = append(data, l.raw+"\n"...)
+		if _, ok := sessions[l.conn]; !ok {
+			continue
 		}
+		rec := map[string]any{"conn": l.conn, "pid": l.pid, "line": l.raw}
+		if l.closed {
+			rec = map[string]any{"conn": l.conn, "pid": l.pid, "closed": true}
+		}
+		line, err := json.Marshal(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(append(data, line...), '\n')
 	}
 	rep := testreport.ParsePytest(data, agent.Workspace)
 	if got := outcomes(rep); !maps.Equal(got, kindsWant) || !rep.Complete() {
