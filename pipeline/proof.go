@@ -314,8 +314,15 @@ func leftOut(rep *testreport.Report, file string, ids []gate.ID) []string {
 	if file != "" && !collected(file) && !slices.ContainsFunc(rep.IDs(), func(id gate.ID) bool { return id.File == file }) {
 		left = append(left, file)
 	}
+	ran := func(id gate.ID) bool {
+		if id.Name == "" { // a whole-file target
+			return slices.ContainsFunc(rep.IDs(), func(x gate.ID) bool { return x.File == id.File })
+		}
+		_, ok := rep.Tests[id]
+		return ok
+	}
 	for _, id := range ids {
-		if _, ok := rep.Tests[id]; !ok && !collected(id.File) && (len(left) == 0 || left[0] != id.File) {
+		if !ran(id) && !collected(id.File) && (len(left) == 0 || left[0] != id.File) {
 			left = append(left, id.String())
 		}
 	}

@@ -243,6 +243,11 @@ func Reproduction(run Run, file string) (targets []Target, problem string) {
 	}
 	for _, e := range run.Report.CollectErrors() {
 		if covers(e.Path, file) {
+			if missingName(e.Message) && e.Path == file {
+				// The test imports what the issue asks for and the tree
+				// lacks: the whole file is the target.
+				return []Target{{ID: ID{File: file}, Before: testreport.Error}}, ""
+			}
 			return nil, fmt.Sprintf("%s could not be collected: %s", file, e.Message)
 		}
 	}
@@ -266,6 +271,46 @@ func Reproduction(run Run, file string) (targets []Target, problem string) {
 		return nil, fmt.Sprintf("the tests of %s pass on the untouched tree: they reproduce nothing", file)
 	}
 	return nil, fmt.Sprintf("no test of %s ran", file)
+}
+
+// missingName reports whether a collection error says that a name could
+// not be imported from a module that exists: a test of a function the
+// issue asks for, which the untouched tree lacks. A missing module is
+// not one (it may be the environment's).
+func missingName(message string) bool {
+	return strings.HasPrefix(message, "ImportError: cannot import name ")
+}
+
+// fileOutcome is the outcome of a whole-file target in a run: an error
+// when the file could not be collected, else the worst of its tests'
+// outcomes, or none when none of them ran.
+func fileOutcome(rep *testreport.Report, collectErrors []testreport.CollectError, file string) (Outcome, string) {
+	for _, e := range collectErrors {
+		if covers(e.Path, file) {
+			return testreport.Error, "could not be collected: " + e.Message
+		}
+	}
+	var worst testreport.Result
+	for _, id := range rep.IDs() {
+		res := rep.Tests[id]
+		if id.File == file && (worst.Outcome == "" || rank(res.Outcome) > rank(worst.Outcome)) {
+			worst = res
+		}
+	}
+	return worst.Outcome, worst.Message
+}
+
+// rank orders outcomes from best to worst.
+func rank(o Outcome) int {
+	switch {
+	case o == testreport.Error:
+		return 3
+	case o.Failing():
+		return 2
+	case o.Passing():
+		return 0
+	}
+	return 1 // skipped, xfailed: not a pass
 }
 
 // covers reports whether a collection error at path (a file, a directory,
@@ -423,6 +468,9 @@ func Check(b *Baseline, targets []Target, run Run, rerun *Run, changed []string)
 		}
 	}
 	after := func(id ID) (Outcome, string) {
+		if id.Name == "" {
+			return fileOutcome(rep, rep.CollectErrors(), id.File)
+		}
 		if res, ok := rep.Tests[id]; ok {
 			return res.Outcome, res.Message
 		}

@@ -632,3 +632,46 @@ func TestNewFailures(t *testing.T) {
 		}
 	})
 }
+
+// TestWholeFileTarget: a reproducing file that cannot be collected on the
+// untouched tree because it imports a name the issue asks for is accepted
+// as one whole-file target, which passes once the file collects and every
+// test of it passes; any other collection error is refused.
+func TestWholeFileTarget(t *testing.T) {
+	const file = "t/test_r.py"
+	uncollected := func(message string) Run {
+		r := run("t/a.py::test_a passed")
+		r.Report.Processes[0].CollectErrors = []testreport.CollectError{{Path: file, Message: message}}
+		r.Report.Processes[0].ExitStatus = 2
+		r.ExitCode = 2
+		return r
+	}
+	targets, problem := Reproduction(uncollected("ImportError: cannot import name 'mode' from 'pkg.stats'"), file)
+	if problem != "" || len(targets) != 1 || targets[0].ID.String() != file || targets[0].Before != testreport.Error {
+		t.Fatalf("Reproduction = %+v, %q; want the whole file as the target", targets, problem)
+	}
+	for _, msg := range []string{"ModuleNotFoundError: No module named 'numpy'", "SyntaxError: invalid syntax"} {
+		if _, problem := Reproduction(uncollected(msg), file); !strings.Contains(problem, "could not be collected") {
+			t.Errorf("%s: problem %q, want refused", msg, problem)
+		}
+	}
+	b, err := NewBaseline(run("t/a.py::test_a passed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		run    Run
+		passed bool
+		after  Outcome
+	}{
+		{"every test of the file passes", run("t/a.py::test_a passed", file+"::test_x passed", file+"::test_y passed"), true, testreport.Passed},
+		{"one test of the file fails", run("t/a.py::test_a passed", file+"::test_x passed", file+"::test_y failed"), false, testreport.Failed},
+		{"the file still does not collect", uncollected("ImportError: cannot import name 'mode' from 'pkg.stats'"), false, testreport.Error},
+	} {
+		v := Check(b, targets, tc.run, nil, nil)
+		if v.Passed != tc.passed || v.Targets[0].After != tc.after {
+			t.Errorf("%s: passed %v, target %q; want %v, %q", tc.name, v.Passed, v.Targets[0].After, tc.passed, tc.after)
+		}
+	}
+}

@@ -71,10 +71,14 @@ type ID struct {
 }
 
 // String formats the identity as pytest's node id does:
-// file::Class::name[params].
+// file::Class::name[params]; an identity of a whole file (no name) is the
+// file.
 func (id ID) String() string {
 	var b strings.Builder
 	b.WriteString(id.File)
+	if id.Class == "" && id.Name == "" {
+		return b.String()
+	}
 	if id.Class != "" {
 		b.WriteString("::" + id.Class)
 	}
