@@ -85,18 +85,18 @@ func TestBigCodeBenchDefaultImage(t *testing.T) {
 	if len(stdlib) < 300 {
 		t.Fatalf("%d standard-library tasks, want about 300", len(stdlib))
 	}
-	// Every twelfth, then the first 25: 6 answered right and 19 wrong
+	// Every fifth, the first 26 of them: 15 answered right and 11 wrong
 	// then right; plus one that needs pandas. (The whole set runs in
 	// `make bigcodebench`.)
 	var sample []string
-	for i := 0; i < len(stdlib) && len(sample) < 25; i += 12 {
+	for i := 0; i < len(stdlib) && len(sample) < 26; i += 5 {
 		sample = append(sample, stdlib[i].TaskID)
 	}
 	i := slices.IndexFunc(set.Problems, func(p dataset.Problem) bool { return slices.Contains(p.Libraries, "pandas") })
 	needsPandas := set.Problems[i].TaskID
 	sample = append(sample, needsPandas)
 	wrongFirst := map[string]bool{}
-	for _, id := range sample[6:25] {
+	for _, id := range sample[15:26] {
 		wrongFirst[id] = true
 	}
 
@@ -163,8 +163,11 @@ func TestBigCodeBenchDefaultImage(t *testing.T) {
 		}
 	}
 	s := r.outcome.Summary
-	if len(s.Environment) > 15 || s.AttemptHistogram[1] < 40 {
-		t.Errorf("%d environment failures, %d solved at attempt 1; want at most 15 and at least 40", len(s.Environment), s.AttemptHistogram[1])
+	// Some standard-library tasks' tests need pandas, pytz or faker, or
+	// the network: at most a quarter of the sample; of the tasks answered
+	// wrongly first, at least three quarters are solved by the fix.
+	if maxEnv, minFixed := len(sample)/4, 3*len(wrongFirst)/4; len(s.Environment) > maxEnv || s.AttemptHistogram[1] < minFixed {
+		t.Errorf("%d environment failures, %d solved at attempt 1; want at most %d and at least %d", len(s.Environment), s.AttemptHistogram[1], maxEnv, minFixed)
 	}
 	t.Logf("%d tasks: %d solved (%v by attempt), %d environment failures: %v", s.Total, s.Passed, s.AttemptHistogram, len(s.Environment), s.Environment)
 	var table strings.Builder
