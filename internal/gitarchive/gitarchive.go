@@ -4,37 +4,44 @@
 package gitarchive
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
-	"strings"
+
+	"github.com/capsulehq/capsule/internal/tarx"
 )
 
 // Checkout writes the tree of commit in the git directory gitDir (a bare
-// clone or a .git folder) into dir, creating it: git archive, piped into
-// tar.
+// clone or a .git folder) into dir, creating it: git archive, unpacked by
+// tarx under its rules.
 func Checkout(gitDir, commit, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	archive := exec.Command("git", "--git-dir", gitDir, "archive", "--format=tar", commit)
-	extract := exec.Command("tar", "-x", "-C", dir)
-	var errs strings.Builder
-	archive.Stderr, extract.Stderr = &errs, &errs
-	pipe, err := archive.StdoutPipe()
+	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return err
 	}
-	extract.Stdin = pipe
-	if err := extract.Start(); err != nil {
+	defer root.Close()
+	archive := exec.Command("git", "--git-dir", gitDir, "archive", "--format=tar", commit)
+	var stderr bytes.Buffer
+	archive.Stderr = &stderr
+	out, err := archive.StdoutPipe()
+	if err != nil {
 		return err
 	}
-	if err := archive.Run(); err != nil {
-		extract.Wait()
-		return fmt.Errorf("git archive: %w: %s", err, errs.String())
+	if err := archive.Start(); err != nil {
+		return fmt.Errorf("git archive: %w", err)
 	}
-	if err := extract.Wait(); err != nil {
-		return fmt.Errorf("tar: %w: %s", err, errs.String())
+	_, extractErr := tarx.Extract(out, root, tarx.Options{})
+	_, _ = io.Copy(io.Discard, out) // what tarx left unread, so that git ends
+	if err := archive.Wait(); err != nil {
+		return fmt.Errorf("git archive %s: %w: %s", commit, err, bytes.TrimSpace(stderr.Bytes()))
+	}
+	if extractErr != nil {
+		return fmt.Errorf("unpack %s: %w", commit, extractErr)
 	}
 	return nil
 }
