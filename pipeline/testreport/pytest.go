@@ -293,16 +293,14 @@ func (r *pytestReader) test(c *conn, rec record) error {
 	return nil
 }
 
-// tripwires marks each session whose process had a tripwire when it
-// started, and notes a tripwire closed while a session of its process
-// ran: a tripwire connected before the session (its connection number is
-// lower: the agent numbers them in the order they connected) and not
-// closed before it started watches it. Such a tripwire closed before the
-// session's last record ahead of its end is an integrity failure; one
-// closed between that record and the end is not, since the agent reads
-// the connections at once and may record a tripwire closed at its
-// process's exit ahead of the end record sent before it (the plugin's
-// own check of its tripwire covers that stretch).
+// tripwires marks each session whose process had a tripwire: one that
+// connected before the session did (its connection number is lower: the
+// agent numbers them in the order they connected). When the tripwire's
+// connection closed says nothing: the agent reads every connection at once,
+// so a tripwire closed at its process's exit may be recorded ahead of
+// several records the session sent before it. Whether the tripwire was
+// still the process's own at the session's end is the plugin's own check
+// (an integrity record of kind "tripwire").
 func (r *pytestReader) tripwires() {
 	order := slices.Sorted(maps.Keys(r.conns))
 	for _, sn := range order {
@@ -311,15 +309,8 @@ func (r *pytestReader) tripwires() {
 			continue
 		}
 		for _, tn := range order {
-			t := r.conns[tn]
-			if tn > sn || t.role != roleTripwire || t.pid != s.pid || 0 < t.closed && t.closed < s.opened {
-				continue
-			}
-			p := &r.rep.Processes[s.process]
-			p.Tripwire = true
-			if t.closed > 0 && t.closed < s.lastBefore && (s.ended == 0 || t.closed < s.ended) {
-				r.rep.Integrity = append(r.rep.Integrity, Integrity{Check: "tripwire", PID: s.pid,
-					Detail: fmt.Sprintf("the tripwire's channel was closed during the session of %s", p.Name)})
+			if t := r.conns[tn]; tn < sn && t.role == roleTripwire && t.pid == s.pid {
+				r.rep.Processes[s.process].Tripwire = true
 			}
 		}
 	}
