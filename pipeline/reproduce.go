@@ -122,7 +122,7 @@ func (p *proof) tryReproduction(ctx context.Context, box RepoSandbox, task RepoT
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("run the reproducing test: %w", err)
 	}
-	targets, problem := gate.Reproduction(tr.gate, file)
+	targets, problem := gate.Reproduction(tr.gate, file, task.Title+"\n"+task.Body)
 	if problem == "" {
 		p.targets, log.Baseline.Targets = targets, nil
 		for _, t := range targets {

@@ -236,14 +236,16 @@ func (b *Baseline) Targets(ids ...ID) []Target {
 // file, meant to reproduce the issue: its failing tests become the
 // targets. It refuses (problem non-empty) a run that cannot be trusted, a
 // file that was not collected, a test that errors before it runs, and a
-// file none of whose tests fail.
-func Reproduction(run Run, file string) (targets []Target, problem string) {
+// file none of whose tests fail. A file that was not collected only because
+// it imports a name the issue's text (issue) names, which the tree lacks,
+// is one whole-file target.
+func Reproduction(run Run, file, issue string) (targets []Target, problem string) {
 	if why := run.Untrusted(); why != "" {
 		return nil, "the run of the reproducing test cannot be trusted: " + why
 	}
 	for _, e := range run.Report.CollectErrors() {
 		if covers(e.Path, file) {
-			if missingName(e.Message) && e.Path == file {
+			if name := missingName(e.Message); name != "" && e.Path == file && mentions(issue, name) {
 				// The test imports what the issue asks for and the tree
 				// lacks: the whole file is the target.
 				return []Target{{ID: ID{File: file}, Before: testreport.Error}}, ""
@@ -273,12 +275,41 @@ func Reproduction(run Run, file string) (targets []Target, problem string) {
 	return nil, fmt.Sprintf("no test of %s ran", file)
 }
 
-// missingName reports whether a collection error says that a name could
-// not be imported from a module that exists: a test of a function the
-// issue asks for, which the untouched tree lacks. A missing module is
-// not one (it may be the environment's).
-func missingName(message string) bool {
-	return strings.HasPrefix(message, "ImportError: cannot import name ")
+// missingName returns the name a collection error says could not be
+// imported from a module that exists ("ImportError: cannot import name
+// 'mode' from 'pkg.stats'"), or "". A missing module is not one (it may
+// be the environment's).
+func missingName(message string) string {
+	rest, ok := strings.CutPrefix(message, "ImportError: cannot import name '")
+	if !ok {
+		return ""
+	}
+	name, _, ok := strings.Cut(rest, "'")
+	if !ok {
+		return ""
+	}
+	return name
+}
+
+// mentions reports whether text names name as a word: a test of a
+// function the issue asks for, which the untouched tree lacks.
+func mentions(text, name string) bool {
+	for i := strings.Index(text, name); i >= 0; {
+		end := i + len(name)
+		if (i == 0 || !isWordByte(text[i-1])) && (end == len(text) || !isWordByte(text[end])) {
+			return true
+		}
+		next := strings.Index(text[i+1:], name)
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return false
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 // fileOutcome is the outcome of a whole-file target in a run: an error

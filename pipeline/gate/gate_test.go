@@ -325,7 +325,7 @@ func TestReproduction(t *testing.T) {
 		{"untrusted", Run{}, nil, "the run of the reproducing test cannot be trusted: no test process wrote a per-test report"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			targets, problem := Reproduction(tc.run, file)
+			targets, problem := Reproduction(tc.run, file, "")
 			var got []ID
 			for _, target := range targets {
 				got = append(got, target.ID)
@@ -634,7 +634,7 @@ func TestNewFailures(t *testing.T) {
 }
 
 // TestWholeFileTarget: a reproducing file that cannot be collected on the
-// untouched tree because it imports a name the issue asks for is accepted
+// untouched tree because it imports a name the issue names is accepted
 // as one whole-file target, which passes once the file collects and every
 // test of it passes; any other collection error is refused.
 func TestWholeFileTarget(t *testing.T) {
@@ -646,12 +646,14 @@ func TestWholeFileTarget(t *testing.T) {
 		r.ExitCode = 2
 		return r
 	}
-	targets, problem := Reproduction(uncollected("ImportError: cannot import name 'mode' from 'pkg.stats'"), file)
+	const issue = "stats has no mode(); please add it"
+	targets, problem := Reproduction(uncollected("ImportError: cannot import name 'mode' from 'pkg.stats'"), file, issue)
 	if problem != "" || len(targets) != 1 || targets[0].ID.String() != file || targets[0].Before != testreport.Error {
 		t.Fatalf("Reproduction = %+v, %q; want the whole file as the target", targets, problem)
 	}
-	for _, msg := range []string{"ModuleNotFoundError: No module named 'numpy'", "SyntaxError: invalid syntax"} {
-		if _, problem := Reproduction(uncollected(msg), file); !strings.Contains(problem, "could not be collected") {
+	for _, msg := range []string{"ModuleNotFoundError: No module named 'numpy'", "SyntaxError: invalid syntax",
+		"ImportError: cannot import name 'median_of_nothing' from 'pkg.stats'", "ImportError: cannot import name 'mod' from 'pkg.stats'"} {
+		if _, problem := Reproduction(uncollected(msg), file, issue); !strings.Contains(problem, "could not be collected") {
 			t.Errorf("%s: problem %q, want refused", msg, problem)
 		}
 	}

@@ -438,6 +438,16 @@ def _capsule_boot(boot_file):
         sys.addaudithook(hook)
     sys.meta_path = MetaPath([PluginFinder] + [f for f in sys.meta_path if f is not PluginFinder])
 
+    # A set-up phase's `pip install --user` went to the user base that the
+    # test runs' PYTHONUSERBASE (this boot's) replaces: its site directory
+    # stays on sys.path, with its .pth files, as a user site would be.
+    setup_base = environ.get("CAPSULE_SETUP_USERBASE", "")
+    site = sys.modules.get("site")
+    if setup_base and site is not None:
+        setup_site = os.path.join(setup_base, "lib", "python%d.%d" % sys.version_info[:2], "site-packages")
+        if os.path.isdir(setup_site):
+            site.addsitedir(setup_site)
+
 
 try:
     _capsule_boot(__file__)

@@ -17,6 +17,11 @@ const HelperDir = "/capsule/plugin"
 // channel's socket; without it the boot and the plugin do nothing.
 const ChannelEnv = "CAPSULE_TEST_CHANNEL"
 
+// SetupUserBaseEnv names the variable that holds the user base a set-up
+// phase's `pip install --user` wrote to (the sandbox's PYTHONUSERBASE,
+// which Env replaces): the boot keeps its site directory on sys.path.
+const SetupUserBaseEnv = "CAPSULE_SETUP_USERBASE"
+
 // TripwireOff, added to a run's environment, makes the boot install the
 // plugin's finder without the tripwire: its sessions are then reported as
 // unwatched. Capsule's own tests use it to show the other defences
