@@ -21,8 +21,8 @@ func (b *recordingBox) Run(_ context.Context, r sandbox.Run) (sandbox.Result, er
 
 func (b *recordingBox) CutNetwork(context.Context) error { return nil }
 
-// A test run gets the report channel and the helpers' environment, and
-// its number only when the settings ask for it.
+// A test run gets the report channel and the helpers' environment, the
+// set-up's user base, and its number only when the settings ask for it.
 func TestRunCommandEnv(t *testing.T) {
 	for _, runNumber := range []bool{false, true} {
 		box := &recordingBox{}
@@ -30,7 +30,7 @@ func TestRunCommandEnv(t *testing.T) {
 		if _, err := p.run(context.Background(), box, RepoTask{}, nil, nil); err != nil {
 			t.Fatal(err)
 		}
-		want := testreport.Env(agent.PluginDir, agent.ChannelSocket)
+		want := append(testreport.Env(agent.PluginDir, agent.ChannelSocket), testreport.SetupUserBaseEnv+"="+agent.Workspace+"/.local")
 		if runNumber {
 			want = append(want, RunNumberEnv+"=1")
 		}
