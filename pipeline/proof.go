@@ -104,7 +104,7 @@ func (p *proof) run(ctx context.Context, box RepoSandbox, task RepoTask, files m
 func (p *proof) runCommand(ctx context.Context, box RepoSandbox, task RepoTask, command string, files map[string][]byte, deleted []string) (testRun, error) {
 	p.runs++
 	cmd := []string{"sh", "-c", command}
-	env := append(testreport.Env(agent.PluginDir, agent.ChannelSocket), testreport.SetupUserBaseEnv+"="+agent.Workspace+"/.local")
+	env := append(testreport.Env(agent.PluginDir, agent.ChannelSocket), testreport.SetupUserBaseEnv+"="+agent.UserBase)
 	if p.runNumber {
 		env = append(env, fmt.Sprintf("%s=%d", RunNumberEnv, p.runs))
 	}

@@ -30,7 +30,7 @@ func TestRunCommandEnv(t *testing.T) {
 		if _, err := p.run(context.Background(), box, RepoTask{}, nil, nil); err != nil {
 			t.Fatal(err)
 		}
-		want := append(testreport.Env(agent.PluginDir, agent.ChannelSocket), testreport.SetupUserBaseEnv+"="+agent.Workspace+"/.local")
+		want := append(testreport.Env(agent.PluginDir, agent.ChannelSocket), testreport.SetupUserBaseEnv+"="+agent.UserBase)
 		if runNumber {
 			want = append(want, RunNumberEnv+"=1")
 		}

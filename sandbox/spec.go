@@ -43,7 +43,7 @@ var baseEnv = []string{
 	"PYTHONDONTWRITEBYTECODE=1",
 	// `pip install --user` in a set-up phase lands in the workspace, so a
 	// committed set-up keeps it; Debian's pip needs leave to install there.
-	"PYTHONUSERBASE=" + agent.Workspace + "/.local",
+	"PYTHONUSERBASE=" + agent.UserBase,
 	"PIP_BREAK_SYSTEM_PACKAGES=1",
 	"PIP_NO_WARN_SCRIPT_LOCATION=1",
 }

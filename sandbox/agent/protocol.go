@@ -31,7 +31,10 @@ const (
 	Base      = Root + "/base"
 	Layer     = Root + "/layer"
 	Workspace = Root + "/workspace"
-	TmpDir    = "/tmp"
+	// UserBase is the sandbox's PYTHONUSERBASE: a set-up phase's `pip
+	// install --user` lands in the workspace, so a committed set-up keeps it.
+	UserBase = Workspace + "/.local"
+	TmpDir   = "/tmp"
 	// PluginDir holds the host's read-only helper files for the commands,
 	// such as the pytest plugin of package testreport: root's, readable
 	// by every run, writable by none.
