@@ -81,6 +81,9 @@ pull request it opened. Needs the Docker engine and the sandbox image
 			err = fmt.Errorf("the job did not end within --timeout %v: %w", *timeout, err)
 		}
 		code := fail(env, err)
+		if d.serveCode != exitOK && d.serveCode != exitCanceled {
+			code = d.serveCode // the engine or the image, say, as serve said
+		}
 		d.keep = true
 		fmt.Fprintf(env.stderr, "capsule demo: the App's log, %s, ends:\n%s", d.logPath, logTail(d.logPath, 20))
 		return code
@@ -100,6 +103,8 @@ type demo struct {
 	dir     string
 	keep    bool // leave dir behind
 	logPath string
+	// serveCode is capsule serve's exit code, once run has returned.
+	serveCode int
 }
 
 // startDemo starts the stand-ins: the fake GitHub with the example
@@ -179,9 +184,12 @@ func (d *demo) run(ctx context.Context, full bool) error {
 	}
 	defer logFile.Close()
 	serveCtx, stopServe := context.WithCancel(ctx)
-	served := make(chan int, 1)
+	served := make(chan struct{}) // closed when serve has returned
 	serveEnv := &environment{stdout: logFile, stderr: logFile, log: slog.New(slog.NewTextHandler(logFile, nil))}
-	go func() { served <- runServe(serveCtx, serveEnv, d.serveArgs(addr)) }()
+	go func() {
+		defer close(served)
+		d.serveCode = runServe(serveCtx, serveEnv, d.serveArgs(addr)) // its errors are in its log
+	}()
 	defer func() {
 		stopServe()
 		<-served
@@ -308,9 +316,9 @@ To run the App for real you need a GitHub App and a model endpoint: see the READ
 // attemptLogHeading starts the attempt log in a pull request's body.
 const attemptLogHeading = "### Attempt log"
 
-// waitUntil polls ok until it holds, the context ends or serve returns;
-// the error says what ok last saw.
-func waitUntil(ctx context.Context, served <-chan int, what string, ok func() (bool, string)) error {
+// waitUntil polls ok until it holds, the context ends or serve returns
+// (served is closed); the error says what ok last saw.
+func waitUntil(ctx context.Context, served <-chan struct{}, what string, ok func() (bool, string)) error {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -319,8 +327,8 @@ func waitUntil(ctx context.Context, served <-chan int, what string, ok func() (b
 			return nil
 		}
 		select {
-		case code := <-served:
-			return fmt.Errorf("capsule serve exited (%d) while waiting for %s; last: %s", code, what, saw)
+		case <-served:
+			return fmt.Errorf("capsule serve exited while waiting for %s (last: %s)", what, saw)
 		case <-ctx.Done():
 			return fmt.Errorf("waiting for %s, last %s: %w", what, saw, ctx.Err())
 		case <-tick.C:

@@ -31,6 +31,18 @@ func TestDemo(t *testing.T) {
 	}
 }
 
+// TestDemoWithoutEngine: when `capsule serve` cannot start, the demo
+// exits with serve's code and shows the end of serve's log, which says
+// why.
+func TestDemoWithoutEngine(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	t.Setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+	code, _, stderr := capsule(t, "demo")
+	if code != exitInfra || !strings.Contains(stderr, "capsule serve exited") || !strings.Contains(stderr, "docker engine unreachable at unix:///nonexistent/docker.sock") {
+		t.Errorf("exit %d, stderr %q; want %d, serve's exit and its reason", code, stderr, exitInfra)
+	}
+}
+
 // demoMasks replace what changes from run to run in the demo's output.
 var demoMasks = []struct {
 	re   *regexp.Regexp
