@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/capsulehq/capsule/pipeline"
-	"github.com/capsulehq/capsule/sandbox"
+	"github.com/capsulehq/capsule/sandbox/limits"
 )
 
 // The kinds of environment failure, the start of every reason
@@ -39,7 +39,7 @@ func EnvironmentFailure(o pipeline.Outcome) string {
 	out := o.Harness.Stdout + "\n" + o.Harness.Stderr
 	switch {
 	case o.Sandbox.OOMKilled:
-		return EnvMemory + ": killed past " + sandbox.FormatBytes(o.Sandbox.Memory)
+		return EnvMemory + ": killed past " + limits.FormatBytes(o.Sandbox.Memory)
 	case o.Harness.TimedOut:
 		return EnvTimeLimit + ": " + strings.TrimSpace(o.Log("").Reason)
 	}

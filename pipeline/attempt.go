@@ -10,6 +10,7 @@ import (
 	"github.com/capsulehq/capsule/pipeline/programmer"
 	"github.com/capsulehq/capsule/pipeline/response"
 	"github.com/capsulehq/capsule/sandbox"
+	"github.com/capsulehq/capsule/sandbox/limits"
 )
 
 // What function mode's attempt and repository mode's repoAttempt share:
@@ -71,7 +72,7 @@ func (f answerForm) noCode(a *attemptlog.Attempt, truncated bool) {
 // tooLarge is the feedback on an answer longer than limit bytes, which the
 // model client dropped unread; ask says what to send instead.
 func tooLarge(limit int64, ask string) string {
-	return fmt.Sprintf("Nothing was tested: your answer was longer than %s, the most that is read, so none of it was used. %s", sandbox.FormatBytes(limit), ask)
+	return fmt.Sprintf("Nothing was tested: your answer was longer than %s, the most that is read, so none of it was used. %s", limits.FormatBytes(limit), ask)
 }
 
 // runFeedback sets the feedback on a failed run: refined by the error
@@ -90,5 +91,5 @@ func oomNote(stderr string, res sandbox.Result) string {
 	if !res.OOMKilled {
 		return stderr
 	}
-	return stderr + fmt.Sprintf("\nMemoryError: the tests were killed for using more than %s of memory\n", sandbox.FormatBytes(res.Memory))
+	return stderr + fmt.Sprintf("\nMemoryError: the tests were killed for using more than %s of memory\n", limits.FormatBytes(res.Memory))
 }

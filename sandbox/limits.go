@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/capsulehq/capsule/sandbox/agent"
+	"github.com/capsulehq/capsule/sandbox/limits"
 )
 
 // The hardened defaults. A caller may change any of them through Limits;
@@ -22,10 +23,10 @@ const (
 	DefaultTimeout     = 30 * time.Second
 	DefaultOutputLimit = 1 << 20 // bytes kept of each of stdout and stderr
 	DefaultTmpSize     = 64 << 20
-	DefaultDisk        = 1 << 30 // bytes a run may have in its workspace
-	DefaultDiskFiles   = 100_000 // files and directories in the workspace
-	MinMemory          = 6 << 20 // the least memory Docker gives a container
-	MinDisk            = 1 << 20 // the least disk a workspace gets
+	DefaultDisk        = 1 << 30          // bytes a run may have in its workspace
+	DefaultDiskFiles   = 100_000          // files and directories in the workspace
+	MinMemory          = limits.MinMemory // the least memory Docker gives a container
+	MinDisk            = limits.MinDisk   // the least disk a workspace gets
 	// SandboxUser is the numeric user and group that runs every command in
 	// the container (the agent itself runs as root with a few
 	// capabilities); it needs no entry in the image's /etc/passwd.
@@ -85,7 +86,7 @@ func (l Limits) Changes() []string {
 	flag(l.Root, "commands running as root")
 	flag(l.KeepCaps, "default capabilities kept")
 	if l.Memory != d.Memory {
-		out = append(out, fmt.Sprintf("memory %s (default %s)", FormatBytes(l.Memory), FormatBytes(d.Memory)))
+		out = append(out, fmt.Sprintf("memory %s (default %s)", limits.FormatBytes(l.Memory), limits.FormatBytes(d.Memory)))
 	}
 	if l.CPUs != d.CPUs {
 		out = append(out, fmt.Sprintf("cpus %g (default %g)", l.CPUs, d.CPUs))
@@ -97,13 +98,13 @@ func (l Limits) Changes() []string {
 		out = append(out, fmt.Sprintf("timeout %s (default %s)", l.Timeout, d.Timeout))
 	}
 	if l.OutputLimit != d.OutputLimit {
-		out = append(out, fmt.Sprintf("output limit %s (default %s)", FormatBytes(int64(l.OutputLimit)), FormatBytes(int64(d.OutputLimit))))
+		out = append(out, fmt.Sprintf("output limit %s (default %s)", limits.FormatBytes(int64(l.OutputLimit)), limits.FormatBytes(int64(d.OutputLimit))))
 	}
 	if l.TmpSize != d.TmpSize {
-		out = append(out, fmt.Sprintf("/tmp size %s (default %s)", FormatBytes(l.TmpSize), FormatBytes(d.TmpSize)))
+		out = append(out, fmt.Sprintf("/tmp size %s (default %s)", limits.FormatBytes(l.TmpSize), limits.FormatBytes(d.TmpSize)))
 	}
 	if l.Disk != d.Disk {
-		out = append(out, fmt.Sprintf("disk %s (default %s)", FormatBytes(l.Disk), FormatBytes(d.Disk)))
+		out = append(out, fmt.Sprintf("disk %s (default %s)", limits.FormatBytes(l.Disk), limits.FormatBytes(d.Disk)))
 	}
 	if l.DiskFiles != d.DiskFiles {
 		out = append(out, fmt.Sprintf("disk files %d (default %d)", l.DiskFiles, d.DiskFiles))
@@ -114,8 +115,8 @@ func (l Limits) Changes() []string {
 // Validate reports limits that Docker would refuse or that make no sense.
 func (l Limits) Validate() error {
 	switch {
-	case l.Memory < MinMemory:
-		return fmt.Errorf("memory limit %s is below Docker's minimum of 6 MiB", FormatBytes(l.Memory))
+	case !limits.Memory.Allows(l.Memory):
+		return fmt.Errorf("memory limit %w", limits.Memory.Check(l.Memory))
 	case l.CPUs <= 0:
 		return fmt.Errorf("cpu limit must be positive, got %g", l.CPUs)
 	case l.Pids < 16:
@@ -126,8 +127,8 @@ func (l Limits) Validate() error {
 		return fmt.Errorf("output limit must not be negative, got %d", l.OutputLimit)
 	case l.TmpSize <= 0:
 		return fmt.Errorf("/tmp size must be positive, got %d", l.TmpSize)
-	case l.Disk < MinDisk:
-		return fmt.Errorf("disk limit %s is below the minimum of 1 MiB", FormatBytes(l.Disk))
+	case !limits.Disk.Allows(l.Disk):
+		return fmt.Errorf("disk limit %w", limits.Disk.Check(l.Disk))
 	case l.DiskFiles < 16:
 		return fmt.Errorf("disk file limit %d is too small (at least 16)", l.DiskFiles)
 	}
@@ -135,39 +136,6 @@ func (l Limits) Validate() error {
 }
 
 // FormatBytes renders n in the largest binary unit that divides it evenly
-// (512 MiB, 1 GiB), or in bytes.
-func FormatBytes(n int64) string {
-	for _, u := range []struct {
-		size int64
-		name string
-	}{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
-		if n >= u.size && n%u.size == 0 {
-			return fmt.Sprintf("%d %s", n/u.size, u.name)
-		}
-	}
-	return fmt.Sprintf("%d B", n)
-}
-
-// ParseBytes reads sizes as Docker's CLI writes them: 512m, 1g, 100k, 1024.
-func ParseBytes(s string) (int64, error) {
-	if s == "" {
-		return 0, fmt.Errorf("empty size")
-	}
-	mult := int64(1)
-	num := s
-	switch s[len(s)-1] {
-	case 'k', 'K':
-		mult, num = 1<<10, s[:len(s)-1]
-	case 'm', 'M':
-		mult, num = 1<<20, s[:len(s)-1]
-	case 'g', 'G':
-		mult, num = 1<<30, s[:len(s)-1]
-	case 'b', 'B':
-		num = s[:len(s)-1]
-	}
-	var n int64
-	if _, err := fmt.Sscanf(num, "%d", &n); err != nil || n < 0 || fmt.Sprint(n) != num {
-		return 0, fmt.Errorf("bad size %q: want a number with an optional k, m or g suffix", s)
-	}
-	return n * mult, nil
-}
+// (512 MiB, 1 GiB), or in bytes: limits.FormatBytes, for the callers that
+// hold the sandbox already.
+func FormatBytes(n int64) string { return limits.FormatBytes(n) }

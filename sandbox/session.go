@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/capsulehq/capsule/sandbox/agent"
+	"github.com/capsulehq/capsule/sandbox/limits"
 	"github.com/docker/docker/api/types"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/pkg/stdcopy"
@@ -100,9 +101,9 @@ func (r Result) Reason() string {
 	case r.TimedOut:
 		reason = fmt.Sprintf("timed out after %s", r.Timeout)
 	case r.OOMKilled:
-		reason = fmt.Sprintf("killed for using more than %s of memory (processes and the files of the workspace, /tmp and /dev/shm)", FormatBytes(r.Memory))
+		reason = fmt.Sprintf("killed for using more than %s of memory (processes and the files of the workspace, /tmp and /dev/shm)", limits.FormatBytes(r.Memory))
 	case r.DiskFull:
-		reason = fmt.Sprintf("the tests wrote more than %s, the disk quota (exit status %d)", FormatBytes(r.Disk), r.ExitCode)
+		reason = fmt.Sprintf("the tests wrote more than %s, the disk quota (exit status %d)", limits.FormatBytes(r.Disk), r.ExitCode)
 	case r.FilesFull:
 		reason = fmt.Sprintf("the tests created more than %d files, the disk quota (exit status %d)", r.DiskFiles, r.ExitCode)
 	default:
@@ -228,7 +229,7 @@ func (s *Session) request(r Run) (agent.Request, error) {
 		return agent.Request{}, err
 	}
 	if len(overlay) > maxFiles {
-		return agent.Request{}, fmt.Errorf("the files to lay over the workspace take %s, more than the %s one run accepts", FormatBytes(int64(len(overlay))), FormatBytes(maxFiles))
+		return agent.Request{}, fmt.Errorf("the files to lay over the workspace take %s, more than the %s one run accepts", limits.FormatBytes(int64(len(overlay))), limits.FormatBytes(maxFiles))
 	}
 	req := agent.Request{
 		Argv:        r.Cmd,

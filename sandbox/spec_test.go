@@ -142,24 +142,6 @@ func TestLimitsValidate(t *testing.T) {
 	}
 }
 
-func TestParseBytes(t *testing.T) {
-	tests := []struct {
-		in   string
-		want int64
-		ok   bool
-	}{
-		{"512m", 512 << 20, true}, {"1g", 1 << 30, true}, {"100k", 100 << 10, true},
-		{"1024", 1024, true}, {"7b", 7, true}, {"", 0, false}, {"m", 0, false},
-		{"1.5g", 0, false}, {"-1m", 0, false}, {"12x", 0, false},
-	}
-	for _, tt := range tests {
-		got, err := ParseBytes(tt.in)
-		if (err == nil) != tt.ok || got != tt.want {
-			t.Errorf("ParseBytes(%q) = %d, %v; want %d, ok %v", tt.in, got, err, tt.want, tt.ok)
-		}
-	}
-}
-
 func TestOwner(t *testing.T) {
 	self := currentOwner("")
 	if self.start == "" {

@@ -9,7 +9,7 @@ import (
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/pipeline/programmer"
 	"github.com/capsulehq/capsule/pipeline/reposolve"
-	"github.com/capsulehq/capsule/sandbox"
+	"github.com/capsulehq/capsule/sandbox/limits"
 )
 
 // operatorLimits are the operator's maxima over what a repository's
@@ -81,7 +81,7 @@ func (l *operatorLimits) check() error {
 		return fmt.Errorf("%w: the most CI rounds must not be negative, got %d (0 turns them off)", errUsage, l.ciRounds)
 	}
 	if l.answerBytes < 1<<10 {
-		return fmt.Errorf("%w: the largest answer read, %s, is below 1 KiB", errUsage, sandbox.FormatBytes(l.answerBytes))
+		return fmt.Errorf("%w: the largest answer read, %s, is below 1 KiB", errUsage, limits.FormatBytes(l.answerBytes))
 	}
 	return nil
 }
@@ -97,10 +97,10 @@ func (l *operatorLimits) runnerCIRounds() int {
 // byteSize is a flag holding a size as Docker's CLI writes it: 512m, 4g.
 type byteSize int64
 
-func (b *byteSize) String() string { return sandbox.FormatBytes(int64(*b)) }
+func (b *byteSize) String() string { return limits.FormatBytes(int64(*b)) }
 
 func (b *byteSize) Set(s string) error {
-	n, err := sandbox.ParseBytes(s)
+	n, err := limits.ParseBytes(s)
 	if err != nil {
 		return err
 	}

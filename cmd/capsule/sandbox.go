@@ -10,6 +10,7 @@ import (
 
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/image"
+	"github.com/capsulehq/capsule/sandbox/limits"
 )
 
 func runSandbox(ctx context.Context, env *environment, args []string) int {
@@ -53,11 +54,11 @@ func (f *limitFlags) register(fs *flag.FlagSet) {
 
 func (f *limitFlags) limits() (sandbox.Limits, error) {
 	l := sandbox.DefaultLimits()
-	mem, err := sandbox.ParseBytes(f.memory)
+	mem, err := limits.ParseBytes(f.memory)
 	if err != nil {
 		return l, fmt.Errorf("%w: --memory: %w", errUsage, err)
 	}
-	disk, err := sandbox.ParseBytes(f.disk)
+	disk, err := limits.ParseBytes(f.disk)
 	if err != nil {
 		return l, fmt.Errorf("%w: --disk: %w", errUsage, err)
 	}

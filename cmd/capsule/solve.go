@@ -19,6 +19,7 @@ import (
 	"github.com/capsulehq/capsule/pipeline/reposolve"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/image"
+	"github.com/capsulehq/capsule/sandbox/limits"
 )
 
 // exitUnproven is solve's exit code when the tests pass with no
@@ -59,9 +60,9 @@ func (f *solveFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&o.ContextBudget, "context-budget", 0, "token budget of the repository context (default 24000)")
 	fs.StringVar(&o.Reproduce, "reproduce", "", "auto, required or off: whether the test designer first writes a test that shows the issue (overrides .github/capsule.yml; default auto)")
 	f.testModel = registerTestModel(fs)
-	fs.Var((*byteSize)(&o.Memory), "memory", "memory of the tests, a `SIZE` such as 2g (overrides .github/capsule.yml; default "+sandbox.FormatBytes(sandbox.DefaultMemory)+")")
+	fs.Var((*byteSize)(&o.Memory), "memory", "memory of the tests, a `SIZE` such as 2g (overrides .github/capsule.yml; default "+limits.FormatBytes(sandbox.DefaultMemory)+")")
 	fs.Float64Var(&o.CPUs, "cpus", 0, "CPU cores of the tests (overrides .github/capsule.yml; default 1)")
-	fs.Var((*byteSize)(&o.Disk), "disk", "bytes the tests may write, a `SIZE` such as 2g (overrides .github/capsule.yml; default "+sandbox.FormatBytes(sandbox.DefaultDisk)+")")
+	fs.Var((*byteSize)(&o.Disk), "disk", "bytes the tests may write, a `SIZE` such as 2g (overrides .github/capsule.yml; default "+limits.FormatBytes(sandbox.DefaultDisk)+")")
 }
 
 func runSolve(ctx context.Context, env *environment, args []string) int {

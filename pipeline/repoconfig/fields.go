@@ -11,7 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/capsulehq/capsule/sandbox"
+	"github.com/capsulehq/capsule/sandbox/limits"
 )
 
 // field is one key of the configuration and how its value is set.
@@ -34,9 +34,9 @@ var fields = []field{
 	{"on_failure", func(c *Config, v value) { v.oneOf(&c.OnFailure, OnFailureDraft, OnFailureComment) }},
 	{"reproduce", func(c *Config, v value) { v.oneOf(&c.Reproduce, ReproduceAuto, ReproduceRequired, ReproduceOff) }},
 	{"reproduce_tries", func(c *Config, v value) { v.count(&c.ReproduceTries) }},
-	{"memory", func(c *Config, v value) { v.size(&c.Memory, sandbox.MinMemory) }},
+	{"memory", func(c *Config, v value) { v.size(&c.Memory, limits.Memory) }},
 	{"cpus", func(c *Config, v value) { v.cores(&c.CPUs) }},
-	{"disk", func(c *Config, v value) { v.size(&c.Disk, sandbox.MinDisk) }},
+	{"disk", func(c *Config, v value) { v.size(&c.Disk, limits.Disk) }},
 	{"allow_test_infrastructure_changes", func(c *Config, v value) { v.boolean(&c.AllowTestInfrastructureChanges) }},
 	{"ci_rounds", func(c *Config, v value) { v.count(&c.CIRounds) }},
 }
@@ -172,10 +172,10 @@ func parseDuration(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// size stores a size of at least least bytes: a whole number of bytes, or
+// size stores a size least allows: a whole number of bytes, or
 // one with a binary unit as Docker writes them or in full: 512m, 512MiB,
 // 2g, 2GiB, 100k.
-func (v value) size(dst *int64, least int64) {
+func (v value) size(dst *int64, least limits.Minimum) {
 	if !isScalar(v.n, "!!str") && !isScalar(v.n, "!!int") {
 		v.mismatch(v.n, "a size such as 512m or 2GiB")
 		return
@@ -184,8 +184,8 @@ func (v value) size(dst *int64, least int64) {
 	switch {
 	case err != nil:
 		v.fail(v.n, "%v", err)
-	case n < least:
-		v.fail(v.n, "%s is below the minimum of %s", v.n.Value, sandbox.FormatBytes(least))
+	case !least.Allows(n):
+		v.fail(v.n, "%s is below the minimum of %s", v.n.Value, least)
 	default:
 		*dst = n
 	}
