@@ -10,8 +10,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-
-	"github.com/capsulehq/capsule/pipeline"
 )
 
 // JobCounter counts the stored jobs by state, read at each scrape.
@@ -119,23 +117,33 @@ func setUp(g prometheus.Gauge, up bool) {
 	}
 }
 
+// An Attempt is what the metrics record of one attempt of the loop, in
+// plain values so that the metrics need not link the loop.
+type Attempt struct {
+	// Tested tells whether the attempt's code ran in the sandbox; Passed
+	// whether its tests passed there.
+	Tested, Passed                 bool
+	PromptTokens, CompletionTokens int
+	// TestDuration is how long the test run took.
+	TestDuration time.Duration
+}
+
 // Attempt records an attempt of the loop: the model call, its tokens and
 // its test run.
-func (m *Metrics) Attempt(e pipeline.Event) {
-	a := e.Record
+func (m *Metrics) Attempt(a Attempt) {
 	result := "fail"
 	switch {
-	case a.Run == nil:
+	case !a.Tested:
 		result = "no_code"
-	case a.Run.Passed:
+	case a.Passed:
 		result = "pass"
 	}
 	m.attempts.WithLabelValues(result).Inc()
 	m.modelCalls.Inc()
 	m.tokens.WithLabelValues("prompt").Add(float64(a.PromptTokens))
 	m.tokens.WithLabelValues("completion").Add(float64(a.CompletionTokens))
-	if a.Run != nil {
-		m.sandboxRuns.Observe(a.Run.Duration.Seconds())
+	if a.Tested {
+		m.sandboxRuns.Observe(a.TestDuration.Seconds())
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/capsulehq/capsule/bot/job"
+	"github.com/capsulehq/capsule/bot/metrics"
 	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/pipeline"
@@ -262,7 +263,7 @@ func (s *Server) execute(ctx context.Context, j store.Job) (res job.Result, err 
 		}
 	}()
 	return s.cfg.Runner.Run(ctx, gh, j.Request, job.Hooks{
-		Attempt:     func(e pipeline.Event) { s.metrics.Attempt(e) },
+		Attempt:     func(e pipeline.Event) { s.metrics.Attempt(attemptMetrics(e)) },
 		PullRequest: func(n int) { s.recordPullRequest(ctx, j, n) },
 		Busy:        func() bool { return s.busy(ctx, j) },
 		WaitForModel: func(error) bool {
@@ -367,4 +368,13 @@ func sleep(ctx context.Context, d time.Duration) {
 	case <-ctx.Done():
 	case <-t.C:
 	}
+}
+
+// attemptMetrics is what the metrics record of an attempt of the loop.
+func attemptMetrics(e pipeline.Event) metrics.Attempt {
+	a := metrics.Attempt{PromptTokens: e.Record.PromptTokens, CompletionTokens: e.Record.CompletionTokens}
+	if r := e.Record.Run; r != nil {
+		a.Tested, a.Passed, a.TestDuration = true, r.Passed, r.Duration
+	}
+	return a
 }
