@@ -31,7 +31,7 @@ func BenchmarkClaimThroughput(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			drain(b, []Store{st}, jobs)
+			drain(b, []store.Queue{st}, jobs)
 			st.Close()
 		}
 	})
@@ -40,7 +40,7 @@ func BenchmarkClaimThroughput(b *testing.B) {
 		b.Run(fmt.Sprintf("postgres/%dx8", replicas), func(b *testing.B) {
 			for range b.N {
 				dsn := cluster.DSN(b)
-				stores := make([]Store, replicas)
+				stores := make([]store.Queue, replicas)
 				for i := range stores {
 					stores[i] = openDatabase(b, dsn)
 				}
@@ -52,7 +52,7 @@ func BenchmarkClaimThroughput(b *testing.B) {
 
 // drain queues n jobs in stores[0], then times servers on each store, of
 // 8 workers each, running them all.
-func drain(b *testing.B, stores []Store, n int) {
+func drain(b *testing.B, stores []store.Queue, n int) {
 	b.StopTimer()
 	fill(b, stores[0], n)
 	servers := make([]*Server, len(stores))
@@ -92,7 +92,7 @@ func drain(b *testing.B, stores []Store, n int) {
 }
 
 // fill queues n jobs, each of an issue of its own, 16 at a time.
-func fill(b *testing.B, st Store, n int) {
+func fill(b *testing.B, st store.Queue, n int) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range 16 {

@@ -72,7 +72,7 @@ func BenchmarkWebhookLoad(b *testing.B) {
 
 // loadStore is a store whose deliveries the load benchmark looks up.
 type loadStore interface {
-	Store
+	store.Queue
 	ByDelivery(ctx context.Context, delivery string) (store.Job, error)
 	Close() error
 }

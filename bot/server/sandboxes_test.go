@@ -34,7 +34,7 @@ func openDatabase(t testing.TB, dsn string) *postgres.Store {
 }
 
 // replica is a server named worker on st that runs no job itself.
-func replica(t testing.TB, st Store, worker string, change func(*Config)) *Server {
+func replica(t testing.TB, st store.Queue, worker string, change func(*Config)) *Server {
 	t.Helper()
 	cfg := Config{Store: st, Clients: noClients{}, Runner: &job.Runner{Logger: quietLogger()}, Secret: secret,
 		Logger: quietLogger(), WorkerID: worker}
@@ -56,7 +56,7 @@ func request(delivery string, n int) work.Request {
 }
 
 // enqueue queues r as a new job.
-func enqueue(t testing.TB, st Store, r work.Request) store.Job {
+func enqueue(t testing.TB, st store.Queue, r work.Request) store.Job {
 	t.Helper()
 	j, outcome, err := st.Enqueue(context.Background(), r)
 	if err != nil || outcome != store.Created {
@@ -66,7 +66,7 @@ func enqueue(t testing.TB, st Store, r work.Request) store.Job {
 }
 
 // claim claims a job for worker.
-func claim(t testing.TB, st Store, worker string, lease time.Duration) store.Job {
+func claim(t testing.TB, st store.Queue, worker string, lease time.Duration) store.Job {
 	t.Helper()
 	j, ok, err := st.Claim(context.Background(), worker, lease)
 	if err != nil || !ok {

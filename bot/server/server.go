@@ -57,7 +57,7 @@ type Clients interface {
 
 // Config assembles a server.
 type Config struct {
-	Store   Store
+	Store   store.Queue
 	Clients Clients
 	Runner  *job.Runner
 	// Secret is the webhook secret; required.

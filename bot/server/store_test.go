@@ -6,13 +6,15 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/capsulehq/capsule/bot/store"
 )
 
 // hangingStore is a store whose Check, once told to, waits for its
 // context to end, as a query to a database across a network that drops
 // packets does.
 type hangingStore struct {
-	Store
+	store.Queue
 	hang atomic.Bool
 }
 
@@ -21,7 +23,7 @@ func (h *hangingStore) Check(ctx context.Context) error {
 		<-ctx.Done()
 		return errors.New("no answer: " + ctx.Err().Error())
 	}
-	return h.Store.Check(ctx)
+	return h.Queue.Check(ctx)
 }
 
 // A store check that times out is a failing store, not a server shutting
@@ -29,7 +31,7 @@ func (h *hangingStore) Check(ctx context.Context) error {
 func TestStoreCheckTimesOut(t *testing.T) {
 	var st *hangingStore
 	s, _ := checkedServer(t, noClients{}, func(cfg *Config) {
-		st = &hangingStore{Store: cfg.Store}
+		st = &hangingStore{Queue: cfg.Store}
 		cfg.Store = st
 	})
 	done := runUntilDone(t, s)

@@ -148,7 +148,7 @@ func newServer(t testing.TB, e endpoints, o worldOptions, logger *slog.Logger) (
 }
 
 // newServerOn assembles a server of the test world on st reaching e.
-func newServerOn(t testing.TB, st Store, e endpoints, o worldOptions, logger *slog.Logger) *Server {
+func newServerOn(t testing.TB, st store.Queue, e endpoints, o worldOptions, logger *slog.Logger) *Server {
 	t.Helper()
 	retries := 0
 	if o.noModelRetries {

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/capsulehq/capsule/bot/server"
 	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/bot/store/postgres"
 )
@@ -23,7 +22,7 @@ const connectTimeout = 30 * time.Second
 
 // jobStore is the queue serve runs on, which it closes on the way out.
 type jobStore interface {
-	server.Store
+	store.Queue
 	Close() error
 }
 

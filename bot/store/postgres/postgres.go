@@ -277,3 +277,6 @@ func notify(ctx context.Context, tx pgx.Tx) error {
 
 // clock returns the current time in UTC.
 func (s *Store) clock() time.Time { return s.now().UTC() }
+
+// The PostgreSQL store keeps the queue's contract.
+var _ store.Queue = (*Store)(nil)

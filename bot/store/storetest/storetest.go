@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capsulehq/capsule/bot/server"
 	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/bot/work"
 )
@@ -20,7 +19,7 @@ import (
 // Store is the job queue under test: what the server consumes, and what
 // the tests read besides.
 type Store interface {
-	server.Store
+	store.Queue
 	ByDelivery(ctx context.Context, delivery string) (store.Job, error)
 	List(ctx context.Context, limit int) ([]store.Job, error)
 	Close() error
