@@ -8,6 +8,7 @@ import (
 	"github.com/capsulehq/capsule/internal/calculatortest"
 	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
+	"github.com/capsulehq/capsule/pipeline/testreport"
 	"github.com/capsulehq/capsule/sandbox"
 )
 
@@ -49,7 +50,7 @@ func BenchmarkProofCost(b *testing.B) {
 			var suite, baseline, attempts time.Duration
 			var designCalls, designTokens int
 			for b.Loop() {
-				box, err := eng.NewSession(context.Background(), sandboxtest.Spec(repo))
+				box, err := eng.NewSession(context.Background(), sandboxtest.SpecWith(repo, testreport.HelperFiles()))
 				if err != nil {
 					b.Fatal(err)
 				}

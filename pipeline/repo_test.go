@@ -85,7 +85,7 @@ func solveScripted(t testing.TB, task pipeline.RepoTask, answers ...string) (*fa
 func solveTuned(t testing.TB, task pipeline.RepoTask, tune func(*pipeline.Settings), answers ...string) (*fakeopenai.Server, *pipeline.RepoOutcome) {
 	t.Helper()
 	eng := sandboxtest.Engine(t)
-	box, err := eng.NewSession(context.Background(), sandboxtest.Spec(task.Repo))
+	box, err := eng.NewSession(context.Background(), sandboxtest.SpecWith(task.Repo, testreport.HelperFiles()))
 	if err != nil {
 		t.Fatal(err)
 	}

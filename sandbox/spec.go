@@ -58,8 +58,8 @@ type Spec struct {
 	// Exclude names directories of Workspace left out at any depth, such
 	// as ".git".
 	Exclude []string
-	// Helpers are files every run may read and none may write, such as
-	// the pytest plugin of package testreport: keyed by clean
+	// Helpers are files every run may read and none may write, such as a
+	// test runner's plugin, which the caller brings: keyed by clean
 	// slash-separated paths relative to agent.PluginDir, where they are
 	// laid out root's, files mode 0444 and directories 0555.
 	Helpers map[string][]byte

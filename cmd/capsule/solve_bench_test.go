@@ -10,6 +10,7 @@ import (
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/programmer"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
+	"github.com/capsulehq/capsule/pipeline/testreport"
 	"github.com/capsulehq/capsule/sandbox"
 )
 
@@ -24,7 +25,7 @@ func BenchmarkSolveOverhead(b *testing.B) {
 	eng := sandboxtest.Engine(b)
 	repo := exampleRepo(b, "")
 	cmd := []string{"sh", "-c", "python3 -m pytest -q"}
-	spec := sandboxtest.Spec(repo)
+	spec := sandboxtest.SpecWith(repo, testreport.HelperFiles())
 	spec.Exclude = []string{".git"}
 
 	b.Run("tests-once", func(b *testing.B) {

@@ -15,7 +15,6 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
 
-	"github.com/capsulehq/capsule/pipeline/testreport"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/image"
 )
@@ -131,10 +130,16 @@ func Unavailable(t testing.TB, why any) {
 	t.Skipf("no Docker engine: %v", why)
 }
 
-// Spec returns a spec for the default image with the default limits and
-// the helper files of package testreport, as repo mode has them.
+// Spec returns a spec for the default image with the default limits.
 func Spec(workspace string) sandbox.Spec {
-	return sandbox.Spec{Image: image.Default(), Workspace: workspace, Limits: sandbox.DefaultLimits(), Helpers: testreport.HelperFiles()}
+	return SpecWith(workspace, nil)
+}
+
+// SpecWith is Spec with helper files every run may read, such as a test
+// runner's plugin (testreport.HelperFiles, as repo mode has them): the
+// caller brings them, so the sandbox's own tests link no test runner.
+func SpecWith(workspace string, helpers map[string][]byte) sandbox.Spec {
+	return sandbox.Spec{Image: image.Default(), Workspace: workspace, Limits: sandbox.DefaultLimits(), Helpers: helpers}
 }
 
 // Containers maps the job label (sandbox.LabelJob, "" for none) of each

@@ -25,7 +25,7 @@ type pytestBox struct {
 func newPytestBox(t *testing.T) pytestBox {
 	t.Helper()
 	eng := sandboxtest.Engine(t)
-	box, err := eng.NewSession(context.Background(), sandboxtest.Spec(""))
+	box, err := eng.NewSession(context.Background(), sandboxtest.SpecWith("", testreport.HelperFiles()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,7 +388,7 @@ def test_third():
 // commands' times (with/without) and each one's time per run.
 func BenchmarkPluginOverhead(b *testing.B) {
 	eng := sandboxtest.Engine(b)
-	box, err := eng.NewSession(context.Background(), sandboxtest.Spec(""))
+	box, err := eng.NewSession(context.Background(), sandboxtest.SpecWith("", testreport.HelperFiles()))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -35,9 +35,9 @@ const (
 	// install --user` lands in the workspace, so a committed set-up keeps it.
 	UserBase = Workspace + "/.local"
 	TmpDir   = "/tmp"
-	// PluginDir holds the host's read-only helper files for the commands,
-	// such as the pytest plugin of package testreport: root's, readable
-	// by every run, writable by none.
+	// PluginDir holds the host's read-only helper files for the commands
+	// (Spec.Helpers of package sandbox, such as a test runner's plugin):
+	// root's, readable by every run, writable by none.
 	PluginDir = Root + "/plugin"
 	// ChannelDir holds ChannelSocket: root's, mode 0755, so that the
 	// sandbox user may reach the socket but never remove or replace it.
