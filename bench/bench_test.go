@@ -16,10 +16,10 @@ import (
 	"github.com/capsulehq/capsule/bench"
 	"github.com/capsulehq/capsule/bench/dataset"
 	"github.com/capsulehq/capsule/bench/report"
-	"github.com/capsulehq/capsule/internal/fakeopenai"
-	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/programmer"
+	"github.com/capsulehq/capsule/testsupport/fakeopenai"
+	"github.com/capsulehq/capsule/testsupport/sandboxtest"
 	"github.com/sashabaranov/go-openai"
 )
 

@@ -16,11 +16,11 @@ import (
 
 	"github.com/capsulehq/capsule/bench"
 	"github.com/capsulehq/capsule/bench/dataset"
-	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/harness"
 	"github.com/capsulehq/capsule/pipeline/programmer"
 	"github.com/capsulehq/capsule/sandbox/image"
+	"github.com/capsulehq/capsule/testsupport/sandboxtest"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/client"
 )

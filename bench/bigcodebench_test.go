@@ -12,8 +12,8 @@ import (
 	"github.com/capsulehq/capsule/bench"
 	"github.com/capsulehq/capsule/bench/dataset"
 	"github.com/capsulehq/capsule/bench/report"
-	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/sandbox"
+	"github.com/capsulehq/capsule/testsupport/sandboxtest"
 )
 
 // bigCodeBenchStatus is the result of each task's reference solution on

@@ -14,10 +14,10 @@ import (
 	"github.com/capsulehq/capsule/bench"
 	"github.com/capsulehq/capsule/bench/dataset"
 	"github.com/capsulehq/capsule/datasets"
-	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/harness"
 	"github.com/capsulehq/capsule/sandbox"
+	"github.com/capsulehq/capsule/testsupport/sandboxtest"
 )
 
 // loadSample is a sample of HumanEval-ET: HumanEval/39, whose reference

@@ -10,10 +10,10 @@ import (
 
 	"github.com/capsulehq/capsule/bench"
 	"github.com/capsulehq/capsule/bench/dataset"
-	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/harness"
 	"github.com/capsulehq/capsule/pipeline/programmer"
+	"github.com/capsulehq/capsule/testsupport/sandboxtest"
 )
 
 // BenchmarkHumanEval compares, side by side, a whole `capsule bench` run

@@ -20,10 +20,10 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/capsulehq/capsule/internal/fakeopenai"
 	"github.com/capsulehq/capsule/internal/gitarchive"
 	"github.com/capsulehq/capsule/pipeline/edits"
 	"github.com/capsulehq/capsule/pipeline/programmer"
+	"github.com/capsulehq/capsule/testsupport/fakeopenai"
 )
 
 // e2eCase is one real fixed issue of a public Python project; its files

@@ -9,14 +9,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capsulehq/capsule/internal/calculatortest"
-	"github.com/capsulehq/capsule/internal/fakeopenai"
-	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/gate"
 	"github.com/capsulehq/capsule/pipeline/programmer"
 	"github.com/capsulehq/capsule/pipeline/testreport"
+	"github.com/capsulehq/capsule/testsupport/calculatortest"
+	"github.com/capsulehq/capsule/testsupport/fakeopenai"
+	"github.com/capsulehq/capsule/testsupport/sandboxtest"
 	openai "github.com/sashabaranov/go-openai"
 )
 

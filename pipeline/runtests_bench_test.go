@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/harness"
+	"github.com/capsulehq/capsule/testsupport/sandboxtest"
 )
 
 // BenchmarkRunTests compares one harness run of a small task in a warm

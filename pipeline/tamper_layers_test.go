@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capsulehq/capsule/internal/calculatortest"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
+	"github.com/capsulehq/capsule/testsupport/calculatortest"
 )
 
 // TestEachLayerHolds turns the proof's defences off one at a time: with

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/sandbox"
+	"github.com/capsulehq/capsule/testsupport/sandboxtest"
 )
 
 // BenchmarkPythonPass compares `python3 -c pass` as a bare local process,

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/agent"
+	"github.com/capsulehq/capsule/testsupport/sandboxtest"
 )
 
 // reachAgent tries every way a command could reach the agent (process 1)

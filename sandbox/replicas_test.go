@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/sandbox"
+	"github.com/capsulehq/capsule/testsupport/sandboxtest"
 )
 
 // TestRemoveLeftoversAcrossHosts: replica A on one host started sandboxes

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/agent"
+	"github.com/capsulehq/capsule/testsupport/sandboxtest"
 )
 
 // helperSession is a session whose spec has helper files.

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/sandbox"
+	"github.com/capsulehq/capsule/testsupport/sandboxtest"
 )
 
 // newSession starts a warm session over a workspace holding files.

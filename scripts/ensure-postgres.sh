@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure Debian's PostgreSQL server binaries are installed, for the tests
 # of the PostgreSQL store. It starts no cluster: each test binary runs a
-# throwaway one of its own (internal/pgtest). As root on a Debian machine it
+# throwaway one of its own (testsupport/pgtest). As root on a Debian machine it
 # installs the postgresql package when they are absent; elsewhere it says
 # what to install.
 set -euo pipefail

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capsulehq/capsule/internal/testdata"
+	"github.com/capsulehq/capsule/testsupport/testdata"
 )
 
 // referenceFile is one dataset file under datasets/ and what loading it must give.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-github/v88/github"
 
-	"github.com/capsulehq/capsule/internal/fakegithub"
+	"github.com/capsulehq/capsule/testsupport/fakegithub"
 )
 
 func TestGrantsMissing(t *testing.T) {

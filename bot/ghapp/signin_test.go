@@ -8,7 +8,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/capsulehq/capsule/internal/fakegithub"
+	"github.com/capsulehq/capsule/testsupport/fakegithub"
 )
 
 // TestSignIn tells credentials GitHub refuses from a GitHub that does not

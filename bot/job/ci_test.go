@@ -13,7 +13,7 @@ import (
 	"github.com/capsulehq/capsule/bot/report"
 	"github.com/capsulehq/capsule/bot/round"
 	"github.com/capsulehq/capsule/bot/work"
-	"github.com/capsulehq/capsule/internal/fakegithub"
+	"github.com/capsulehq/capsule/testsupport/fakegithub"
 )
 
 // actionsLog is a GitHub Actions job's log whose pytest step failed, and

@@ -15,7 +15,7 @@ import (
 	"github.com/google/go-github/v88/github"
 
 	"github.com/capsulehq/capsule/bot/work"
-	"github.com/capsulehq/capsule/internal/fakegithub"
+	"github.com/capsulehq/capsule/testsupport/fakegithub"
 )
 
 // adapter is the go-github adapter on a repository of the OpenAPI-checked

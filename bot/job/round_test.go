@@ -13,11 +13,11 @@ import (
 	"github.com/capsulehq/capsule/bot/report"
 	"github.com/capsulehq/capsule/bot/round"
 	"github.com/capsulehq/capsule/bot/work"
-	"github.com/capsulehq/capsule/internal/fakegithub"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/edits"
 	"github.com/capsulehq/capsule/pipeline/reposolve"
+	"github.com/capsulehq/capsule/testsupport/fakegithub"
 )
 
 // The review the round tests answer: two threads on the first run's

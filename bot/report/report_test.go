@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/capsulehq/capsule/bot/work"
-	"github.com/capsulehq/capsule/internal/goldenfile"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/specialcase"
+	"github.com/capsulehq/capsule/testsupport/goldenfile"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/capsulehq/capsule/bot/cilog"
-	"github.com/capsulehq/capsule/internal/goldenfile"
+	"github.com/capsulehq/capsule/testsupport/goldenfile"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")

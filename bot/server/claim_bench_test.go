@@ -12,7 +12,7 @@ import (
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/bot/work"
-	"github.com/capsulehq/capsule/internal/pgtest"
+	"github.com/capsulehq/capsule/testsupport/pgtest"
 )
 
 // BenchmarkClaimThroughput fills a queue with CAPSULE_CLAIM_JOBS jobs

@@ -24,9 +24,9 @@ import (
 	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/bot/webhook"
 	"github.com/capsulehq/capsule/bot/work"
-	"github.com/capsulehq/capsule/internal/calculatortest"
-	"github.com/capsulehq/capsule/internal/fakeopenai"
-	"github.com/capsulehq/capsule/internal/webhooktest"
+	"github.com/capsulehq/capsule/testsupport/calculatortest"
+	"github.com/capsulehq/capsule/testsupport/fakeopenai"
+	"github.com/capsulehq/capsule/testsupport/webhooktest"
 )
 
 // checkedServer is a server with a store in a temporary directory,

@@ -18,8 +18,8 @@ import (
 	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/bot/webhook"
 	"github.com/capsulehq/capsule/bot/work"
-	"github.com/capsulehq/capsule/internal/pgtest"
-	"github.com/capsulehq/capsule/internal/webhooktest"
+	"github.com/capsulehq/capsule/testsupport/pgtest"
+	"github.com/capsulehq/capsule/testsupport/webhooktest"
 )
 
 // BenchmarkWebhookLoad sends signed issues.labeled deliveries at a fixed

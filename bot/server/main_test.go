@@ -3,7 +3,7 @@ package server
 import (
 	"testing"
 
-	"github.com/capsulehq/capsule/internal/pgtest"
+	"github.com/capsulehq/capsule/testsupport/pgtest"
 )
 
 // TestMain stops the PostgreSQL cluster of the replica tests, if they

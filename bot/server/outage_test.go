@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/capsulehq/capsule/bot/work"
-	"github.com/capsulehq/capsule/internal/pgtest"
+	"github.com/capsulehq/capsule/testsupport/pgtest"
 )
 
 // TestDatabaseOutage: two replicas on one PostgreSQL database that goes

@@ -11,11 +11,11 @@ import (
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/bot/report"
 	"github.com/capsulehq/capsule/bot/work"
-	"github.com/capsulehq/capsule/internal/calculatortest"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/edits"
 	"github.com/capsulehq/capsule/pipeline/reposolve"
+	"github.com/capsulehq/capsule/testsupport/calculatortest"
 )
 
 // panicsOnce is a solver whose first job panics and whose later jobs

@@ -20,12 +20,12 @@ import (
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/bot/store/postgres"
 	"github.com/capsulehq/capsule/bot/work"
-	"github.com/capsulehq/capsule/internal/pgtest"
-	"github.com/capsulehq/capsule/internal/sandboxtest"
-	"github.com/capsulehq/capsule/internal/webhooktest"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/reposolve"
 	"github.com/capsulehq/capsule/sandbox"
+	"github.com/capsulehq/capsule/testsupport/pgtest"
+	"github.com/capsulehq/capsule/testsupport/sandboxtest"
+	"github.com/capsulehq/capsule/testsupport/webhooktest"
 )
 
 // overlapping is a solver that solves every issue, counting its runs

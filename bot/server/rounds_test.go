@@ -11,7 +11,7 @@ import (
 
 	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/bot/work"
-	"github.com/capsulehq/capsule/internal/webhooktest"
+	"github.com/capsulehq/capsule/testsupport/webhooktest"
 )
 
 // repoID is the id the round payloads give the test repository, and its

@@ -10,9 +10,9 @@ import (
 	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/bot/store/postgres"
 	"github.com/capsulehq/capsule/bot/work"
-	"github.com/capsulehq/capsule/internal/pgtest"
-	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/sandbox"
+	"github.com/capsulehq/capsule/testsupport/pgtest"
+	"github.com/capsulehq/capsule/testsupport/sandboxtest"
 )
 
 // openPostgres opens the store on a new database of the test cluster.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/bot/store"
-	"github.com/capsulehq/capsule/internal/webhooktest"
+	"github.com/capsulehq/capsule/testsupport/webhooktest"
 )
 
 // recordingClients records the installations forgotten.

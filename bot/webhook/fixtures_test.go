@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capsulehq/capsule/internal/testdata"
+	"github.com/capsulehq/capsule/testsupport/testdata"
 )
 
-// The payloads in internal/testdata/webhooks are GitHub's recorded
+// The payloads in testsupport/testdata/webhooks are GitHub's recorded
 // examples, named <event>__<variant>.json (see SOURCE.txt there).
 
 // fixtureNames lists the payload files.

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/capsulehq/capsule/datasets"
-	"github.com/capsulehq/capsule/internal/fakeopenai"
-	"github.com/capsulehq/capsule/internal/goldenfile"
-	"github.com/capsulehq/capsule/internal/sandboxtest"
+	"github.com/capsulehq/capsule/testsupport/fakeopenai"
+	"github.com/capsulehq/capsule/testsupport/goldenfile"
+	"github.com/capsulehq/capsule/testsupport/sandboxtest"
 	"github.com/sashabaranov/go-openai"
 )
 

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capsulehq/capsule/internal/goldenfile"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
 	"github.com/capsulehq/capsule/pipeline/reposolve"
+	"github.com/capsulehq/capsule/testsupport/goldenfile"
 )
 
 // largeRepo is repocontext's fixture with a module too large to show

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/capsulehq/capsule/bot/store/postgres"
-	"github.com/capsulehq/capsule/internal/fakegithub"
-	"github.com/capsulehq/capsule/internal/pgtest"
+	"github.com/capsulehq/capsule/testsupport/fakegithub"
+	"github.com/capsulehq/capsule/testsupport/pgtest"
 )
 
 func TestDatabaseCheck(t *testing.T) {

@@ -25,10 +25,10 @@ import (
 
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/examples"
-	"github.com/capsulehq/capsule/internal/calculatortest"
-	"github.com/capsulehq/capsule/internal/fakegithub"
-	"github.com/capsulehq/capsule/internal/fakeopenai"
 	"github.com/capsulehq/capsule/sandbox/image"
+	"github.com/capsulehq/capsule/testsupport/calculatortest"
+	"github.com/capsulehq/capsule/testsupport/fakegithub"
+	"github.com/capsulehq/capsule/testsupport/fakeopenai"
 )
 
 // The demo's world: one repository, the example, with one issue, on which

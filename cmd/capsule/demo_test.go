@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capsulehq/capsule/internal/goldenfile"
-	"github.com/capsulehq/capsule/internal/sandboxtest"
+	"github.com/capsulehq/capsule/testsupport/goldenfile"
+	"github.com/capsulehq/capsule/testsupport/sandboxtest"
 )
 
 // TestDemo runs `capsule demo` in-process, with the real engine and

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/capsulehq/capsule/bot/ghapp"
-	"github.com/capsulehq/capsule/internal/fakegithub"
-	"github.com/capsulehq/capsule/internal/goldenfile"
+	"github.com/capsulehq/capsule/testsupport/fakegithub"
+	"github.com/capsulehq/capsule/testsupport/goldenfile"
 )
 
 // TestDoctorInstallations: doctor reads every installation from a fake

@@ -11,12 +11,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capsulehq/capsule/internal/fakegithub"
-	"github.com/capsulehq/capsule/internal/fakeopenai"
-	"github.com/capsulehq/capsule/internal/goldenfile"
-	"github.com/capsulehq/capsule/internal/pgtest"
-	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/sandbox"
+	"github.com/capsulehq/capsule/testsupport/fakegithub"
+	"github.com/capsulehq/capsule/testsupport/fakeopenai"
+	"github.com/capsulehq/capsule/testsupport/goldenfile"
+	"github.com/capsulehq/capsule/testsupport/pgtest"
+	"github.com/capsulehq/capsule/testsupport/sandboxtest"
 )
 
 func TestMain(m *testing.M) {

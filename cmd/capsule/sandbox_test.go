@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/image"
+	"github.com/capsulehq/capsule/testsupport/sandboxtest"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
 )

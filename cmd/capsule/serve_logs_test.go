@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capsulehq/capsule/internal/fakeopenai"
-	"github.com/capsulehq/capsule/internal/sandboxtest"
+	"github.com/capsulehq/capsule/testsupport/fakeopenai"
+	"github.com/capsulehq/capsule/testsupport/sandboxtest"
 )
 
 // TestServeLogs runs the real binary for three checks of a model endpoint

@@ -12,10 +12,10 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/capsulehq/capsule/internal/calculatortest"
-	"github.com/capsulehq/capsule/internal/fakegithub"
-	"github.com/capsulehq/capsule/internal/fakeopenai"
-	"github.com/capsulehq/capsule/internal/sandboxtest"
+	"github.com/capsulehq/capsule/testsupport/calculatortest"
+	"github.com/capsulehq/capsule/testsupport/fakegithub"
+	"github.com/capsulehq/capsule/testsupport/fakeopenai"
+	"github.com/capsulehq/capsule/testsupport/sandboxtest"
 )
 
 func TestServeSettingsErrors(t *testing.T) {

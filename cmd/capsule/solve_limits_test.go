@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capsulehq/capsule/internal/calculatortest"
-	"github.com/capsulehq/capsule/internal/sandboxtest"
+	"github.com/capsulehq/capsule/testsupport/calculatortest"
+	"github.com/capsulehq/capsule/testsupport/sandboxtest"
 )
 
 // limitsTest is a test file the model may add: it passes only when the

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capsulehq/capsule/internal/calculatortest"
-	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/testreport"
 	"github.com/capsulehq/capsule/sandbox/agent"
+	"github.com/capsulehq/capsule/testsupport/calculatortest"
+	"github.com/capsulehq/capsule/testsupport/sandboxtest"
 )
 
 // filedRepo is the example as it was when the issue was filed (no test of

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capsulehq/capsule/internal/calculatortest"
-	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
+	"github.com/capsulehq/capsule/testsupport/calculatortest"
+	"github.com/capsulehq/capsule/testsupport/sandboxtest"
 )
 
 // forgedPytest is attack 5 of issue 22: a root pytest.py that python3 -m

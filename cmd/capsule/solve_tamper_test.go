@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capsulehq/capsule/internal/calculatortest"
-	"github.com/capsulehq/capsule/internal/fakeopenai"
-	"github.com/capsulehq/capsule/internal/sandboxtest"
+	"github.com/capsulehq/capsule/testsupport/calculatortest"
+	"github.com/capsulehq/capsule/testsupport/fakeopenai"
+	"github.com/capsulehq/capsule/testsupport/sandboxtest"
 	openai "github.com/sashabaranov/go-openai"
 )
 

@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capsulehq/capsule/internal/calculatortest"
-	"github.com/capsulehq/capsule/internal/fakeopenai"
-	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/image"
+	"github.com/capsulehq/capsule/testsupport/calculatortest"
+	"github.com/capsulehq/capsule/testsupport/fakeopenai"
+	"github.com/capsulehq/capsule/testsupport/sandboxtest"
 )
 
 // exampleRepo copies examples/calculator into a temp dir, with the config

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capsulehq/capsule/internal/goldenfile"
 	"github.com/capsulehq/capsule/pipeline/chat"
 	"github.com/capsulehq/capsule/pipeline/gate"
 	"github.com/capsulehq/capsule/pipeline/testreport"
+	"github.com/capsulehq/capsule/testsupport/goldenfile"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capsulehq/capsule/internal/goldenfile"
+	"github.com/capsulehq/capsule/testsupport/goldenfile"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capsulehq/capsule/internal/goldenfile"
+	"github.com/capsulehq/capsule/testsupport/goldenfile"
 
 	"github.com/capsulehq/capsule/pipeline/harness"
 	"github.com/capsulehq/capsule/pipeline/harness/harnesstest"

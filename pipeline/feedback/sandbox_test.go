@@ -9,9 +9,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/pipeline/harness/harnesstest"
 	"github.com/capsulehq/capsule/sandbox"
+	"github.com/capsulehq/capsule/testsupport/sandboxtest"
 )
 
 // sandboxRunner runs fixture commands in one warm sandbox session: the

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capsulehq/capsule/internal/goldenfile"
 	"github.com/capsulehq/capsule/pipeline/testreport"
+	"github.com/capsulehq/capsule/testsupport/goldenfile"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")

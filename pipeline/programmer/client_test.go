@@ -16,8 +16,8 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/capsulehq/capsule/internal/fakeopenai"
 	"github.com/capsulehq/capsule/pipeline/chat"
+	"github.com/capsulehq/capsule/testsupport/fakeopenai"
 )
 
 // fakeClock advances only when slept on, and records each sleep.

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capsulehq/capsule/internal/fakeopenai"
+	"github.com/capsulehq/capsule/testsupport/fakeopenai"
 )
 
 // completion is a chat completion body whose answer is content.

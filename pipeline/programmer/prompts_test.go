@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capsulehq/capsule/internal/goldenfile"
 	"github.com/capsulehq/capsule/pipeline/chat"
 	"github.com/capsulehq/capsule/pipeline/untrusted"
+	"github.com/capsulehq/capsule/testsupport/goldenfile"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")

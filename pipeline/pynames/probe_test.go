@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/pipeline/pynames"
 	"github.com/capsulehq/capsule/sandbox"
+	"github.com/capsulehq/capsule/testsupport/sandboxtest"
 )
 
 // TestProbeInTheImage runs the probe in the sandbox over a workspace that

@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/pipeline/gate"
 	"github.com/capsulehq/capsule/pipeline/testreport"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/agent"
+	"github.com/capsulehq/capsule/testsupport/sandboxtest"
 )
 
 // pytestBox runs test commands in a real sandbox session with the plugin

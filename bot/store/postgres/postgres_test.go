@@ -15,7 +15,7 @@ import (
 	"github.com/capsulehq/capsule/bot/store/postgres"
 	"github.com/capsulehq/capsule/bot/store/storetest"
 	"github.com/capsulehq/capsule/bot/work"
-	"github.com/capsulehq/capsule/internal/pgtest"
+	"github.com/capsulehq/capsule/testsupport/pgtest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-github/v88/github"
 
-	"github.com/capsulehq/capsule/internal/testdata"
+	"github.com/capsulehq/capsule/testsupport/testdata"
 )
 
 func TestRejectsRequestMissingRequiredField(t *testing.T) {

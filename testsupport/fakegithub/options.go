@@ -61,7 +61,7 @@ func WithResponseValidation() Option {
 }
 
 // WithDescription uses the OpenAPI description in file (JSON, gzipped if the
-// name ends in .gz) instead of the full one in internal/testdata/openapi.
+// name ends in .gz) instead of the full one in testsupport/testdata/openapi.
 func WithDescription(file string) Option {
 	return func(c *config) { c.description = file }
 }

@@ -2,7 +2,7 @@
 // REST API that Capsule uses, for tests that cannot reach GitHub.
 //
 // Every request is checked against GitHub's OpenAPI description (the full
-// api.github.com description in internal/testdata/openapi): an unknown path or
+// api.github.com description in testsupport/testdata/openapi): an unknown path or
 // method, a missing or mistyped parameter, or a JSON body that does not match
 // the operation's schema is a violation. A violation fails the test through
 // t.Errorf (or goes to the handler given with WithViolationHandler) and gets

@@ -15,7 +15,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/routers"
 
-	"github.com/capsulehq/capsule/internal/testdata"
+	"github.com/capsulehq/capsule/testsupport/testdata"
 )
 
 // description is GitHub's OpenAPI description, indexed so that routing needs

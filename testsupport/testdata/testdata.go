@@ -14,11 +14,11 @@ import (
 	"testing"
 )
 
-// Path returns the path of internal/testdata/<elem...>, failing the test if
+// Path returns the path of testsupport/testdata/<elem...>, failing the test if
 // it does not exist.
 func Path(t testing.TB, elem ...string) string {
 	t.Helper()
-	return file(t, append([]string{"internal", "testdata"}, elem...))
+	return file(t, append([]string{"testsupport", "testdata"}, elem...))
 }
 
 // Dataset returns the path of datasets/<elem...>, failing the test if it

@@ -1,5 +1,5 @@
 // Package webhooktest builds signed webhook deliveries for tests from
-// GitHub's recorded payload examples in internal/testdata/webhooks.
+// GitHub's recorded payload examples in testsupport/testdata/webhooks.
 package webhooktest
 
 import (
@@ -12,7 +12,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/capsulehq/capsule/internal/testdata"
+	"github.com/capsulehq/capsule/testsupport/testdata"
 )
 
 // Payload reads the example payload file name (e.g.

@@ -14,7 +14,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/capsulehq/capsule/internal/fakeopenai"
+	"github.com/capsulehq/capsule/testsupport/fakeopenai"
 )
 
 func client(s *fakeopenai.Server, key string) *openai.Client {
