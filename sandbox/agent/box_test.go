@@ -7,10 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
+
+var subreaper sync.Once
 
 // testBox is a box in a temporary directory whose commands run as the
 // test's own user and whose container-wide calls reach only the test's
@@ -21,11 +24,20 @@ type testBox struct {
 	*box
 	dir    string
 	starts []*os.ProcAttr
+	pids   []int // of the commands started
 	ipc    []int // the users removeIPC was called as
 }
 
 func newTestBox(t *testing.T) *testBox {
 	t.Helper()
+	subreaper.Do(func() {
+		// Orphans come back to the test, as they come back to the agent,
+		// process 1, in the container; run's reaper waits for them all.
+		const prSetChildSubreaper = 36
+		if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); errno != 0 {
+			t.Fatalf("prctl(PR_SET_CHILD_SUBREAPER): %v", errno)
+		}
+	})
 	dir := t.TempDir()
 	uid, gid := os.Getuid(), os.Getgid()
 	tb := &testBox{dir: dir}
@@ -63,6 +75,7 @@ func newTestBox(t *testing.T) *testBox {
 			p, err := os.StartProcess(name, argv, attr)
 			if err == nil {
 				pgid = p.Pid
+				tb.pids = append(tb.pids, p.Pid)
 			}
 			return p, err
 		},
