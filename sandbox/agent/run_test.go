@@ -101,6 +101,7 @@ func TestRun(t *testing.T) {
 			name: "a timeout", req: Request{Argv: []string{"sh", "-c", "echo before; exec sleep 30"}, Timeout: 200 * time.Millisecond},
 			exit: 128 + 9, timedOut: true, stdout: "=before\n", maxTime: 5 * time.Second,
 		},
+		{name: "no timeout: the longest", req: Request{Argv: []string{"sh", "-c", "sleep 0.3; echo slept"}, Timeout: -1}, stdout: "=slept\n"},
 		{
 			name: "leftovers killed", req: Request{Argv: []string{"sh", "-c", "sleep 30 & echo started"}},
 			stdout: "=started\n", maxTime: 5 * time.Second,
