@@ -24,7 +24,9 @@ go vet ./...
 # staticcheck is pinned in go.mod's tool block and comes through the module proxy.
 go tool staticcheck ./...
 # One line per package as it finishes, the output of failed tests, and the
-# totals per package at the end; every event is kept in out/test.json.
+# totals per package at the end; every event is kept in out/test.json, or
+# in CAPSULE_TEST_JSON when it names a file.
 go build -o bin/testprogress ./scripts/testprogress
-mkdir -p out
-go test -race -count=1 -timeout 15m -json ./... | bin/testprogress -raw out/test.json
+events="${CAPSULE_TEST_JSON:-out/test.json}"
+mkdir -p "$(dirname "$events")"
+go test -race -count=1 -timeout 15m -json ./... | bin/testprogress -raw "$events"

@@ -52,7 +52,7 @@ type Summary struct {
 }
 
 // MarshalJSON writes the summary with environment_failures [] when there
-// are none, so that every field the README lists is there.
+// are none, so that every field docs/benchmarks.md lists is there.
 func (s Summary) MarshalJSON() ([]byte, error) {
 	type plain Summary // without this method
 	if s.Environment == nil {

@@ -36,7 +36,7 @@ func (n Need) String() string {
 	return n.Permission + " " + n.Level
 }
 
-// Needs lists what the App must be granted, in the order the README's
+// Needs lists what the App must be granted, in the order docs/app-operations.md's
 // set-up gives it.
 var Needs = []Need{
 	{Permission: "contents", Level: "write", For: ForIssues},

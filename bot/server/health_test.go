@@ -219,12 +219,12 @@ func (g *concurrencyGitHub) Installation(int64) (*github.Client, error) {
 
 func (g *concurrencyGitHub) Forget(int64) {}
 
-// TestAnnouncementsAreBounded takes 6,000 deliveries at once while the
-// model endpoint is down, so that each job is announced as waiting: no
-// more than Announcers requests reach GitHub at once, and every job is
-// announced.
+// TestAnnouncementsAreBounded takes 1,000 deliveries at once (250 times
+// the announcers) while the model endpoint is down, so that each job is
+// announced as waiting: no more than Announcers requests reach GitHub at
+// once, and every job is announced.
 func TestAnnouncementsAreBounded(t *testing.T) {
-	const deliveries = 6000
+	const deliveries = 1000
 	gh := newConcurrencyGitHub(t)
 	s, _ := checkedServer(t, gh, func(c *Config) {
 		c.Model = func(context.Context) error { return errors.New("connection refused") }

@@ -129,6 +129,9 @@ func runAction(ctx context.Context, env *environment, args []string) int {
 		fmt.Fprintln(env.stderr, "capsule action: takes no arguments; its settings are the Action's inputs")
 		return exitUsage
 	}
+	if env.parseOnly {
+		return exitOK
+	}
 	wf := workflow{out: env.stdout}
 	code, err := action(ctx, env, wf)
 	if err != nil {

@@ -23,6 +23,7 @@ func newFlagSet(name, usage string) *flag.FlagSet {
 // parseFlags parses args with fs and maps the outcome to an exit code:
 // -1 to go on, exitOK after the help (-h), which goes to standard output,
 // exitUsage on a bad flag, which is said with the help on standard error.
+// With env.parseOnly, flags that parse end the subcommand with exitOK.
 func parseFlags(fs *flag.FlagSet, env *environment, args []string) int {
 	usage := fs.Usage
 	fs.Usage = func() {} // the flag package's call; printed below where it belongs
@@ -37,6 +38,9 @@ func parseFlags(fs *flag.FlagSet, env *environment, args []string) int {
 	case err != nil:
 		fs.Usage()
 		return exitUsage
+	case env.parseOnly:
+		env.leftArgs = fs.Args()
+		return exitOK
 	}
 	return -1
 }

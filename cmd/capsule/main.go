@@ -40,6 +40,13 @@ type command struct {
 type environment struct {
 	stdout, stderr io.Writer
 	log            *slog.Logger
+	// parseOnly makes a subcommand return exitOK once its flags parse,
+	// before it does anything: the seam through which the documentation's
+	// test checks every command line the docs show with the real flag sets.
+	parseOnly bool
+	// leftArgs is, in parse-only mode, what the flags left: the arguments
+	// after them.
+	leftArgs []string
 }
 
 func commands() []command {

@@ -18,25 +18,14 @@ import (
 // root, with the agent's capabilities.
 const RunAs = "10001:10001"
 
-// user is who runs the commands and owns the workspace.
-var user struct{ uid, gid int }
-
 // Main runs the agent on the process's standard input and output and
 // returns the process exit code. It refuses to run unless it is process 1
 // and root, because it kills every other process between runs and drops
 // each command to the sandbox user. os.Args[2], when present, overrides
 // RunAs.
 func Main() int {
-	if os.Getpid() != 1 || os.Geteuid() != 0 {
-		fmt.Fprintln(os.Stderr, "capsule agent: must run as process 1 and root inside a sandbox container")
-		return 2
-	}
-	runAs := RunAs
-	if len(os.Args) > 2 {
-		runAs = os.Args[2]
-	}
-	var err error
-	if user.uid, user.gid, err = ParseUser(runAs); err != nil {
+	uid, gid, err := startUser(os.Getpid(), os.Geteuid(), os.Args)
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "capsule agent: %v\n", err)
 		return 2
 	}
@@ -47,11 +36,29 @@ func Main() int {
 		return 1
 	}
 	prewarmThreads(8)
-	if err := Serve(os.Stdin, os.Stdout); err != nil {
+	if err := serve(os.Stdin, os.Stdout, newBox(uid, gid).handle); err != nil {
 		fmt.Fprintf(os.Stderr, "capsule agent: %v\n", err)
 		return 1
 	}
 	return 0
+}
+
+// errNotInit is why an agent that is not process 1 and root refuses to
+// start.
+var errNotInit = errors.New("must run as process 1 and root inside a sandbox container")
+
+// startUser decides whether an agent of process id pid and effective user
+// euid, started with args, may run, and whom its commands run as: RunAs,
+// or args[2] when present.
+func startUser(pid, euid int, args []string) (uid, gid int, err error) {
+	if pid != 1 || euid != 0 {
+		return 0, 0, errNotInit
+	}
+	runAs := RunAs
+	if len(args) > 2 {
+		runAs = args[2]
+	}
+	return ParseUser(runAs)
 }
 
 // nonDumpable clears the process's dumpable flag: without it, only a
@@ -64,8 +71,9 @@ func nonDumpable() error {
 	return nil
 }
 
-// Serve greets the host, then answers requests from in until it is closed.
-func Serve(in io.Reader, out io.Writer) error {
+// serve greets the host, then answers requests from in with handle until
+// in is closed.
+func serve(in io.Reader, out io.Writer, handle func(Request) Response) error {
 	if err := WriteFrame(out, Response{Ready: true, Protocol: ProtocolVersion}, MaxGreeting); err != nil {
 		return fmt.Errorf("greet host: %w", err)
 	}
@@ -90,31 +98,31 @@ func Serve(in io.Reader, out io.Writer) error {
 
 // handle restores the starting state, runs the request and collects the
 // workspace when asked.
-func handle(req Request) Response {
+func (b *box) handle(req Request) Response {
 	start := time.Now()
-	if err := restore(req.Files, req.Delete); err != nil {
+	if err := b.restore(req.Files, req.Delete); err != nil {
 		return Response{ExitCode: 126, Error: fmt.Sprintf("prepare workspace: %v", err), Duration: time.Since(start)}
 	}
 	var ch *channel
 	if req.Report {
 		var err error
-		if ch, err = openChannel(ChannelDir, ChannelSocket, defaultChannelLimits); err != nil {
+		if ch, err = openChannel(b.channelDir, b.channelSocket, b.channelLimits); err != nil {
 			return Response{ExitCode: 126, Error: err.Error(), Duration: time.Since(start)}
 		}
 	}
-	resp := run(req)
+	resp := b.run(req)
 	if ch != nil {
 		// run returns once the command's processes are gone: every
 		// connection then ends, and the channel is read to its end.
 		resp.Report, resp.ReportBytes = ch.close()
 	}
 	if req.Commit && resp.ExitCode == 0 && resp.Error == "" && !resp.TimedOut {
-		if err := commit(); err != nil {
+		if err := b.commit(); err != nil {
 			resp.ExitCode, resp.Error = 126, err.Error()
 		}
 	}
 	if req.Collect && resp.Error == "" {
-		ws, err := archiveDir(Workspace, req.CollectLimit)
+		ws, err := archiveDir(b.workspace, req.CollectLimit)
 		if err != nil {
 			resp.Error = fmt.Sprintf("collect workspace: %v", err)
 		}

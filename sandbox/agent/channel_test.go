@@ -383,3 +383,107 @@ func TestChannelPeerPID(t *testing.T) {
 		t.Errorf("records %s, want the child's line with its pid %d", report, cmd.Process.Pid)
 	}
 }
+
+// Lines longer than the reader's buffer are kept whole up to the line
+// bound, and cut one byte past it, whatever the writes.
+func TestChannelLongLines(t *testing.T) {
+	limits := testLimits
+	limits.line = 5000
+	tests := []struct {
+		size  int
+		write int // bytes per write
+		cut   bool
+	}{
+		{4095, 1 << 20, false},
+		{4096, 1 << 20, false},
+		{4097, 1 << 20, false},
+		{5000, 1 << 20, false},
+		{5000, 999, false},
+		{5001, 1 << 20, true},
+		{5001, 1000, true},
+		{9000, 1 << 20, true},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%d bytes in writes of %d", tt.size, tt.write), func(t *testing.T) {
+			c, path := startChannel(t, limits)
+			conn := dial(t, c, path)
+			line := strings.Repeat("x", tt.size) + "\nafter\n"
+			for i := 0; i < len(line); i += tt.write {
+				_, _ = conn.Write([]byte(line[i:min(i+tt.write, len(line))]))
+			}
+			conn.Close()
+			report, total := c.close()
+			want := []string{"1 line " + strings.Repeat("x", tt.size), "1 line after", "1 closed"}
+			if tt.cut {
+				want = []string{"1 cut a line longer than 5000 bytes", "1 closed"}
+			}
+			if got := show(records(t, report)); strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("records:\n%.200s\nwant:\n%.200s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			if total != int64(len(report)) || c.pending != 0 {
+				t.Errorf("total %d of %d bytes, %d pending", total, len(report), c.pending)
+			}
+		})
+	}
+}
+
+// The channel's directory is root's (here the test's) with mode 0755,
+// whatever was there, and the socket replaces whatever stood at its path.
+func TestOpenChannel(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, dir, socket string)
+		err   string
+	}{
+		{"a new directory", func(t *testing.T, dir, socket string) {}, ""},
+		{"a directory opened up", func(t *testing.T, dir, socket string) {
+			makeTree(t, dir, entry{name: "other", content: "x"})
+			if err := os.Chmod(dir, 0o777); err != nil {
+				t.Fatal(err)
+			}
+		}, ""},
+		{"a stale file at the socket", func(t *testing.T, dir, socket string) {
+			makeTree(t, dir, entry{name: "report.sock", content: "stale"})
+		}, ""},
+		{"a stale link at the socket", func(t *testing.T, dir, socket string) {
+			makeTree(t, dir, entry{name: "report.sock", link: "/"})
+		}, ""},
+		{"a file in place of the directory", func(t *testing.T, dir, socket string) {
+			if err := os.WriteFile(dir, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "report channel"},
+		{"a directory at the socket", func(t *testing.T, dir, socket string) {
+			makeTree(t, dir, entry{name: "report.sock/f", content: "x"})
+		}, "report channel"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "channel")
+			socket := filepath.Join(dir, "report.sock")
+			tt.setup(t, dir, socket)
+			c, err := openChannel(dir, socket, testLimits)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Errorf("openChannel = %v, want %q", err, tt.err)
+				}
+				if c != nil {
+					c.close()
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.close()
+			fi, err := os.Stat(dir)
+			if err != nil || fi.Mode().Perm() != 0o755 {
+				t.Errorf("directory mode %v, %v; want 0755", fi.Mode(), err)
+			}
+			fi, err = os.Lstat(socket)
+			if err != nil || fi.Mode()&os.ModeSocket == 0 || fi.Mode().Perm() != 0o666 {
+				t.Errorf("socket mode %v, %v; want a socket of mode 0666", fi.Mode(), err)
+			}
+		})
+	}
+}

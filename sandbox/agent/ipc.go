@@ -16,13 +16,16 @@ import (
 // ipcRmid is IPC_RMID, the command that removes a System V IPC object.
 const ipcRmid = 0
 
-// sysvObjects lists the System V IPC objects of the container's IPC
-// namespace: for each kind, the file of /proc/sysvipc that lists them and
-// the system call that removes one.
-var sysvObjects = []struct {
+// ipcKind is a kind of System V IPC object: the file of /proc/sysvipc
+// that lists them and the system call that removes one.
+type ipcKind struct {
 	list string
 	rmid func(id int) syscall.Errno
-}{
+}
+
+// sysvObjects lists the System V IPC objects of the container's IPC
+// namespace.
+var sysvObjects = []ipcKind{
 	{"/proc/sysvipc/msg", func(id int) syscall.Errno { return ipcCtl(sysMsgctl, id, ipcRmid, 0) }},
 	{"/proc/sysvipc/sem", func(id int) syscall.Errno { return ipcCtl(sysSemctl, id, 0, ipcRmid) }},
 	{"/proc/sysvipc/shm", func(id int) syscall.Errno { return ipcCtl(sysShmctl, id, ipcRmid, 0) }},
@@ -40,9 +43,14 @@ func ipcCtl(trap uintptr, id int, a, b uintptr) syscall.Errno {
 // effective user is uid; the thread ends with it, and the rest of the
 // agent stays root.
 func removeIPC(uid int) error {
+	return removeIPCObjects(uid, sysvObjects)
+}
+
+// removeIPCObjects removes every object of kinds, as removeIPC does.
+func removeIPCObjects(uid int, kinds []ipcKind) error {
 	var ids [][]int
 	total := 0
-	for _, k := range sysvObjects {
+	for _, k := range kinds {
 		got, err := ipcIDs(k.list)
 		if err != nil {
 			return err
@@ -67,7 +75,7 @@ func removeIPC(uid int) error {
 		}
 		var first error
 		failed := 0
-		for i, k := range sysvObjects {
+		for i, k := range kinds {
 			for _, id := range ids[i] {
 				// EINVAL and EIDRM: the object is gone already.
 				if errno := k.rmid(id); errno != 0 && errno != syscall.EINVAL && errno != syscall.EIDRM {

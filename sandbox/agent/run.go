@@ -23,7 +23,7 @@ const maxTimeout = 24 * time.Hour
 
 // run starts req.Argv, waits for it or for the timeout, then kills every
 // process left behind and reaps them all.
-func run(req Request) Response {
+func (b *box) run(req Request) Response {
 	if len(req.Argv) == 0 {
 		return Response{ExitCode: 127, Error: "empty command"}
 	}
@@ -32,7 +32,7 @@ func run(req Request) Response {
 	if err != nil {
 		return Response{ExitCode: 127, Error: err.Error()}
 	}
-	dir := filepath.Join(Workspace, filepath.Clean("/"+req.Dir))
+	dir := filepath.Join(b.workspace, filepath.Clean("/"+req.Dir))
 
 	before := readCounters()
 	stdout, stderr := NewHeadTail(req.OutputLimit), NewHeadTail(req.OutputLimit)
@@ -56,17 +56,7 @@ func run(req Request) Response {
 	go drain(&drained, errR, stderr)
 
 	start := time.Now()
-	proc, err := os.StartProcess(path, req.Argv, &os.ProcAttr{
-		Dir:   dir,
-		Env:   env,
-		Files: []*os.File{devnull, outW, errW},
-		Sys: &syscall.SysProcAttr{
-			Setpgid: true,
-			// The command runs as the sandbox user with no supplementary
-			// groups; leaving uid 0 clears every capability it had.
-			Credential: &syscall.Credential{Uid: uint32(user.uid), Gid: uint32(user.gid), Groups: []uint32{}},
-		},
-	})
+	proc, err := b.startProcess(path, req.Argv, procAttr(dir, env, []*os.File{devnull, outW, errW}, b.uid, b.gid))
 	devnull.Close()
 	outW.Close()
 	errW.Close()
@@ -93,11 +83,11 @@ func run(req Request) Response {
 		timer.Stop()
 	case <-timer.C:
 		resp.TimedOut = true
-		killAll(reaped)
+		b.killAll(reaped)
 		status = <-exited
 	}
 	resp.Duration = time.Since(start)
-	if !killAll(reaped) {
+	if !b.killAll(reaped) {
 		resp.Error = "processes survived the clean-up after the run"
 	}
 	drained.Wait()
@@ -108,8 +98,23 @@ func run(req Request) Response {
 	after := readCounters()
 	resp.OOMKilled = after.oomKills > before.oomKills
 	resp.PidsLimited = after.pidsMax > before.pidsMax
-	resp.DiskFull, resp.FilesFull = quotaReached(Workspace)
+	resp.DiskFull, resp.FilesFull = quotaReached(b.workspace)
 	return resp
+}
+
+// procAttr is how a command starts: in dir with env and files, in a
+// process group of its own, as uid and gid with no supplementary groups.
+// Leaving uid 0 clears every capability the command had.
+func procAttr(dir string, env []string, files []*os.File, uid, gid int) *os.ProcAttr {
+	return &os.ProcAttr{
+		Dir:   dir,
+		Env:   env,
+		Files: files,
+		Sys: &syscall.SysProcAttr{
+			Setpgid:    true,
+			Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}},
+		},
+	}
 }
 
 // drain copies r into w until every writer of the pipe is gone.
@@ -139,13 +144,12 @@ func reap(pid int, exited chan<- syscall.WaitStatus, reaped chan<- struct{}) {
 }
 
 // killAll sends SIGKILL to every other process of the container until none
-// is left and all are reaped: kill(-1) never signals its caller, and the
-// agent, root with CAP_KILL, may signal every command's processes. It
-// reports whether that happened within killGrace.
-func killAll(reaped <-chan struct{}) bool {
-	deadline := time.Now().Add(killGrace)
+// is left and all are reaped. It reports whether that happened within
+// b.killGrace.
+func (b *box) killAll(reaped <-chan struct{}) bool {
+	deadline := time.Now().Add(b.killGrace)
 	for time.Now().Before(deadline) {
-		err := syscall.Kill(-1, syscall.SIGKILL)
+		err := b.killOthers()
 		select {
 		case <-reaped:
 			return true

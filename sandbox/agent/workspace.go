@@ -16,54 +16,47 @@ import (
 	"github.com/capsulehq/capsule/internal/tarx"
 )
 
-// committed records that Layer holds the starting state.
-var committed bool
-
-// scratch are the places every run may write besides the workspace, each
-// emptied before a run and given back its mode and root as its owner.
-var scratch = []string{TmpDir, ShmDir, MqueueDir}
-
 // restore empties every place a run may write and every System V IPC
 // object, copies the starting state back into the workspace (the pristine
 // base, or the committed layer), lays the overlay archive over it and
 // removes the files named in remove. Whatever a run did to the modes of
 // these places, the agent, as root with CAP_DAC_OVERRIDE and CAP_FOWNER,
 // can undo it.
-func restore(overlay []byte, remove []string) error {
-	for _, dir := range scratch {
-		if err := removeContents(dir); err != nil {
+func (b *box) restore(overlay []byte, remove []string) error {
+	for _, p := range b.scratch {
+		if err := removeContents(p.dir); err != nil {
 			return err
 		}
-		if err := resetDir(dir, 0o777|fs.ModeSticky, 0, 0); err != nil {
+		if err := resetDir(p.dir, p.mode, p.uid, p.gid); err != nil {
 			return err
 		}
 	}
-	if err := removeIPC(user.uid); err != nil {
+	if err := b.removeIPC(b.uid); err != nil {
 		return fmt.Errorf("remove System V IPC objects: %w", err)
 	}
-	if err := removeContents(Workspace); err != nil {
+	if err := removeContents(b.workspace); err != nil {
 		return err
 	}
-	if err := resetDir(Workspace, 0o755, user.uid, user.gid); err != nil {
+	if err := resetDir(b.workspace, 0o755, b.uid, b.gid); err != nil {
 		return err
 	}
-	ws, err := os.OpenRoot(Workspace)
+	ws, err := os.OpenRoot(b.workspace)
 	if err != nil {
 		return err
 	}
 	defer ws.Close()
-	from := Base
-	if committed {
-		from = Layer
+	from := b.base
+	if b.committed {
+		from = b.layer
 	}
-	if err := copyTree(from, ws, user.uid, user.gid); err != nil {
+	if err := copyTree(from, ws, b.uid, b.gid); err != nil {
 		if errors.Is(err, syscall.ENOSPC) {
 			return fmt.Errorf("the starting workspace does not fit the disk quota (bytes or files): %w", err)
 		}
 		return fmt.Errorf("restore the workspace: %w", err)
 	}
 	if len(overlay) > 0 {
-		if err := overlayFiles(ws, overlay); err != nil {
+		if err := overlayFiles(ws, overlay, b.uid, b.gid); err != nil {
 			return fmt.Errorf("apply files: %w", err)
 		}
 	}
@@ -98,19 +91,19 @@ func resetDir(dir string, mode fs.FileMode, uid, gid int) error {
 // commit makes the workspace the starting state of later runs. The layer
 // belongs to root and sits in a directory the sandbox user cannot enter,
 // so no later run can change it.
-func commit() error {
-	if err := removeContents(Layer); err != nil {
+func (b *box) commit() error {
+	if err := removeContents(b.layer); err != nil {
 		return err
 	}
-	layer, err := os.OpenRoot(Layer)
+	layer, err := os.OpenRoot(b.layer)
 	if err != nil {
 		return fmt.Errorf("commit the workspace: %w", err)
 	}
 	defer layer.Close()
-	if err := copyTree(Workspace, layer, 0, 0); err != nil {
+	if err := copyTree(b.workspace, layer, 0, 0); err != nil {
 		return fmt.Errorf("commit the workspace: %w", err)
 	}
-	committed = true
+	b.committed = true
 	return nil
 }
 
@@ -212,11 +205,12 @@ func chownFile(f *os.File, uid, gid int) error {
 	return f.Chown(uid, gid)
 }
 
-// overlayFiles lays the overlay archive over the workspace, owned by the
-// sandbox user. The host sends clean names only, so an entry tarx refuses
-// (one that would be written through a symbolic link) fails the run.
-func overlayFiles(ws *os.Root, overlay []byte) error {
-	refused, err := tarx.Extract(bytes.NewReader(overlay), ws, tarx.Options{UID: user.uid, GID: user.gid})
+// overlayFiles lays the overlay archive over the workspace, owned by uid
+// and gid, the sandbox user. The host sends clean names only, so an entry
+// tarx refuses (one that would be written through a symbolic link) fails
+// the run.
+func overlayFiles(ws *os.Root, overlay []byte, uid, gid int) error {
+	refused, err := tarx.Extract(bytes.NewReader(overlay), ws, tarx.Options{UID: uid, GID: gid})
 	for _, r := range refused {
 		err = errors.Join(err, fmt.Errorf("%s is refused: %s", r.Name, r.Reason))
 	}

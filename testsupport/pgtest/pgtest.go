@@ -76,22 +76,30 @@ func DSN(t testing.TB) string {
 	return c.database(t)
 }
 
-// database creates a new database on c, dropped when t ends, and returns
+// database creates a new database on c, dropped after t ends, and returns
 // its URL.
 func (c *cluster) database(t testing.TB) string {
 	t.Helper()
 	name := fmt.Sprintf("test_%d_%d", os.Getpid(), databases.Add(1))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := c.exec(ctx, "CREATE DATABASE "+name); err != nil {
+	// FILE_COPY copies the template's few files rather than logging each
+	// of its pages: about half the time for a fresh database.
+	if err := c.exec(ctx, "CREATE DATABASE "+name+" STRATEGY FILE_COPY"); err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
+	// The drop runs in the background, so that the next test need not
+	// wait for it; stop waits for every drop and reports their errors.
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := c.exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
-			t.Errorf("pgtest: %v", err)
-		}
+		c.drops.Add(1)
+		go func() {
+			defer c.drops.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if err := c.exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
+				c.dropErrs.Store(fmt.Errorf("drop %s: %w", name, err))
+			}
+		}()
 	})
 	return c.dsn(name)
 }
@@ -116,6 +124,9 @@ type cluster struct {
 
 	server *exec.Cmd
 	exited <-chan error // the server's Wait
+
+	drops    sync.WaitGroup // the databases being dropped
+	dropErrs atomic.Value   // the last drop's error
 }
 
 // start makes and starts a cluster in a new temporary directory.
@@ -207,9 +218,12 @@ func (c *cluster) serve() error {
 	}
 }
 
-// stop stops the server and removes the cluster's directory.
+// stop waits for the databases being dropped, then stops the server and
+// removes the cluster's directory.
 func (c *cluster) stop() error {
-	return errors.Join(c.halt(), os.RemoveAll(c.dir))
+	c.drops.Wait()
+	dropErr, _ := c.dropErrs.Load().(error)
+	return errors.Join(dropErr, c.halt(), os.RemoveAll(c.dir))
 }
 
 // halt stops the server at once (SIGQUIT: immediate shutdown, as a crash
