@@ -16,7 +16,6 @@ import (
 	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
-	"github.com/capsulehq/capsule/pipeline/programmer"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
 )
 
@@ -97,12 +96,6 @@ var ErrWaitingForModel = errors.New("waiting for the model endpoint")
 // endpoint says it waits for. The endpoint's address and error stay in
 // the server's log: the comment is public.
 const ModelWaiting = "the model endpoint, which does not answer; it starts on its own once the endpoint is back"
-
-// ModelDown reports whether err says the model endpoint could not be
-// reached or kept failing after the model client's retries.
-func ModelDown(err error) bool {
-	return errors.Is(err, programmer.ErrUnreachable) || errors.Is(err, programmer.ErrUnavailable)
-}
 
 // Runner runs jobs.
 type Runner struct {

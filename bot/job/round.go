@@ -13,6 +13,7 @@ import (
 	"github.com/capsulehq/capsule/bot/round"
 	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/pipeline/programmer"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
 	"github.com/capsulehq/capsule/pipeline/reposolve"
 )
@@ -150,7 +151,7 @@ func (s *session) solve(ctx context.Context, task round.Task, cfg repoconfig.Con
 		Progress: func(e pipeline.Event) { s.progress(ctx, e) },
 		Logger:   s.log,
 	})
-	if err != nil && ModelDown(err) && s.hooks.WaitForModel != nil && ctx.Err() == nil && s.hooks.WaitForModel(err) {
+	if err != nil && programmer.Classify(err) == programmer.Down && s.hooks.WaitForModel != nil && ctx.Err() == nil && s.hooks.WaitForModel(err) {
 		res, err := s.waitForModel(ctx, err)
 		return nil, res, err
 	}
