@@ -66,7 +66,7 @@ const actionsApp = "github-actions"
 // configuration that is not valid is the round's to report: its
 // defaults hold here.
 func (s *session) ciRound(ctx context.Context) (checks []round.Check, skip string, err error) {
-	run, err := workflowRun(s.t.Round)
+	run, err := workflowRun(s.t.Round, s.key)
 	if err != nil {
 		return nil, "", err
 	}
@@ -116,18 +116,16 @@ func (s *session) ciRound(ctx context.Context) (checks []round.Check, skip strin
 	return checks, "", err
 }
 
-// workflowRun reads the workflow run's id from a CI round's key,
-// "run:<id>"; it is 0 for "suite:<id>".
-func workflowRun(key string) (int64, error) {
-	kind, id, _ := strings.Cut(key, ":")
-	n, err := strconv.ParseInt(id, 10, 64)
+// workflowRun is the workflow run's id a CI round's key names (round
+// as stored, key as read): 0 for a check suite's.
+func workflowRun(round string, key work.RoundKey) (int64, error) {
 	switch {
-	case err != nil || n <= 0 || kind != "run" && kind != "suite":
-		return 0, fmt.Errorf("%q is not a CI round's key (run:<id> or suite:<id>)", key)
-	case kind == "suite":
+	case !key.CI():
+		return 0, fmt.Errorf("%q is not a CI round's key (run:<id> or suite:<id>)", round)
+	case key.Kind == work.RoundSuite:
 		return 0, nil
 	}
-	return n, nil
+	return key.Number(), nil
 }
 
 // ciRoundLimit is the repository's ci_rounds cut to the operator's
@@ -211,7 +209,7 @@ func (s *session) ciRoundsDone(ctx context.Context) (int, error) {
 	}
 	n := 0
 	for key := range keys {
-		if key != s.t.Round && (strings.HasPrefix(key, "run:") || strings.HasPrefix(key, "suite:")) {
+		if k, err := work.ParseRoundKey(key); err == nil && k.CI() && key != s.t.Round {
 			n++
 		}
 	}

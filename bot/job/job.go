@@ -193,7 +193,7 @@ func (s *session) run(ctx context.Context) (Result, error) {
 func (r *Runner) Announce(ctx context.Context, gh GitHub, t work.Request, waiting string) error {
 	s := r.session(gh, t, Hooks{})
 	switch {
-	case t.Trigger == work.TriggerCI || t.Trigger.Round() && isBot(t.Sender):
+	case t.Trigger == work.TriggerCI || t.Trigger.Round() && senderIsBot(t):
 		return nil
 	case t.Trigger.Round():
 		if _, why, err := s.capsulePull(ctx); why != "" || err != nil {
@@ -244,6 +244,7 @@ func (r *Runner) session(gh GitHub, t work.Request, hooks Hooks) *session {
 	if t.Trigger.Round() {
 		s.log = log.With("pull_request", t.PullRequest, "round", t.Round)
 		s.round = &report.Round{Key: t.Round, Cause: roundCause(t)} // numbered when it runs
+		s.key, _ = work.ParseRoundKey(t.Round)                      // the zero key when t.Round is none
 	}
 	return s
 }

@@ -45,7 +45,7 @@ func (s *session) keptBranch(ctx context.Context) (pr PullRequest, head, message
 // as a round in the pull request's body. A failing run pushes nothing.
 func (s *session) retryOnBranch(ctx context.Context, pr PullRequest, head, message string, issue Issue, cfg repoconfig.Config) (Result, error) {
 	s.parent = head
-	r := newRound(pr.Body, "retry:"+s.t.Delivery, roundCause(s.t))
+	r := newRound(pr.Body, work.RetryKey(s.t.Delivery).String(), roundCause(s.t))
 	s.log.Info("the issue's pull request has rounds or others' commits: working on its branch", "pull_request", pr.Number, "head", head)
 	res := Result{PullRequest: pr.Number, PullRequestURL: pr.URL, Draft: pr.Draft, StatusComment: s.comment}
 	if trailer(message, TrailerRound) == oneLine(r.Key) {

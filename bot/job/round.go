@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/capsulehq/capsule/bot/report"
@@ -26,7 +25,7 @@ import (
 // request's body. A failing round pushes nothing and says so in its
 // status comment on the pull request, with its log.
 func (s *session) runRound(ctx context.Context) (Result, error) {
-	if s.t.Trigger != work.TriggerCI && isBot(s.t.Sender) {
+	if s.t.Trigger != work.TriggerCI && senderIsBot(s.t) {
 		return s.skip(ctx, s.t.Sender+" is a bot: bots never start rounds")
 	}
 	pr, why, err := s.capsulePull(ctx)
@@ -238,9 +237,8 @@ func roundMessage(issue int, r report.Round, title string, o *pipeline.RepoOutco
 }
 
 // capsulePull reads the round's pull request and checks that it is
-// Capsule's for the issue: open, from the issue's branch of this very
-// repository (never a fork's branch of the same name), opened by a bot.
-// why says what is wrong, when something is.
+// Capsule's for the issue (see work.PullRequest.CapsulesFor). why says
+// what is wrong, when something is.
 func (s *session) capsulePull(ctx context.Context) (pr PullRequest, why string, err error) {
 	pr, err = s.gh.PullRequest(ctx, s.t.PullRequest)
 	if errors.Is(err, ErrNotFound) {
@@ -249,20 +247,7 @@ func (s *session) capsulePull(ctx context.Context) (pr PullRequest, why string, 
 	if err != nil {
 		return pr, "", githubError(fmt.Sprintf("read pull request #%d", s.t.PullRequest), err)
 	}
-	repo := s.t.Owner + "/" + s.t.Repo
-	switch {
-	case pr.State != "open":
-		why = "it is " + pr.State
-	case pr.HeadRef != work.Branch(s.t.Issue):
-		why = fmt.Sprintf("its branch is %q, not %q", pr.HeadRef, work.Branch(s.t.Issue))
-	case !strings.EqualFold(pr.HeadRepo, repo) || !strings.EqualFold(pr.BaseRepo, repo):
-		why = fmt.Sprintf("its branch is in %s, not in %s", pr.HeadRepo, repo)
-	case pr.AuthorType != "Bot":
-		why = fmt.Sprintf("%s opened it, not Capsule", pr.Author)
-	default:
-		return pr, "", nil
-	}
-	return pr, fmt.Sprintf("pull request #%d is not Capsule's for #%d: %s", s.t.PullRequest, s.t.Issue, why), nil
+	return pr, pr.Identity(s.t.PullRequest).CapsulesFor(work.Repository{FullName: s.t.Owner + "/" + s.t.Repo}, s.t.Issue), nil
 }
 
 // roundTask is the loop's task: the issue, then the review, the command's
@@ -274,22 +259,21 @@ func (s *session) roundTask(ctx context.Context, checks []round.Check) (round.Ta
 		return round.Task{}, githubError("read the issue", err)
 	}
 	issue := round.Issue{Number: s.t.Issue, Title: is.Title, Body: is.Body}
-	kind, id, _ := strings.Cut(s.t.Round, ":")
 	n := s.round.Number
 	switch s.t.Trigger {
 	case work.TriggerCI:
 		return round.CITask(issue, n, checks), nil
 	case work.TriggerReview:
-		rv, err := s.review(ctx, id)
+		rv, err := s.review(ctx)
 		if err != nil {
 			return round.Task{}, err
 		}
 		return round.ReviewTask(issue, n, rv), nil
 	case work.TriggerCommand:
-		if kind != "comment" {
+		if s.key.Kind != work.RoundComment {
 			return round.Task{}, fmt.Errorf("round %q is not a comment's", s.t.Round)
 		}
-		request, err := s.command(ctx, id)
+		request, err := s.command(ctx)
 		if err != nil || request == "" {
 			return round.Task{Title: is.Title, Body: is.Body}, err
 		}
@@ -299,8 +283,8 @@ func (s *session) roundTask(ctx context.Context, checks []round.Check) (round.Ta
 }
 
 // review reads the review the round answers, as the task shows it.
-func (s *session) review(ctx context.Context, id string) (round.Review, error) {
-	rv, err := s.readReview(ctx, id)
+func (s *session) review(ctx context.Context) (round.Review, error) {
+	rv, err := s.readReview(ctx)
 	if err != nil {
 		return round.Review{}, err
 	}
@@ -311,18 +295,17 @@ func (s *session) review(ctx context.Context, id string) (round.Review, error) {
 	return out, nil
 }
 
-// readReview reads review id of the round's pull request, once a job.
-func (s *session) readReview(ctx context.Context, id string) (Review, error) {
+// readReview reads the review the round's key names, once a job.
+func (s *session) readReview(ctx context.Context) (Review, error) {
 	if s.roundReview != nil {
 		return *s.roundReview, nil
 	}
-	n, err := strconv.ParseInt(id, 10, 64)
-	if err != nil || !strings.HasPrefix(s.t.Round, "review:") {
+	if s.key.Kind != work.RoundReview {
 		return Review{}, fmt.Errorf("round %q does not name a review", s.t.Round)
 	}
-	rv, err := s.gh.Review(ctx, s.t.PullRequest, n)
+	rv, err := s.gh.Review(ctx, s.t.PullRequest, s.key.Number())
 	if err != nil {
-		return Review{}, githubError("read review "+id, err)
+		return Review{}, githubError("read review "+s.key.ID, err)
 	}
 	s.roundReview = &rv
 	return rv, nil
@@ -330,11 +313,8 @@ func (s *session) readReview(ctx context.Context, id string) (Review, error) {
 
 // command reads the request of the `/capsule` comment the round answers;
 // a comment since edited so that it no longer asks is an error.
-func (s *session) command(ctx context.Context, id string) (string, error) {
-	n, err := strconv.ParseInt(id, 10, 64)
-	if err != nil {
-		return "", fmt.Errorf("round %q does not name a comment", s.t.Round)
-	}
+func (s *session) command(ctx context.Context) (string, error) {
+	n := s.key.Number()
 	comments, err := s.gh.Comments(ctx, s.t.PullRequest)
 	if err != nil {
 		return "", githubError("list the pull request's comments", err)
@@ -359,8 +339,7 @@ func (s *session) replyInThreads(ctx context.Context) error {
 	if s.t.Trigger != work.TriggerReview {
 		return nil
 	}
-	_, id, _ := strings.Cut(s.t.Round, ":")
-	rv, err := s.readReview(ctx, id)
+	rv, err := s.readReview(ctx)
 	if err != nil {
 		return err
 	}
@@ -450,9 +429,9 @@ func roundCause(t work.Request) string {
 	return "`/capsule retry` on the issue"
 }
 
-// isBot reports whether a login is a bot's: an App's bot user or
-// github-actions[bot]. Capsule itself is one.
-func isBot(login string) bool { return strings.HasSuffix(strings.ToLower(login), "[bot]") }
+// senderIsBot reports whether t's sender is a bot (see work.Account.Bot),
+// by its login: a Request keeps no type.
+func senderIsBot(t work.Request) bool { return work.Account{Login: t.Sender}.Bot() }
 
 // skip ends a round that is not Capsule's to run. It writes nothing,
 // but for ending the round's status comment when one says it is queued

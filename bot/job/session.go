@@ -33,6 +33,9 @@ type session struct {
 	// round is the round a job on Capsule's pull request makes (its status
 	// comment is on the pull request); nil for a job on an issue.
 	round *report.Round
+	// key is the round's key, read from t.Round; zero for a job on an
+	// issue, or when t.Round is not a key.
+	key work.RoundKey
 	// roundReview is the review a review round answers, once read: its task
 	// shows it and its replies go in its threads.
 	roundReview *Review

@@ -288,8 +288,8 @@ func commandIssue(ctx context.Context, gh job.GitHub, req work.Request) (work.Re
 	if err != nil {
 		return req, "", fmt.Errorf("read pull request #%d: %w", req.PullRequest, err)
 	}
-	n, ok := work.IssueOfBranch(pr.HeadRef)
-	if !ok || !strings.EqualFold(pr.HeadRepo, req.Owner+"/"+req.Repo) {
+	n, why := pr.Identity(req.PullRequest).Claim(work.Repository{FullName: req.Owner + "/" + req.Repo})
+	if why != "" {
 		return req, fmt.Sprintf("pull request #%d is not from a capsule/issue-N branch of %s/%s", req.PullRequest, req.Owner, req.Repo), nil
 	}
 	req.Issue, req.HeadSHA = n, pr.HeadSHA
