@@ -29,10 +29,19 @@ const (
 	LabelUnproven = "capsule:unproven"
 )
 
-// Result is how a job ended.
+// Result is how a job ended: the one thing Run returns.
 type Result struct {
-	State  work.State // Done, Failed or Skipped; Queued to wait for the model
-	Reason string     // why it failed or was skipped
+	// State is Done, Failed or Skipped; Queued for a job that stopped to
+	// wait (Err says for what).
+	State  work.State
+	Reason string // why it failed, was skipped or waits; never empty when Err is set
+	// Err is why the job could not be carried out: GitHub, the model or
+	// the engine failed for good, or ctx ended (State Failed); or, for a
+	// job that stopped to wait (State Queued), an error wrapping
+	// ErrWaitingForModel or ErrWaitingForGitHub. It is nil for a job that
+	// ran to its end, failed ones among them (no attempt passed, the
+	// configuration is not valid), which said so on GitHub.
+	Err error
 	// PullRequest is the number and URL of the pull request opened or
 	// updated; zero when none.
 	PullRequest    int
@@ -133,24 +142,44 @@ var ErrNotFound = errors.New("not found")
 
 // Run takes t to a pull request; a round (t.Trigger.Round()) adds a
 // commit to Capsule's pull request instead (see the package's round.go).
-// The error is non-nil when the job could not be carried out (GitHub, the
-// model or the engine failed for good, or ctx ended); the status comment
-// then says why when GitHub still answers. A cancelled ctx leaves GitHub
-// as it is, so that a later run resumes.
+// The Result's Err is set when the job could not be carried out (GitHub,
+// the model or the engine failed for good, or ctx ended): its State is
+// then Failed, and the status comment says why when GitHub still answers.
+// A cancelled ctx leaves GitHub as it is, so that a later run resumes.
 //
 // A job that meets a GitHub outage (see GitHubDown) and is let wait
-// (Hooks.WaitForGitHub) ends with an error wrapping ErrWaitingForGitHub
-// and State Queued, wherever it was: what it wrote stays on GitHub, and a
-// later run finds it (the status comment, the branch, the pull request)
-// rather than making it twice.
-func (r *Runner) Run(ctx context.Context, gh GitHub, t work.Request, hooks Hooks) (Result, error) {
+// (Hooks.WaitForGitHub) ends with State Queued and an Err wrapping
+// ErrWaitingForGitHub, wherever it was: what it wrote stays on GitHub,
+// and a later run finds it (the status comment, the branch, the pull
+// request) rather than making it twice.
+func (r *Runner) Run(ctx context.Context, gh GitHub, t work.Request, hooks Hooks) Result {
 	s := r.session(gh, t, hooks)
 	defer s.removeTree()
 	res, err := s.run(ctx)
 	if err != nil && !errors.Is(err, ErrWaitingForModel) && s.waitsForGitHub(ctx, err) {
-		return s.waitForGitHub(err)
+		res, err = s.waitForGitHub(err)
 	}
-	return res, err
+	return ended(res, err)
+}
+
+// ended makes the one Result of what the session's steps return, a
+// result and the error that stopped them: a job stopped by an error that
+// is not a wait failed, for that reason when it gives none.
+func ended(res Result, err error) Result {
+	res.Err = err
+	if err != nil && !waits(err) {
+		res.State = work.Failed
+		if res.Reason == "" {
+			res.Reason = err.Error()
+		}
+	}
+	return res
+}
+
+// waits reports whether err is a job's that stopped to wait for the
+// model endpoint or for GitHub.
+func waits(err error) bool {
+	return errors.Is(err, ErrWaitingForModel) || errors.Is(err, ErrWaitingForGitHub)
 }
 
 // run is Run's work.
