@@ -155,7 +155,7 @@ var ErrNotFound = errors.New("not found")
 func (r *Runner) Run(ctx context.Context, gh GitHub, t work.Request, hooks Hooks) Result {
 	s := r.session(gh, t, hooks)
 	defer s.removeTree()
-	res, err := s.run(ctx)
+	res, err := s.path().run(ctx)
 	if err != nil && !errors.Is(err, ErrWaitingForModel) && s.waitsForGitHub(ctx, err) {
 		res, err = s.waitForGitHub(err)
 	}
@@ -182,36 +182,6 @@ func waits(err error) bool {
 	return errors.Is(err, ErrWaitingForModel) || errors.Is(err, ErrWaitingForGitHub)
 }
 
-// run is Run's work.
-func (s *session) run(ctx context.Context) (Result, error) {
-	t := s.t
-	if t.Trigger.Round() {
-		return s.runRound(ctx)
-	}
-	branch, err := s.repository(ctx)
-	if err != nil {
-		return Result{State: work.Failed, Reason: err.Error()}, err
-	}
-	cfg, cfgErr := s.config(ctx)
-	if GitHubDown(cfgErr) {
-		return Result{State: work.Failed, Reason: cfgErr.Error()}, cfgErr
-	}
-	if skip, why := s.wrongLabel(cfg); skip {
-		s.log.Info("job skipped", "reason", why)
-		return Result{State: work.Skipped, Reason: why}, nil
-	}
-	if res, done, err := s.admit(ctx); done {
-		return res, err
-	}
-	if err := s.begin(ctx); err != nil {
-		return Result{State: work.Failed, Reason: err.Error()}, err
-	}
-	if cfgErr != nil {
-		return s.failConfig(ctx, cfgErr)
-	}
-	return s.work(ctx, branch, cfg)
-}
-
 // Announce shows a job that waits in the queue: when the label is the
 // repository's (for a round: the pull request is Capsule's) and the
 // sender may run Capsule, it writes the status comment in the queued
@@ -225,11 +195,11 @@ func (r *Runner) Announce(ctx context.Context, gh GitHub, t work.Request, waitin
 	case t.Trigger == work.TriggerCI || t.Trigger.Round() && senderIsBot(t):
 		return nil
 	case t.Trigger.Round():
-		if _, why, err := s.capsulePull(ctx); why != "" || err != nil {
+		if _, why, err := s.roundRun().capsulePull(ctx); why != "" || err != nil {
 			return err
 		}
 	default:
-		if ok, _, err := s.concerned(ctx); !ok {
+		if ok, _, err := (&issueRun{s}).concerned(ctx); !ok {
 			return err
 		}
 	}
@@ -250,7 +220,7 @@ func (r *Runner) Announce(ctx context.Context, gh GitHub, t work.Request, waitin
 // label is not the trigger label (Label, else the repository's
 // configuration, read from GitHub). Nothing is written.
 func (r *Runner) Concerns(ctx context.Context, gh GitHub, t work.Request) (ok bool, why string, err error) {
-	return r.session(gh, t, Hooks{}).concerned(ctx)
+	return (&issueRun{r.session(gh, t, Hooks{})}).concerned(ctx)
 }
 
 // Fail ends as failed a job that stopped outside Run's care (the server
@@ -273,7 +243,6 @@ func (r *Runner) session(gh GitHub, t work.Request, hooks Hooks) *session {
 	if t.Trigger.Round() {
 		s.log = log.With("pull_request", t.PullRequest, "round", t.Round)
 		s.round = &report.Round{Key: t.Round, Cause: roundCause(t)} // numbered when it runs
-		s.key, _ = work.ParseRoundKey(t.Round)                      // the zero key when t.Round is none
 	}
 	return s
 }
