@@ -196,6 +196,5 @@ func nonEmpty(s, fallback string) string {
 // sandbox rather than from the task.
 func IsInfrastructure(err error) bool {
 	return errors.Is(err, sandbox.ErrEngineUnreachable) || errors.Is(err, sandbox.ErrAgent) ||
-		errors.Is(err, programmer.ErrUnreachable) || errors.Is(err, programmer.ErrUnavailable) ||
-		errors.Is(err, programmer.ErrUnauthorized) || errors.Is(err, programmer.ErrModelNotFound)
+		programmer.Classify(err) != programmer.NotEndpoint
 }

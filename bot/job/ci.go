@@ -65,8 +65,8 @@ const actionsApp = "github-actions"
 // It pins the default branch's head (s.base) unless that is done. A
 // configuration that is not valid is the round's to report: its
 // defaults hold here.
-func (s *session) ciRound(ctx context.Context) (checks []round.Check, skip string, err error) {
-	run, err := workflowRun(s.t.Round)
+func (s *roundRun) ciRound(ctx context.Context) (checks []round.Check, skip string, err error) {
+	run, err := workflowRun(s.t.Round, s.key)
 	if err != nil {
 		return nil, "", err
 	}
@@ -116,24 +116,22 @@ func (s *session) ciRound(ctx context.Context) (checks []round.Check, skip strin
 	return checks, "", err
 }
 
-// workflowRun reads the workflow run's id from a CI round's key,
-// "run:<id>"; it is 0 for "suite:<id>".
-func workflowRun(key string) (int64, error) {
-	kind, id, _ := strings.Cut(key, ":")
-	n, err := strconv.ParseInt(id, 10, 64)
+// workflowRun is the workflow run's id a CI round's key names (round
+// as stored, key as read): 0 for a check suite's.
+func workflowRun(round string, key work.RoundKey) (int64, error) {
 	switch {
-	case err != nil || n <= 0 || kind != "run" && kind != "suite":
-		return 0, fmt.Errorf("%q is not a CI round's key (run:<id> or suite:<id>)", key)
-	case kind == "suite":
+	case !key.CI():
+		return 0, fmt.Errorf("%q is not a CI round's key (run:<id> or suite:<id>)", round)
+	case key.Kind == work.RoundSuite:
 		return 0, nil
 	}
-	return n, nil
+	return key.Number(), nil
 }
 
 // ciRoundLimit is the repository's ci_rounds cut to the operator's
 // maximum; capped is true when the operator's maximum decided it, which
 // the log says.
-func (s *session) ciRoundLimit(cfg repoconfig.Config) (limit int, capped bool) {
+func (s *roundRun) ciRoundLimit(cfg repoconfig.Config) (limit int, capped bool) {
 	most := s.runner.maxCIRounds()
 	if cfg.CIRounds > most {
 		s.log.Info("ci_rounds capped by the operator", "ci_rounds", cfg.CIRounds, "source", configName(cfg), "max", most)
@@ -156,7 +154,7 @@ func (r *Runner) maxCIRounds() int {
 
 // capsuleHead returns a skip text unless the branch's head is the commit
 // the checks ran on and Capsule made it.
-func (s *session) capsuleHead(ctx context.Context) (skip string, err error) {
+func (s *roundRun) capsuleHead(ctx context.Context) (skip string, err error) {
 	head, err := s.gh.BranchHead(ctx, work.Branch(s.t.Issue))
 	if err != nil {
 		return "", githubError("read the pull request's branch", err)
@@ -191,7 +189,7 @@ const (
 // trailer, and those that failed, by their status comments. A failing
 // round pushes nothing, and another workflow's failure on the same head
 // would otherwise start it again.
-func (s *session) ciRoundsDone(ctx context.Context) (int, error) {
+func (s *roundRun) ciRoundsDone(ctx context.Context) (int, error) {
 	commits, err := s.gh.PullRequestCommits(ctx, s.t.PullRequest)
 	if err != nil {
 		return 0, githubError("list the pull request's commits", err)
@@ -211,7 +209,7 @@ func (s *session) ciRoundsDone(ctx context.Context) (int, error) {
 	}
 	n := 0
 	for key := range keys {
-		if key != s.t.Round && (strings.HasPrefix(key, "run:") || strings.HasPrefix(key, "suite:")) {
+		if k, err := work.ParseRoundKey(key); err == nil && k.CI() && key != s.t.Round {
 			n++
 		}
 	}
@@ -219,7 +217,7 @@ func (s *session) ciRoundsDone(ctx context.Context) (int, error) {
 }
 
 // failingChecks lists the check runs that failed on commit sha.
-func (s *session) failingChecks(ctx context.Context, sha string) ([]CheckRun, error) {
+func (s *roundRun) failingChecks(ctx context.Context, sha string) ([]CheckRun, error) {
 	runs, err := s.gh.CheckRuns(ctx, sha)
 	if err != nil {
 		return nil, githubError("list the checks of "+short(sha), err)
@@ -254,7 +252,7 @@ func splitBy(checks, others []CheckRun) (rest []CheckRun, shared []string) {
 // output and annotations, and for GitHub Actions jobs (those of workflow
 // run run, when not 0, and those GitHub Actions made) the failing steps
 // of their logs. Only the checks a round's task shows are read in full.
-func (s *session) checkDetails(ctx context.Context, run int64, runs []CheckRun) ([]round.Check, error) {
+func (s *roundRun) checkDetails(ctx context.Context, run int64, runs []CheckRun) ([]round.Check, error) {
 	jobs := map[int64]bool{}
 	if run != 0 {
 		list, err := s.gh.WorkflowJobs(ctx, run)
@@ -301,7 +299,7 @@ func output(c CheckRun) string {
 // jobLog returns the failing steps of a GitHub Actions job's log, trimmed
 // and redacted by cilog. A log that cannot be read (it expired, or the
 // token may not read Actions) leaves the check with its output alone.
-func (s *session) jobLog(ctx context.Context, c CheckRun) string {
+func (s *roundRun) jobLog(ctx context.Context, c CheckRun) string {
 	log, err := s.gh.JobLog(ctx, c.ID)
 	if err != nil {
 		s.log.Warn("read a job's log", "check", c.Name, "job", c.ID, "err", err)

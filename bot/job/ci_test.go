@@ -285,7 +285,7 @@ func TestCIRound(t *testing.T) {
 				tt.setup(f, head, &req)
 			}
 			r := &Runner{MaxCIRounds: tt.max, Logger: quiet()}
-			checks, skip, err := r.session(f, req, Hooks{}).ciRound(context.Background())
+			checks, skip, err := r.session(f, req, Hooks{}).roundRun().ciRound(context.Background())
 			switch {
 			case tt.err != "":
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
@@ -343,7 +343,7 @@ func TestCIRoundManyChecks(t *testing.T) {
 	for i := range round.MaxChecks + 2 {
 		f.addActionsJob(head, 1, fmt.Sprintf("test %d", i), "failure", actionsLog)
 	}
-	checks, skip, err := (&Runner{Logger: quiet()}).session(f, ciRequest("run:1", head), Hooks{}).ciRound(context.Background())
+	checks, skip, err := (&Runner{Logger: quiet()}).session(f, ciRequest("run:1", head), Hooks{}).roundRun().ciRound(context.Background())
 	if err != nil || skip != "" || len(checks) != round.MaxChecks+2 {
 		t.Fatalf("ciRound = %d checks, %q, %v", len(checks), skip, err)
 	}
@@ -408,7 +408,7 @@ func TestCIRoundOverGitHub(t *testing.T) {
 
 	req := ciRequest(fmt.Sprintf("run:%d", run.ID), head)
 	req.Issue, req.PullRequest = 4, pr.Number
-	checks, skip, err := (&Runner{Logger: quiet()}).session(r, req, Hooks{}).ciRound(ctx)
+	checks, skip, err := (&Runner{Logger: quiet()}).session(r, req, Hooks{}).roundRun().ciRound(ctx)
 	if err != nil || skip != "" {
 		t.Fatalf("ciRound: %q, %v", skip, err)
 	}
@@ -433,14 +433,14 @@ func TestCIRoundOverGitHub(t *testing.T) {
 	}
 	req = ciRequest("suite:9", third)
 	req.Issue, req.PullRequest = 4, pr.Number
-	_, skip, err = (&Runner{Logger: quiet()}).session(r, req, Hooks{}).ciRound(ctx)
+	_, skip, err = (&Runner{Logger: quiet()}).session(r, req, Hooks{}).roundRun().ciRound(ctx)
 	if err != nil || skip != movedOn {
 		t.Errorf("a round for an older head: %q, %v", skip, err)
 	}
 	latest, _ := r.BranchHead(ctx, work.Branch(4))
 	req = ciRequest("suite:9", latest)
 	req.Issue, req.PullRequest = 4, pr.Number
-	_, skip, err = (&Runner{Logger: quiet()}).session(r, req, Hooks{}).ciRound(ctx)
+	_, skip, err = (&Runner{Logger: quiet()}).session(r, req, Hooks{}).roundRun().ciRound(ctx)
 	if err != nil || !strings.HasPrefix(skip, "Capsule has made 3 CI rounds on this pull request, the most ci_rounds allows (3)") {
 		t.Errorf("a fourth CI round: %q, %v", skip, err)
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/capsulehq/capsule/bot/work"
 )
 
 // fakeGitHub is the GitHub port in memory, for one repository: what the
@@ -588,4 +590,11 @@ func (f *fakeGitHub) wrote() []string {
 		}
 	}
 	return out
+}
+
+// runJob runs t with r, giving the Result's Err apart for the tests'
+// checks.
+func runJob(ctx context.Context, r *Runner, gh GitHub, t work.Request, hooks Hooks) (Result, error) {
+	res := r.Run(ctx, gh, t, hooks)
+	return res, res.Err
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
-	"github.com/capsulehq/capsule/pipeline/programmer"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
 )
 
@@ -30,10 +29,19 @@ const (
 	LabelUnproven = "capsule:unproven"
 )
 
-// Result is how a job ended.
+// Result is how a job ended: the one thing Run returns.
 type Result struct {
-	State  work.State // Done, Failed or Skipped; Queued to wait for the model
-	Reason string     // why it failed or was skipped
+	// State is Done, Failed or Skipped; Queued for a job that stopped to
+	// wait (Err says for what).
+	State  work.State
+	Reason string // why it failed, was skipped or waits; never empty when Err is set
+	// Err is why the job could not be carried out: GitHub, the model or
+	// the engine failed for good, or ctx ended (State Failed); or, for a
+	// job that stopped to wait (State Queued), an error wrapping
+	// ErrWaitingForModel or ErrWaitingForGitHub. It is nil for a job that
+	// ran to its end, failed ones among them (no attempt passed, the
+	// configuration is not valid), which said so on GitHub.
+	Err error
 	// PullRequest is the number and URL of the pull request opened or
 	// updated; zero when none.
 	PullRequest    int
@@ -98,12 +106,6 @@ var ErrWaitingForModel = errors.New("waiting for the model endpoint")
 // the server's log: the comment is public.
 const ModelWaiting = "the model endpoint, which does not answer; it starts on its own once the endpoint is back"
 
-// ModelDown reports whether err says the model endpoint could not be
-// reached or kept failing after the model client's retries.
-func ModelDown(err error) bool {
-	return errors.Is(err, programmer.ErrUnreachable) || errors.Is(err, programmer.ErrUnavailable)
-}
-
 // Runner runs jobs.
 type Runner struct {
 	// Solver runs the loop on the fetched tree.
@@ -140,54 +142,44 @@ var ErrNotFound = errors.New("not found")
 
 // Run takes t to a pull request; a round (t.Trigger.Round()) adds a
 // commit to Capsule's pull request instead (see the package's round.go).
-// The error is non-nil when the job could not be carried out (GitHub, the
-// model or the engine failed for good, or ctx ended); the status comment
-// then says why when GitHub still answers. A cancelled ctx leaves GitHub
-// as it is, so that a later run resumes.
+// The Result's Err is set when the job could not be carried out (GitHub,
+// the model or the engine failed for good, or ctx ended): its State is
+// then Failed, and the status comment says why when GitHub still answers.
+// A cancelled ctx leaves GitHub as it is, so that a later run resumes.
 //
 // A job that meets a GitHub outage (see GitHubDown) and is let wait
-// (Hooks.WaitForGitHub) ends with an error wrapping ErrWaitingForGitHub
-// and State Queued, wherever it was: what it wrote stays on GitHub, and a
-// later run finds it (the status comment, the branch, the pull request)
-// rather than making it twice.
-func (r *Runner) Run(ctx context.Context, gh GitHub, t work.Request, hooks Hooks) (Result, error) {
+// (Hooks.WaitForGitHub) ends with State Queued and an Err wrapping
+// ErrWaitingForGitHub, wherever it was: what it wrote stays on GitHub,
+// and a later run finds it (the status comment, the branch, the pull
+// request) rather than making it twice.
+func (r *Runner) Run(ctx context.Context, gh GitHub, t work.Request, hooks Hooks) Result {
 	s := r.session(gh, t, hooks)
 	defer s.removeTree()
-	res, err := s.run(ctx)
+	res, err := s.path().run(ctx)
 	if err != nil && !errors.Is(err, ErrWaitingForModel) && s.waitsForGitHub(ctx, err) {
-		return s.waitForGitHub(err)
+		res, err = s.waitForGitHub(err)
 	}
-	return res, err
+	return ended(res, err)
 }
 
-// run is Run's work.
-func (s *session) run(ctx context.Context) (Result, error) {
-	t := s.t
-	if t.Trigger.Round() {
-		return s.runRound(ctx)
+// ended makes the one Result of what the session's steps return, a
+// result and the error that stopped them: a job stopped by an error that
+// is not a wait failed, for that reason when it gives none.
+func ended(res Result, err error) Result {
+	res.Err = err
+	if err != nil && !waits(err) {
+		res.State = work.Failed
+		if res.Reason == "" {
+			res.Reason = err.Error()
+		}
 	}
-	branch, err := s.repository(ctx)
-	if err != nil {
-		return Result{State: work.Failed, Reason: err.Error()}, err
-	}
-	cfg, cfgErr := s.config(ctx)
-	if GitHubDown(cfgErr) {
-		return Result{State: work.Failed, Reason: cfgErr.Error()}, cfgErr
-	}
-	if skip, why := s.wrongLabel(cfg); skip {
-		s.log.Info("job skipped", "reason", why)
-		return Result{State: work.Skipped, Reason: why}, nil
-	}
-	if res, done, err := s.admit(ctx); done {
-		return res, err
-	}
-	if err := s.begin(ctx); err != nil {
-		return Result{State: work.Failed, Reason: err.Error()}, err
-	}
-	if cfgErr != nil {
-		return s.failConfig(ctx, cfgErr)
-	}
-	return s.work(ctx, branch, cfg)
+	return res
+}
+
+// waits reports whether err is a job's that stopped to wait for the
+// model endpoint or for GitHub.
+func waits(err error) bool {
+	return errors.Is(err, ErrWaitingForModel) || errors.Is(err, ErrWaitingForGitHub)
 }
 
 // Announce shows a job that waits in the queue: when the label is the
@@ -200,14 +192,14 @@ func (s *session) run(ctx context.Context) (Result, error) {
 func (r *Runner) Announce(ctx context.Context, gh GitHub, t work.Request, waiting string) error {
 	s := r.session(gh, t, Hooks{})
 	switch {
-	case t.Trigger == work.TriggerCI || t.Trigger.Round() && isBot(t.Sender):
+	case t.Trigger == work.TriggerCI || t.Trigger.Round() && senderIsBot(t):
 		return nil
 	case t.Trigger.Round():
-		if _, why, err := s.capsulePull(ctx); why != "" || err != nil {
+		if _, why, err := s.roundRun().capsulePull(ctx); why != "" || err != nil {
 			return err
 		}
 	default:
-		if ok, _, err := s.concerned(ctx); !ok {
+		if ok, _, err := (&issueRun{s}).concerned(ctx); !ok {
 			return err
 		}
 	}
@@ -228,7 +220,7 @@ func (r *Runner) Announce(ctx context.Context, gh GitHub, t work.Request, waitin
 // label is not the trigger label (Label, else the repository's
 // configuration, read from GitHub). Nothing is written.
 func (r *Runner) Concerns(ctx context.Context, gh GitHub, t work.Request) (ok bool, why string, err error) {
-	return r.session(gh, t, Hooks{}).concerned(ctx)
+	return (&issueRun{r.session(gh, t, Hooks{})}).concerned(ctx)
 }
 
 // Fail ends as failed a job that stopped outside Run's care (the server

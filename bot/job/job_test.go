@@ -354,7 +354,7 @@ func TestRunDecisions(t *testing.T) {
 			if tt.runner != nil {
 				tt.runner(r)
 			}
-			res, err := r.Run(context.Background(), f, target, tt.hooks)
+			res, err := runJob(context.Background(), r, f, target, tt.hooks)
 
 			if res.State != tt.state {
 				t.Errorf("state = %s, want %s (reason %q, err %v)", res.State, tt.state, res.Reason, err)
@@ -410,7 +410,7 @@ func TestRunStoppedLeavesGitHub(t *testing.T) {
 		cancel()
 		return nil, ctx.Err()
 	})}
-	res, err := r.Run(ctx, f, labelled(), Hooks{})
+	res, err := runJob(ctx, r, f, labelled(), Hooks{})
 	if !errors.Is(err, context.Canceled) || res.State != work.Failed {
 		t.Fatalf("Run = %+v, %v; want failed with the context's error", res, err)
 	}
@@ -431,7 +431,7 @@ func TestRunInWorkspace(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "calc", "ops.py"), []byte(f.files["calc/ops.py"]), 0o644)
 	f.heads["main"] = "00000000000000000000000000000000000000cc" // the checkout's commit, as File checks
 	r := &Runner{Logger: quiet(), Workspace: dir, WorkspaceCommit: f.heads["main"], Solver: solves(outcome(attemptlog.Solved, fix))}
-	res, err := r.Run(context.Background(), f, labelled(), Hooks{})
+	res, err := runJob(context.Background(), r, f, labelled(), Hooks{})
 	if err != nil || res.State != work.Done {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
@@ -565,7 +565,7 @@ func TestRunTellsThePullRequest(t *testing.T) {
 	f := newFakeGitHub(t)
 	r := &Runner{Logger: quiet(), WorkDir: t.TempDir(), Solver: solves(outcome(attemptlog.Solved, fix))}
 	var told []int
-	res, err := r.Run(context.Background(), f, labelled(), Hooks{PullRequest: func(n int) {
+	res, err := runJob(context.Background(), r, f, labelled(), Hooks{PullRequest: func(n int) {
 		told = append(told, n)
 		if slices.Contains(f.labels[fakeIssue], LabelDone) {
 			t.Error("the hook was told after the job ended")

@@ -76,7 +76,7 @@ func TestRunWaitsForGitHub(t *testing.T) {
 	r := &Runner{Logger: quiet(), WorkDir: t.TempDir(), Solver: solver}
 	var kept *Kept
 	hooks := Hooks{WaitForGitHub: func(error) bool { return true }, Keep: func(k *Kept) { kept = k }}
-	res, err := r.Run(context.Background(), f, labelled(), hooks)
+	res, err := runJob(context.Background(), r, f, labelled(), hooks)
 	if !errors.Is(err, ErrWaitingForGitHub) || res.State != work.Queued || kept == nil {
 		t.Fatalf("Run = %+v, %v, kept %v; want waiting for GitHub with the outcome kept", res, err, kept)
 	}
@@ -87,7 +87,7 @@ func TestRunWaitsForGitHub(t *testing.T) {
 	}
 
 	delete(f.fail, "CreatePullRequest")
-	res, err = r.Run(context.Background(), f, labelled(), Hooks{Kept: kept})
+	res, err = runJob(context.Background(), r, f, labelled(), Hooks{Kept: kept})
 	if err != nil || res.State != work.Done || res.PullRequest == 0 {
 		t.Fatalf("the next run = %+v, %v; want done with a pull request", res, err)
 	}
@@ -97,7 +97,7 @@ func TestRunWaitsForGitHub(t *testing.T) {
 
 	f = newFakeGitHub(t)
 	f.fail["CreatePullRequest"] = down
-	if res, err := r.Run(context.Background(), f, labelled(), Hooks{}); errors.Is(err, ErrWaitingForGitHub) || res.State != work.Failed {
+	if res, err := runJob(context.Background(), r, f, labelled(), Hooks{}); errors.Is(err, ErrWaitingForGitHub) || res.State != work.Failed {
 		t.Errorf("without WaitForGitHub: Run = %+v, %v; want failed", res, err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/capsulehq/capsule/bot/round"
+	"github.com/capsulehq/capsule/bot/work"
 )
 
 // GitHub is what a job does on GitHub, on the repository it works on:
@@ -163,4 +164,15 @@ type PullRequest struct {
 	// Author is the login of who opened it, AuthorType its type: "Bot"
 	// for an App's bot user or github-actions[bot], else "User".
 	Author, AuthorType string
+}
+
+// Identity is what p shows of itself for the checks of whether it is
+// Capsule's (work.PullRequest); number is the pull request asked for,
+// which p as read may leave zero.
+func (p PullRequest) Identity(number int) work.PullRequest {
+	return work.PullRequest{
+		Number: number, State: p.State, HeadRef: p.HeadRef, HeadSHA: p.HeadSHA,
+		Head: work.Repository{FullName: p.HeadRepo}, Base: work.Repository{FullName: p.BaseRepo},
+		Author: work.Account{Login: p.Author, Type: p.AuthorType},
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/capsulehq/capsule/bot/report"
 	"github.com/capsulehq/capsule/bot/work"
@@ -18,7 +19,7 @@ import (
 // Git Data API and opens the pull request, or updates the one a previous
 // run opened. It returns the zero PullRequest when there is no change to
 // publish.
-func (s *session) publish(ctx context.Context, baseBranch, title string, o *pipeline.RepoOutcome) (PullRequest, error) {
+func (s *issueRun) publish(ctx context.Context, baseBranch, title string, o *pipeline.RepoOutcome) (PullRequest, error) {
 	if len(o.Edits) == 0 {
 		return PullRequest{}, nil
 	}
@@ -68,7 +69,7 @@ func (s *session) publish(ctx context.Context, baseBranch, title string, o *pipe
 }
 
 // opened tells the hooks which pull request the job opened or updated.
-func (s *session) opened(pr PullRequest) {
+func (s *issueRun) opened(pr PullRequest) {
 	if s.hooks.PullRequest != nil {
 		s.hooks.PullRequest(pr.Number)
 	}
@@ -93,7 +94,7 @@ func (s *session) commit(ctx context.Context, message string, o *pipeline.RepoOu
 
 // pointBranch makes branch point at sha, creating it or moving it (a
 // retry replaces the previous run's commit).
-func (s *session) pointBranch(ctx context.Context, branch, sha string) error {
+func (s *issueRun) pointBranch(ctx context.Context, branch, sha string) error {
 	_, err := s.gh.BranchHead(ctx, branch)
 	switch {
 	case errors.Is(err, ErrNotFound):
@@ -142,4 +143,61 @@ func fileMode(dir, name string) string {
 		}
 	}
 	return "100644"
+}
+
+// logRound adds r to the pull request's body, unless it is there, and
+// takes back a "not passing" title and warning when r passed. The body
+// is read again first: someone may have edited it while the loop ran.
+func (s *session) logRound(ctx context.Context, pr PullRequest, r report.Round) error {
+	pr, err := s.gh.PullRequest(ctx, pr.Number)
+	if err != nil {
+		return githubError("read the pull request", err)
+	}
+	title, body := report.RoundTitle(pr.Title, r), report.AddRound(pr.Body, r, 0)
+	if title == pr.Title && body == pr.Body {
+		return nil
+	}
+	if _, err := s.gh.EditPullRequest(ctx, pr.Number, title, body); err != nil {
+		return githubError("log the round in the pull request", err)
+	}
+	return nil
+}
+
+// pushOnBranch commits o's change over the branch's head (s.parent) with
+// message and the trailers of round key, and moves the branch to it,
+// never forcing: when someone pushed meanwhile, it pushes nothing and
+// says so. It returns "" when o changes nothing.
+func (s *session) pushOnBranch(ctx context.Context, message, key string, o *pipeline.RepoOutcome) (string, error) {
+	if len(o.Edits) == 0 {
+		return "", nil
+	}
+	sha, err := s.commit(ctx, withTrailers(message, s.t.Issue, key), o)
+	if err != nil {
+		return "", err
+	}
+	branch := work.Branch(s.t.Issue)
+	if err := s.gh.AdvanceBranch(ctx, branch, sha); errors.Is(err, ErrNotFastForward) {
+		return "", fmt.Errorf("someone pushed to %s while Capsule worked, and Capsule never force-pushes, so it pushed nothing: "+
+			"comment `/capsule` with the request on the pull request to run again on the new head (%w)", branch, err)
+	} else if err != nil {
+		return "", githubError("move the branch "+branch, err)
+	}
+	return sha, nil
+}
+
+// roundMessage says what a round's commit is.
+func roundMessage(issue int, r report.Round, title string, o *pipeline.RepoOutcome) string {
+	l := o.Log
+	return fmt.Sprintf("Round %d for #%d: %s\n\nMade by Capsule for %s; the tests pass (`%s`) at attempt %d after %d model calls.\n",
+		r.Number, issue, oneLine(title), oneLine(strings.NewReplacer("`", "", "@", "").Replace(r.Cause)), l.TestCommand, l.AttemptIndex, l.ModelCalls())
+}
+
+// newRound is round key on a pull request with body: numbered as the
+// body logs it, else as the next.
+func newRound(body, key, cause string) report.Round {
+	n, ok := report.RoundNumber(body, key)
+	if !ok {
+		n = report.NextRound(body)
+	}
+	return report.Round{Number: n, Key: key, Cause: cause}
 }

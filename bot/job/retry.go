@@ -16,7 +16,7 @@ import (
 // branch's head with its message, with keep false when the branch may be
 // replaced as a first run's (no pull request, or only Capsule's first
 // commit).
-func (s *session) keptBranch(ctx context.Context) (pr PullRequest, head, message string, keep bool, err error) {
+func (s *issueRun) keptBranch(ctx context.Context) (pr PullRequest, head, message string, keep bool, err error) {
 	branch := work.Branch(s.t.Issue)
 	pr, found, err := s.gh.OpenPullRequest(ctx, branch)
 	if err != nil {
@@ -43,9 +43,9 @@ func (s *session) keptBranch(ctx context.Context) (pr PullRequest, head, message
 // retryOnBranch runs the issue's task on the head of its pull request's
 // branch (whose commit message is message) and, when the tests pass, adds one commit (no force) and logs it
 // as a round in the pull request's body. A failing run pushes nothing.
-func (s *session) retryOnBranch(ctx context.Context, pr PullRequest, head, message string, issue Issue, cfg repoconfig.Config) (Result, error) {
+func (s *issueRun) retryOnBranch(ctx context.Context, pr PullRequest, head, message string, issue Issue, cfg repoconfig.Config) (Result, error) {
 	s.parent = head
-	r := newRound(pr.Body, "retry:"+s.t.Delivery, roundCause(s.t))
+	r := newRound(pr.Body, work.RetryKey(s.t.Delivery).String(), roundCause(s.t))
 	s.log.Info("the issue's pull request has rounds or others' commits: working on its branch", "pull_request", pr.Number, "head", head)
 	res := Result{PullRequest: pr.Number, PullRequestURL: pr.URL, Draft: pr.Draft, StatusComment: s.comment}
 	if trailer(message, TrailerRound) == oneLine(r.Key) {

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/capsulehq/capsule/bot/report"
@@ -14,47 +12,42 @@ import (
 	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
-	"github.com/capsulehq/capsule/pipeline/reposolve"
 )
 
-// runRound runs a round on Capsule's pull request (t.Trigger.Round()): it
+// roundRun is a round's path, on Capsule's pull request: its own steps
+// check the pull request (capsulePull), gather what the round answers
+// (roundTask, and ciRound for failing checks), and end a passing round
+// (roundPushed); the rest are the session's shared steps.
+type roundRun struct {
+	*session
+	key work.RoundKey // read from t.Round; zero when it is not a key
+	// readOnce is the review a review round answers, once read: its
+	// task shows it and its replies go in its threads.
+	readOnce *Review
+}
+
+// run runs a round on Capsule's pull request (t.Trigger.Round()): it
 // checks the pull request is Capsule's and who asked, runs the loop on
 // the branch's head with the review, the command or the failing checks as
 // the task, and when the tests pass pushes one commit over the head (no
 // force), replies in the review's threads and logs the round in the pull
 // request's body. A failing round pushes nothing and says so in its
 // status comment on the pull request, with its log.
-func (s *session) runRound(ctx context.Context) (Result, error) {
-	if s.t.Trigger != work.TriggerCI && isBot(s.t.Sender) {
-		return s.skip(ctx, s.t.Sender+" is a bot: bots never start rounds")
+func (s *roundRun) run(ctx context.Context) (Result, error) {
+	pr, res, done, err := s.admitRound(ctx)
+	if done {
+		return res, err
 	}
-	pr, why, err := s.capsulePull(ctx)
-	if err != nil || why != "" {
-		return s.skipOrFail(ctx, why, err)
-	}
-	if s.t.Trigger != work.TriggerCI {
-		if res, done, err := s.admit(ctx); done {
-			return res, err
-		}
-	}
-	if _, err := s.repository(ctx); err != nil {
-		return Result{State: work.Failed, Reason: err.Error()}, err
-	}
-	cfg, cfgErr := s.config(ctx)
-	if GitHubDown(cfgErr) {
-		return Result{State: work.Failed, Reason: cfgErr.Error()}, cfgErr
-	}
-	branch := work.Branch(s.t.Issue)
-	head, err := s.gh.BranchHead(ctx, branch)
+	_, cfg, cfgErr, err := s.pin(ctx)
 	if err != nil {
-		return Result{State: work.Failed, Reason: err.Error()}, githubError("read the branch "+branch, err)
+		return Result{}, err
+	}
+	head, message, res, err := s.branchHead(ctx)
+	if err != nil {
+		return res, err
 	}
 	r := newRound(pr.Body, s.t.Round, roundCause(s.t))
 	s.round = &r
-	message, err := s.gh.CommitMessage(ctx, head)
-	if err != nil {
-		return Result{State: work.Failed, Reason: err.Error()}, githubError("read the branch's head "+head, err)
-	}
 	if trailer(message, TrailerRound) == oneLine(s.t.Round) {
 		// A run before this one pushed the round's commit and stopped. Its
 		// status comment, when it can be found, is ended; else a new one
@@ -69,33 +62,80 @@ func (s *session) runRound(ctx context.Context) (Result, error) {
 	}
 	if cfgErr != nil {
 		if err := s.begin(ctx); err != nil {
-			return Result{State: work.Failed, Reason: err.Error()}, err
+			return Result{}, err
 		}
 		return s.failConfig(ctx, cfgErr)
 	}
-	var checks []round.Check
-	if s.t.Trigger == work.TriggerCI {
-		var skip string
-		if checks, skip, err = s.ciRound(ctx); err != nil {
-			return Result{State: work.Failed, Reason: err.Error()}, err
-		}
-		if skip != "" {
-			if err := s.noteOnce(ctx, noteMarker+"\n"+strings.TrimSpace(skip)+"\n"); err != nil {
-				return Result{State: work.Failed, Reason: skip}, err
-			}
-			return s.skip(ctx, skip)
-		}
+	checks, res, done, err := s.failedChecks(ctx)
+	if done {
+		return res, err
 	}
 	if err := s.begin(ctx); err != nil {
-		return Result{State: work.Failed, Reason: err.Error()}, err
+		return Result{}, err
 	}
 	s.parent = head // the round works on the branch, and commits over its head
 	return s.solveRound(ctx, pr, cfg, checks)
 }
 
+// admitRound checks who asked and on which pull request: bots never
+// start rounds (but failing checks, which Capsule's own pushes cause),
+// the pull request must be Capsule's, and the sender of a review or a
+// command must have the permission. done is true when the round ends
+// here, with res and err.
+func (s *roundRun) admitRound(ctx context.Context) (pr PullRequest, res Result, done bool, err error) {
+	if s.t.Trigger != work.TriggerCI && senderIsBot(s.t) {
+		res, err = s.skip(ctx, s.t.Sender+" is a bot: bots never start rounds")
+		return pr, res, true, err
+	}
+	pr, why, err := s.capsulePull(ctx)
+	if err != nil || why != "" {
+		res, err = s.skipOrFail(ctx, why, err)
+		return pr, res, true, err
+	}
+	if s.t.Trigger == work.TriggerCI {
+		return pr, Result{}, false, nil
+	}
+	res, done, err = s.admit(ctx)
+	return pr, res, done, err
+}
+
+// branchHead reads the head of the issue's branch and its message. On an
+// error, res is the round's end.
+func (s *roundRun) branchHead(ctx context.Context) (head, message string, res Result, err error) {
+	branch := work.Branch(s.t.Issue)
+	if head, err = s.gh.BranchHead(ctx, branch); err != nil {
+		return "", "", Result{State: work.Failed, Reason: err.Error()}, githubError("read the branch "+branch, err)
+	}
+	if message, err = s.gh.CommitMessage(ctx, head); err != nil {
+		return "", "", Result{State: work.Failed, Reason: err.Error()}, githubError("read the branch's head "+head, err)
+	}
+	return head, message, Result{}, nil
+}
+
+// failedChecks gathers, for a CI round, the failing checks it answers
+// (see ciRound); done is true when the round ends here, with res and err:
+// a CI round that does not run says why once on the pull request.
+func (s *roundRun) failedChecks(ctx context.Context) (checks []round.Check, res Result, done bool, err error) {
+	if s.t.Trigger != work.TriggerCI {
+		return nil, Result{}, false, nil
+	}
+	checks, skip, err := s.ciRound(ctx)
+	if err != nil {
+		return nil, Result{}, true, err
+	}
+	if skip == "" {
+		return checks, Result{}, false, nil
+	}
+	if err := s.noteOnce(ctx, noteMarker+"\n"+strings.TrimSpace(skip)+"\n"); err != nil {
+		return nil, Result{State: work.Failed, Reason: skip}, true, err
+	}
+	res, err = s.skip(ctx, skip)
+	return nil, res, true, err
+}
+
 // solveRound fetches the branch's head, runs the loop on the round's task
 // and pushes what passes.
-func (s *session) solveRound(ctx context.Context, pr PullRequest, cfg repoconfig.Config, checks []round.Check) (Result, error) {
+func (s *roundRun) solveRound(ctx context.Context, pr PullRequest, cfg repoconfig.Config, checks []round.Check) (Result, error) {
 	task, err := s.roundTask(ctx, checks)
 	if err != nil {
 		return s.fail(ctx, nil, "", err)
@@ -117,56 +157,11 @@ func (s *session) solveRound(ctx context.Context, pr PullRequest, cfg repoconfig
 	return s.roundPushed(ctx, pr, sha, outcome)
 }
 
-// removeTree removes the tree the job fetched, if any.
-func (s *session) removeTree() {
-	if s.fetched != "" {
-		os.RemoveAll(s.fetched)
-	}
-}
-
-// solve fetches the tree at s.parent (the job removes it as it ends, see
-// removeTree) and runs the loop on task. A nil outcome means the job
-// ended (res and err say how): the model is away, or the loop failed.
-func (s *session) solve(ctx context.Context, task round.Task, cfg repoconfig.Config) (*pipeline.RepoOutcome, Result, error) {
-	if kept := s.resume(); kept != nil {
-		return kept, Result{}, nil
-	}
-	dir := s.workspace()
-	if dir == "" {
-		var err error
-		if dir, err = s.fetch(ctx); err != nil {
-			res, err := s.fail(ctx, nil, "", err)
-			return nil, res, err
-		}
-		s.fetched = dir
-	}
-	s.treeDir = dir
-	id := fmt.Sprintf("issue-%d", s.t.Issue)
-	if s.round != nil {
-		id += fmt.Sprintf("-round-%d", s.round.Number)
-	}
-	outcome, err := s.runner.Solver.Solve(ctx, reposolve.Task{
-		ID: id, Dir: dir, Config: cfg, Title: task.Title, Body: task.Body,
-		Progress: func(e pipeline.Event) { s.progress(ctx, e) },
-		Logger:   s.log,
-	})
-	if err != nil && ModelDown(err) && s.hooks.WaitForModel != nil && ctx.Err() == nil && s.hooks.WaitForModel(err) {
-		res, err := s.waitForModel(ctx, err)
-		return nil, res, err
-	}
-	if err != nil {
-		res, err := s.fail(ctx, outcome, "", &loopError{err})
-		return nil, res, err
-	}
-	s.solved, s.solvedOver = outcome, s.parent
-	return outcome, Result{}, nil
-}
-
 // roundPushed ends a passing round whose commit sha is on the branch (an
 // empty sha: it changed nothing): a reply in each of the review's threads,
 // the round in the pull request's body, and the status comment. A nil
 // outcome is a round resumed after its push, whose log is lost.
-func (s *session) roundPushed(ctx context.Context, pr PullRequest, sha string, o *pipeline.RepoOutcome) (Result, error) {
+func (s *roundRun) roundPushed(ctx context.Context, pr PullRequest, sha string, o *pipeline.RepoOutcome) (Result, error) {
 	s.round.Commit = sha
 	res := Result{State: work.Done, PullRequest: pr.Number, PullRequestURL: pr.URL, Outcome: o, HeadSHA: sha, StatusComment: s.comment}
 	if o != nil {
@@ -189,58 +184,10 @@ func (s *session) roundPushed(ctx context.Context, pr PullRequest, sha string, o
 	return res, nil
 }
 
-// logRound adds r to the pull request's body, unless it is there, and
-// takes back a "not passing" title and warning when r passed. The body
-// is read again first: someone may have edited it while the loop ran.
-func (s *session) logRound(ctx context.Context, pr PullRequest, r report.Round) error {
-	pr, err := s.gh.PullRequest(ctx, pr.Number)
-	if err != nil {
-		return githubError("read the pull request", err)
-	}
-	title, body := report.RoundTitle(pr.Title, r), report.AddRound(pr.Body, r, 0)
-	if title == pr.Title && body == pr.Body {
-		return nil
-	}
-	if _, err := s.gh.EditPullRequest(ctx, pr.Number, title, body); err != nil {
-		return githubError("log the round in the pull request", err)
-	}
-	return nil
-}
-
-// pushOnBranch commits o's change over the branch's head (s.parent) with
-// message and the trailers of round key, and moves the branch to it,
-// never forcing: when someone pushed meanwhile, it pushes nothing and
-// says so. It returns "" when o changes nothing.
-func (s *session) pushOnBranch(ctx context.Context, message, key string, o *pipeline.RepoOutcome) (string, error) {
-	if len(o.Edits) == 0 {
-		return "", nil
-	}
-	sha, err := s.commit(ctx, withTrailers(message, s.t.Issue, key), o)
-	if err != nil {
-		return "", err
-	}
-	branch := work.Branch(s.t.Issue)
-	if err := s.gh.AdvanceBranch(ctx, branch, sha); errors.Is(err, ErrNotFastForward) {
-		return "", fmt.Errorf("someone pushed to %s while Capsule worked, and Capsule never force-pushes, so it pushed nothing: "+
-			"comment `/capsule` with the request on the pull request to run again on the new head (%w)", branch, err)
-	} else if err != nil {
-		return "", githubError("move the branch "+branch, err)
-	}
-	return sha, nil
-}
-
-// roundMessage says what a round's commit is.
-func roundMessage(issue int, r report.Round, title string, o *pipeline.RepoOutcome) string {
-	l := o.Log
-	return fmt.Sprintf("Round %d for #%d: %s\n\nMade by Capsule for %s; the tests pass (`%s`) at attempt %d after %d model calls.\n",
-		r.Number, issue, oneLine(title), oneLine(strings.NewReplacer("`", "", "@", "").Replace(r.Cause)), l.TestCommand, l.AttemptIndex, l.ModelCalls())
-}
-
 // capsulePull reads the round's pull request and checks that it is
-// Capsule's for the issue: open, from the issue's branch of this very
-// repository (never a fork's branch of the same name), opened by a bot.
-// why says what is wrong, when something is.
-func (s *session) capsulePull(ctx context.Context) (pr PullRequest, why string, err error) {
+// Capsule's for the issue (see work.PullRequest.CapsulesFor). why says
+// what is wrong, when something is.
+func (s *roundRun) capsulePull(ctx context.Context) (pr PullRequest, why string, err error) {
 	pr, err = s.gh.PullRequest(ctx, s.t.PullRequest)
 	if errors.Is(err, ErrNotFound) {
 		return pr, fmt.Sprintf("pull request #%d does not exist", s.t.PullRequest), nil
@@ -248,47 +195,33 @@ func (s *session) capsulePull(ctx context.Context) (pr PullRequest, why string, 
 	if err != nil {
 		return pr, "", githubError(fmt.Sprintf("read pull request #%d", s.t.PullRequest), err)
 	}
-	repo := s.t.Owner + "/" + s.t.Repo
-	switch {
-	case pr.State != "open":
-		why = "it is " + pr.State
-	case pr.HeadRef != work.Branch(s.t.Issue):
-		why = fmt.Sprintf("its branch is %q, not %q", pr.HeadRef, work.Branch(s.t.Issue))
-	case !strings.EqualFold(pr.HeadRepo, repo) || !strings.EqualFold(pr.BaseRepo, repo):
-		why = fmt.Sprintf("its branch is in %s, not in %s", pr.HeadRepo, repo)
-	case pr.AuthorType != "Bot":
-		why = fmt.Sprintf("%s opened it, not Capsule", pr.Author)
-	default:
-		return pr, "", nil
-	}
-	return pr, fmt.Sprintf("pull request #%d is not Capsule's for #%d: %s", s.t.PullRequest, s.t.Issue, why), nil
+	return pr, pr.Identity(s.t.PullRequest).CapsulesFor(work.Repository{FullName: s.t.Owner + "/" + s.t.Repo}, s.t.Issue), nil
 }
 
 // roundTask is the loop's task: the issue, then the review, the command's
 // request or the failing checks. A command with no request of its own
 // ("/capsule retry") asks for the issue again, on the branch.
-func (s *session) roundTask(ctx context.Context, checks []round.Check) (round.Task, error) {
+func (s *roundRun) roundTask(ctx context.Context, checks []round.Check) (round.Task, error) {
 	is, err := s.gh.Issue(ctx, s.t.Issue)
 	if err != nil {
 		return round.Task{}, githubError("read the issue", err)
 	}
 	issue := round.Issue{Number: s.t.Issue, Title: is.Title, Body: is.Body}
-	kind, id, _ := strings.Cut(s.t.Round, ":")
 	n := s.round.Number
 	switch s.t.Trigger {
 	case work.TriggerCI:
 		return round.CITask(issue, n, checks), nil
 	case work.TriggerReview:
-		rv, err := s.review(ctx, id)
+		rv, err := s.review(ctx)
 		if err != nil {
 			return round.Task{}, err
 		}
 		return round.ReviewTask(issue, n, rv), nil
 	case work.TriggerCommand:
-		if kind != "comment" {
+		if s.key.Kind != work.RoundComment {
 			return round.Task{}, fmt.Errorf("round %q is not a comment's", s.t.Round)
 		}
-		request, err := s.command(ctx, id)
+		request, err := s.command(ctx)
 		if err != nil || request == "" {
 			return round.Task{Title: is.Title, Body: is.Body}, err
 		}
@@ -298,8 +231,8 @@ func (s *session) roundTask(ctx context.Context, checks []round.Check) (round.Ta
 }
 
 // review reads the review the round answers, as the task shows it.
-func (s *session) review(ctx context.Context, id string) (round.Review, error) {
-	rv, err := s.readReview(ctx, id)
+func (s *roundRun) review(ctx context.Context) (round.Review, error) {
+	rv, err := s.readReview(ctx)
 	if err != nil {
 		return round.Review{}, err
 	}
@@ -310,30 +243,26 @@ func (s *session) review(ctx context.Context, id string) (round.Review, error) {
 	return out, nil
 }
 
-// readReview reads review id of the round's pull request, once a job.
-func (s *session) readReview(ctx context.Context, id string) (Review, error) {
-	if s.roundReview != nil {
-		return *s.roundReview, nil
+// readReview reads the review the round's key names, once a job.
+func (s *roundRun) readReview(ctx context.Context) (Review, error) {
+	if s.readOnce != nil {
+		return *s.readOnce, nil
 	}
-	n, err := strconv.ParseInt(id, 10, 64)
-	if err != nil || !strings.HasPrefix(s.t.Round, "review:") {
+	if s.key.Kind != work.RoundReview {
 		return Review{}, fmt.Errorf("round %q does not name a review", s.t.Round)
 	}
-	rv, err := s.gh.Review(ctx, s.t.PullRequest, n)
+	rv, err := s.gh.Review(ctx, s.t.PullRequest, s.key.Number())
 	if err != nil {
-		return Review{}, githubError("read review "+id, err)
+		return Review{}, githubError("read review "+s.key.ID, err)
 	}
-	s.roundReview = &rv
+	s.readOnce = &rv
 	return rv, nil
 }
 
 // command reads the request of the `/capsule` comment the round answers;
 // a comment since edited so that it no longer asks is an error.
-func (s *session) command(ctx context.Context, id string) (string, error) {
-	n, err := strconv.ParseInt(id, 10, 64)
-	if err != nil {
-		return "", fmt.Errorf("round %q does not name a comment", s.t.Round)
-	}
+func (s *roundRun) command(ctx context.Context) (string, error) {
+	n := s.key.Number()
 	comments, err := s.gh.Comments(ctx, s.t.PullRequest)
 	if err != nil {
 		return "", githubError("list the pull request's comments", err)
@@ -354,12 +283,11 @@ func (s *session) command(ctx context.Context, id string) (string, error) {
 // replyInThreads answers once each thread of the review a round
 // answered, of the comments its task showed (round.MaxComments): a thread
 // that holds the round's marker already is left alone.
-func (s *session) replyInThreads(ctx context.Context) error {
+func (s *roundRun) replyInThreads(ctx context.Context) error {
 	if s.t.Trigger != work.TriggerReview {
 		return nil
 	}
-	_, id, _ := strings.Cut(s.t.Round, ":")
-	rv, err := s.readReview(ctx, id)
+	rv, err := s.readReview(ctx)
 	if err != nil {
 		return err
 	}
@@ -403,16 +331,6 @@ func answered(comments []ReviewComment, root int64, marker string) bool {
 	return false
 }
 
-// newRound is round key on a pull request with body: numbered as the
-// body logs it, else as the next.
-func newRound(body, key, cause string) report.Round {
-	n, ok := report.RoundNumber(body, key)
-	if !ok {
-		n = report.NextRound(body)
-	}
-	return report.Round{Number: n, Key: key, Cause: cause}
-}
-
 // noteMarker opens a note Capsule writes once on a pull request.
 const noteMarker = "<!-- capsule:note -->"
 
@@ -449,14 +367,14 @@ func roundCause(t work.Request) string {
 	return "`/capsule retry` on the issue"
 }
 
-// isBot reports whether a login is a bot's: an App's bot user or
-// github-actions[bot]. Capsule itself is one.
-func isBot(login string) bool { return strings.HasSuffix(strings.ToLower(login), "[bot]") }
+// senderIsBot reports whether t's sender is a bot (see work.Account.Bot),
+// by its login: a Request keeps no type.
+func senderIsBot(t work.Request) bool { return work.Account{Login: t.Sender}.Bot() }
 
 // skip ends a round that is not Capsule's to run. It writes nothing,
 // but for ending the round's status comment when one says it is queued
 // (see Runner.Announce).
-func (s *session) skip(ctx context.Context, why string) (Result, error) {
+func (s *roundRun) skip(ctx context.Context, why string) (Result, error) {
 	s.log.Info("job skipped", "reason", why)
 	res := Result{State: work.Skipped, Reason: why}
 	c, err := findStatusComment(ctx, s.gh, s.t)
@@ -471,7 +389,7 @@ func (s *session) skip(ctx context.Context, why string) (Result, error) {
 }
 
 // skipOrFail skips for why, or fails on err.
-func (s *session) skipOrFail(ctx context.Context, why string, err error) (Result, error) {
+func (s *roundRun) skipOrFail(ctx context.Context, why string, err error) (Result, error) {
 	if err != nil {
 		return Result{State: work.Failed, Reason: err.Error()}, err
 	}

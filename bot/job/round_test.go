@@ -356,7 +356,7 @@ func TestRoundDecisions(t *testing.T) {
 			for range max(tt.runs, 1) {
 				ctx, cancel := context.WithCancel(context.Background())
 				f.killAt.kill = cancel
-				res, err = r.Run(ctx, f, target, Hooks{})
+				res, err = runJob(ctx, r, f, target, Hooks{})
 				cancel()
 			}
 			if res.State != tt.state || !strings.Contains(res.Reason, tt.reason) {
@@ -500,7 +500,7 @@ func TestRetryKeepsRounds(t *testing.T) {
 				}
 				return tt.o, nil
 			})}
-			res, err := r.Run(context.Background(), f, target, Hooks{})
+			res, err := runJob(context.Background(), r, f, target, Hooks{})
 			if res.State != tt.state || (err != nil && tt.state != work.Failed) {
 				t.Fatalf("Run = %+v, %v; want %s", res, err, tt.state)
 			}
@@ -542,7 +542,7 @@ func TestRoundAnnounceAndFail(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.pulls[0].Body = report.AddRound(openingBody, report.Round{Number: 2, Key: "review:900", Commit: firstHead}, 0)
-	res, err := r.Run(ctx, f, reviewRound(), Hooks{})
+	res, err := runJob(ctx, r, f, reviewRound(), Hooks{})
 	if st := f.bodies(roundPull); err != nil || res.State != work.Skipped || len(st) != 1 || !strings.Contains(st[0], "**Capsule: skipped.**") || !strings.Contains(st[0], "made already") {
 		t.Errorf("Run = %+v, %v; comments %q", res, err, st)
 	}
@@ -594,7 +594,7 @@ func TestReviewRoundOverGitHub(t *testing.T) {
 	})
 	r := &Runner{Version: "test", Logger: quiet(), WorkDir: t.TempDir(), Solver: solver}
 	for run := range 2 {
-		res, err := r.Run(ctx, gh, target, Hooks{})
+		res, err := runJob(ctx, r, gh, target, Hooks{})
 		if err != nil || res.State != work.Done {
 			t.Fatalf("run %d: %+v, %v", run, res, err)
 		}

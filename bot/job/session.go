@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
+	"os"
 
 	"gopkg.in/yaml.v3"
 
@@ -13,11 +13,25 @@ import (
 	"github.com/capsulehq/capsule/bot/round"
 	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/pipeline"
-	"github.com/capsulehq/capsule/pipeline/attemptlog"
+	"github.com/capsulehq/capsule/pipeline/programmer"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
+	"github.com/capsulehq/capsule/pipeline/reposolve"
 )
 
-// session is one run of a job.
+// session is one run of a job: what it knows as it goes, and the steps
+// its two paths share, in the order they take them:
+//
+//   - pin: the default branch's head and the configuration there
+//     (repository, config);
+//   - admit: the sender's permission;
+//   - begin: the status comment says the job runs;
+//   - solve: fetch the tree and run the loop (or resume a kept outcome);
+//   - commit, pushOnBranch, logRound: write the outcome on GitHub;
+//   - finish: the final status and labels, or one of the ends that stop
+//     early: fail, failConfig, waitForModel, waitForGitHub.
+//
+// What differs is the path (see path): the issue's (issueRun) or a
+// round's on Capsule's pull request (roundRun).
 type session struct {
 	runner *Runner
 	gh     GitHub
@@ -32,20 +46,37 @@ type session struct {
 	parent string
 	// round is the round a job on Capsule's pull request makes (its status
 	// comment is on the pull request); nil for a job on an issue.
-	round *report.Round
-	// roundReview is the review a review round answers, once read: its task
-	// shows it and its replies go in its threads.
-	roundReview *Review
-	comment     int64  // the status comment's id; 0 until known
-	treeDir     string // the tree the loop works on
-	fetched     string // the tree, when the job fetched it
-	lastResult  string
+	round      *report.Round
+	comment    int64  // the status comment's id; 0 until known
+	treeDir    string // the tree the loop works on
+	fetched    string // the tree, when the job fetched it
+	lastResult string
 	// solved is the loop's outcome once it ran (or was kept from a run
 	// that waited for GitHub), over commit solvedOver; modes holds the
 	// modes of the files a kept outcome changes.
 	solved     *pipeline.RepoOutcome
 	solvedOver string
 	modes      map[string]string
+}
+
+// path is what a job does with the session's steps: the issue's path or
+// a round's.
+type path interface {
+	run(ctx context.Context) (Result, error)
+}
+
+// path is the job's path, by its trigger.
+func (s *session) path() path {
+	if s.t.Trigger.Round() {
+		return s.roundRun()
+	}
+	return &issueRun{s}
+}
+
+// roundRun is the session on a round's path.
+func (s *session) roundRun() *roundRun {
+	key, _ := work.ParseRoundKey(s.t.Round) // the zero key when t.Round is none
+	return &roundRun{session: s, key: key}
 }
 
 // repository reads the repository's default branch and pins its head.
@@ -63,6 +94,21 @@ func (s *session) repository(ctx context.Context) (string, error) {
 	}
 	s.parent = s.base
 	return branch, nil
+}
+
+// pin reads the default branch and pins its head (repository), then
+// reads the configuration there (config). err ends the job; cfgErr is a
+// configuration that is not valid, which the job reports once it has
+// begun.
+func (s *session) pin(ctx context.Context) (branch string, cfg repoconfig.Config, cfgErr, err error) {
+	if branch, err = s.repository(ctx); err != nil {
+		return "", cfg, nil, err
+	}
+	cfg, cfgErr = s.config(ctx)
+	if GitHubDown(cfgErr) {
+		return "", cfg, nil, cfgErr
+	}
+	return branch, cfg, cfgErr, nil
 }
 
 // workspace is the Runner's checkout of the default branch, when the job
@@ -113,35 +159,6 @@ func labelOf(text []byte) string {
 	return loose.Label
 }
 
-// concerned reports whether the job is Capsule's to work on: false, with
-// the reason, for a label trigger of another label than the trigger
-// label. The repository's configuration is read only when the Runner
-// names no label.
-func (s *session) concerned(ctx context.Context) (bool, string, error) {
-	if s.runner.Label != "" || s.t.Trigger != work.TriggerLabel {
-		skip, why := s.wrongLabel(repoconfig.Default())
-		return !skip, why, nil
-	}
-	if _, err := s.repository(ctx); err != nil {
-		return false, "", err
-	}
-	cfg, _ := s.config(ctx)
-	skip, why := s.wrongLabel(cfg)
-	return !skip, why, nil
-}
-
-// wrongLabel reports a label trigger for another label than the
-// repository's.
-func (s *session) wrongLabel(cfg repoconfig.Config) (bool, string) {
-	if s.runner.Label != "" {
-		cfg.Label = s.runner.Label
-	}
-	if s.t.Trigger != work.TriggerLabel || strings.EqualFold(s.t.Label, cfg.Label) {
-		return false, ""
-	}
-	return true, fmt.Sprintf("label %q is not the trigger label %q", s.t.Label, cfg.Label)
-}
-
 // admit checks the sender's permission; done is true when the job ends
 // here. A sender below the minimum hears why: on the issue each time, on
 // the pull request once (a review's deliveries are many).
@@ -181,50 +198,6 @@ func (s *session) begin(ctx context.Context) error {
 		return nil // the issue's labels say how its job went
 	}
 	return s.setLabels(ctx, LabelInProgress, LabelDone, LabelFailed, LabelUnproven)
-}
-
-// work fetches the tree, runs the loop and publishes what it made. When
-// the issue's open pull request holds rounds or someone else's commits,
-// the loop runs on its branch instead and adds one commit (see
-// retryOnBranch): those are never wiped.
-func (s *session) work(ctx context.Context, branch string, cfg repoconfig.Config) (Result, error) {
-	issue, err := s.gh.Issue(ctx, s.t.Issue)
-	if err != nil {
-		return s.fail(ctx, nil, "", githubError("read the issue", err))
-	}
-	if pr, head, message, keep, err := s.keptBranch(ctx); err != nil {
-		return s.fail(ctx, nil, "", err)
-	} else if keep {
-		return s.retryOnBranch(ctx, pr, head, message, issue, cfg)
-	}
-	outcome, res, err := s.solve(ctx, round.Task{Title: issue.Title, Body: issue.Body}, cfg)
-	if outcome == nil || err != nil {
-		return res, err
-	}
-	res = Result{Outcome: outcome, StatusComment: s.comment}
-	if outcome.Solved() || cfg.OnFailure == repoconfig.OnFailureDraft {
-		pr, err := s.publish(ctx, branch, issue.Title, outcome)
-		if err != nil {
-			return s.fail(ctx, outcome, "", err)
-		}
-		res.PullRequest, res.PullRequestURL, res.Draft, res.HeadSHA = pr.Number, pr.URL, pr.Draft, pr.HeadSHA
-	}
-	return s.done(ctx, res)
-}
-
-// done ends a job whose loop ran: failed when no attempt passed, else
-// done (unproven when no test showed the issue).
-func (s *session) done(ctx context.Context, res Result) (Result, error) {
-	if !res.Outcome.Solved() {
-		res.State, res.Reason = work.Failed, res.Outcome.Log.Stopped
-		return res, s.finish(ctx, res, LabelFailed)
-	}
-	res.State = work.Done
-	label := LabelDone
-	if res.Outcome.Outcome() != attemptlog.Solved {
-		label = LabelUnproven
-	}
-	return res, s.finish(ctx, res, label)
 }
 
 // progress shows an attempt's end in the status comment.
@@ -319,4 +292,49 @@ func (s *session) status(ctx context.Context, st report.Status) error {
 	}
 	s.comment = id
 	return nil
+}
+
+// removeTree removes the tree the job fetched, if any.
+func (s *session) removeTree() {
+	if s.fetched != "" {
+		os.RemoveAll(s.fetched)
+	}
+}
+
+// solve fetches the tree at s.parent (the job removes it as it ends, see
+// removeTree) and runs the loop on task. A nil outcome means the job
+// ended (res and err say how): the model is away, or the loop failed.
+func (s *session) solve(ctx context.Context, task round.Task, cfg repoconfig.Config) (*pipeline.RepoOutcome, Result, error) {
+	if kept := s.resume(); kept != nil {
+		return kept, Result{}, nil
+	}
+	dir := s.workspace()
+	if dir == "" {
+		var err error
+		if dir, err = s.fetch(ctx); err != nil {
+			res, err := s.fail(ctx, nil, "", err)
+			return nil, res, err
+		}
+		s.fetched = dir
+	}
+	s.treeDir = dir
+	id := fmt.Sprintf("issue-%d", s.t.Issue)
+	if s.round != nil {
+		id += fmt.Sprintf("-round-%d", s.round.Number)
+	}
+	outcome, err := s.runner.Solver.Solve(ctx, reposolve.Task{
+		ID: id, Dir: dir, Config: cfg, Title: task.Title, Body: task.Body,
+		Progress: func(e pipeline.Event) { s.progress(ctx, e) },
+		Logger:   s.log,
+	})
+	if err != nil && programmer.Classify(err) == programmer.Down && s.hooks.WaitForModel != nil && ctx.Err() == nil && s.hooks.WaitForModel(err) {
+		res, err := s.waitForModel(ctx, err)
+		return nil, res, err
+	}
+	if err != nil {
+		res, err := s.fail(ctx, outcome, "", &loopError{err})
+		return nil, res, err
+	}
+	s.solved, s.solvedOver = outcome, s.parent
+	return outcome, Result{}, nil
 }

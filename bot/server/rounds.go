@@ -28,26 +28,12 @@ func (s *Server) admitRound(ctx context.Context, r work.Request) (work.Request, 
 	} else {
 		pr, ok, err = s.cfg.Store.PullRequestOf(ctx, r.Owner, r.Repo, r.Issue)
 	}
-	switch {
-	case err != nil:
+	if err != nil {
 		return r, fmt.Errorf("read the record of the pull request: %w", err)
-	case !ok || pr.Number != r.PullRequest:
-		return r, &webhook.Ignored{Reason: fmt.Sprintf("pull request #%d is not one Capsule opened", r.PullRequest)}
-	case r.Trigger == work.TriggerCI && r.HeadSHA != pr.HeadSHA:
-		return r, &webhook.Ignored{Reason: fmt.Sprintf("the checks ran on %s, not on Capsule's last commit %s: a human pushed, or the run is an old one",
-			short(r.HeadSHA), short(pr.HeadSHA))}
+	}
+	if why := work.CheckRecord(r, work.PullRequest{Number: pr.Number, HeadSHA: pr.HeadSHA}, ok); why != "" {
+		return r, &webhook.Ignored{Reason: why}
 	}
 	r.Issue = pr.Issue
 	return r, nil
-}
-
-// short is a commit's SHA as GitHub shows it, or "none".
-func short(sha string) string {
-	switch {
-	case sha == "":
-		return "none"
-	case len(sha) > 7:
-		return sha[:7]
-	}
-	return sha
 }

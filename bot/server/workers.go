@@ -161,8 +161,8 @@ func (s *Server) runJob(shutdown context.Context, j store.Job) {
 	defer close(done)
 	go s.guard(shutdown, j, cancel, done)
 
-	res, err := s.execute(ctx, j)
-	if !errors.Is(err, job.ErrWaitingForGitHub) {
+	res := s.execute(ctx, j)
+	if !errors.Is(res.Err, job.ErrWaitingForGitHub) {
 		s.kept.Delete(j.ID) // published, or of no more use
 	}
 	background, stop := context.WithTimeout(context.Background(), 30*time.Second)
@@ -178,21 +178,15 @@ func (s *Server) runJob(shutdown context.Context, j store.Job) {
 	case errors.Is(cause, errLeaseLost):
 		log.Warn("job abandoned: another worker holds it now")
 		return
-	case errors.Is(err, job.ErrWaitingForModel):
-		s.waitForModel(background, j, err, log)
+	case errors.Is(res.Err, job.ErrWaitingForModel):
+		s.waitForModel(background, j, res.Err, log)
 		return
-	case errors.Is(err, job.ErrWaitingForGitHub):
-		s.waitForGitHub(background, j, err, log)
+	case errors.Is(res.Err, job.ErrWaitingForGitHub):
+		s.waitForGitHub(background, j, res.Err, log)
 		return
 	}
 	state, reason := res.State, res.Reason
-	switch {
-	case err != nil:
-		state = work.Failed
-		if reason == "" {
-			reason = err.Error()
-		}
-	case state == work.Done && res.PullRequestURL != "":
+	if state == work.Done && res.PullRequestURL != "" {
 		reason = "pull request " + res.PullRequestURL
 	}
 	end := store.End{State: state, Reason: reason, StatusComment: res.StatusComment, PullRequest: res.PullRequest, HeadSHA: res.HeadSHA}
@@ -248,18 +242,18 @@ func (s *Server) waitForGitHub(ctx context.Context, j store.Job, err error, log 
 // execute runs the job with its installation's client. A panic in the
 // job ends it as failed, saying why in its status comment, and leaves the
 // server serving.
-func (s *Server) execute(ctx context.Context, j store.Job) (res job.Result, err error) {
+func (s *Server) execute(ctx context.Context, j store.Job) (res job.Result) {
 	if j.Installation == 0 {
 		err := errors.New("the delivery names no installation, so there is no token to act with")
-		return job.Result{State: work.Failed, Reason: err.Error()}, err
+		return job.Result{State: work.Failed, Reason: err.Error(), Err: err}
 	}
 	gh, err := s.repository(j)
 	if err != nil {
-		return job.Result{State: work.Failed, Reason: err.Error()}, err
+		return job.Result{State: work.Failed, Reason: err.Error(), Err: err}
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			res, err = s.panicked(gh, j, p)
+			res = s.panicked(gh, j, p)
 		}
 	}()
 	return s.cfg.Runner.Run(ctx, gh, j.Request, job.Hooks{
@@ -300,7 +294,7 @@ var errPanicked = errors.New("the job panicked")
 
 // panicked ends a job that panicked with p: the stack goes to the log, the
 // reason to the status comment.
-func (s *Server) panicked(gh job.GitHub, j store.Job, p any) (job.Result, error) {
+func (s *Server) panicked(gh job.GitHub, j store.Job, p any) job.Result {
 	err := fmt.Errorf("%w: %v", errPanicked, p)
 	s.log.Error("job panicked", "job", j.ID, "panic", p, "stack", string(debug.Stack()))
 	reason := fmt.Sprintf("Capsule stopped on an internal error: %v", p)
@@ -310,7 +304,7 @@ func (s *Server) panicked(gh job.GitHub, j store.Job, p any) (job.Result, error)
 	if ferr != nil {
 		s.log.Warn("say in the status comment that the job failed", "job", j.ID, "err", ferr)
 	}
-	return job.Result{State: work.Failed, Reason: reason, StatusComment: comment}, err
+	return job.Result{State: work.Failed, Reason: reason, StatusComment: comment, Err: err}
 }
 
 // busy reports whether the store has marked the job Busy: another

@@ -203,10 +203,9 @@ func skip(sender *github.User, issue *github.Issue) error {
 	return nil
 }
 
-// isBot reports whether a user is a bot: of type "Bot", or with a login
-// ending in "[bot]".
+// isBot reports whether a user is a bot (see work.Account.Bot).
 func isBot(u *github.User) bool {
-	return strings.EqualFold(u.GetType(), "Bot") || strings.HasSuffix(u.GetLogin(), "[bot]")
+	return work.Account{Login: u.GetLogin(), Type: u.GetType()}.Bot()
 }
 
 // isRetryCommand reports whether a comment body is the retry command: its

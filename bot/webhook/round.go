@@ -1,7 +1,6 @@
 package webhook
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/google/go-github/v88/github"
@@ -79,7 +78,7 @@ func reviewRound(d reviewDelivery) (work.Request, error) {
 	if d.asksNothing {
 		return r, ignoredf("an approval without a body asks for nothing")
 	}
-	return round(r, d.repo, d.pr, work.TriggerReview, fmt.Sprintf("review:%d", d.review))
+	return round(r, d.repo, d.pr, work.TriggerReview, work.NewRoundKey(work.RoundReview, d.review))
 }
 
 // parseCommand makes the round a command on a pull request asks for. r
@@ -101,7 +100,7 @@ func parseCommand(r work.Request, comment *github.IssueComment, sender *github.U
 	if _, ok := work.PullRequestCommand(comment.GetBody()); !ok {
 		return r, ignoredf("comment on a pull request is not a command")
 	}
-	r.Trigger, r.Round = work.TriggerCommand, fmt.Sprintf("comment:%d", comment.GetID())
+	r.Trigger, r.Round = work.TriggerCommand, work.NewRoundKey(work.RoundComment, comment.GetID()).String()
 	return r, nil
 }
 
@@ -118,7 +117,7 @@ func parseWorkflowRun(payload []byte) (work.Request, error) {
 	if err := decode(event, payload, &ev); err != nil {
 		return work.Request{}, err
 	}
-	c := failedChecks{round: "run"}
+	c := failedChecks{round: work.RoundRun}
 	if run := ev.WorkflowRun; run != nil {
 		c.present, c.id, c.conclusion, c.headSHA, c.pulls = true, run.GetID(), run.GetConclusion(), run.GetHeadSHA(), run.PullRequests
 	}
@@ -141,7 +140,7 @@ func parseCheckSuite(payload []byte) (work.Request, error) {
 	if err := decode(event, payload, &ev); err != nil {
 		return work.Request{}, err
 	}
-	c := failedChecks{round: "suite"}
+	c := failedChecks{round: work.RoundSuite}
 	if suite := ev.CheckSuite; suite != nil {
 		app := suite.GetApp()
 		c.actions = app.GetSlug() == "github-actions" || app.GetID() == githubActionsApp
@@ -159,7 +158,7 @@ type failedChecks struct {
 	conclusion string
 	headSHA    string
 	pulls      []*github.PullRequest
-	round      string // the round key's kind: "run" or "suite"
+	round      work.RoundKind // RoundRun or RoundSuite
 }
 
 // ciRound turns a completed workflow run or check suite into a CI round
@@ -186,7 +185,8 @@ func ciRound(event, action string, repo *github.Repository, sender *github.User,
 	}
 	var pr *github.PullRequest
 	for _, p := range c.pulls {
-		if _, ok := work.IssueOfBranch(p.GetHead().GetRef()); ok && sameRepo(p.GetHead().GetRepo(), repo) && sameRepo(p.GetBase().GetRepo(), repo) {
+		pull := pullOf(p)
+		if _, why := pull.Claim(repoOf(repo)); why == "" && pull.Base.Same(repoOf(repo)) {
 			pr = p
 			break
 		}
@@ -194,7 +194,7 @@ func ciRound(event, action string, repo *github.Repository, sender *github.User,
 	if pr == nil {
 		return r, ignoredf("%s is not on a pull request from a capsule/issue-N branch of the repository", event)
 	}
-	r, err = round(r, repo, pr, work.TriggerCI, fmt.Sprintf("%s:%d", c.round, c.id))
+	r, err = round(r, repo, pr, work.TriggerCI, work.NewRoundKey(c.round, c.id))
 	if err == nil {
 		r.HeadSHA = c.headSHA // the commit the checks ran on, which the pull request's head may have left
 	}
@@ -205,30 +205,31 @@ func ciRound(event, action string, repo *github.Repository, sender *github.User,
 // key, when pr is Capsule's by the payload: its head is a
 // capsule/issue-N branch (N becomes r.Issue) of the repository itself,
 // not of a fork. Otherwise r comes back with an *Ignored error.
-func round(r work.Request, repo *github.Repository, pr *github.PullRequest, trigger work.Trigger, key string) (work.Request, error) {
+func round(r work.Request, repo *github.Repository, pr *github.PullRequest, trigger work.Trigger, key work.RoundKey) (work.Request, error) {
 	if pr.GetNumber() <= 0 {
 		return work.Request{}, malformedf(r.Event, "pull request number %d missing or invalid", pr.GetNumber())
 	}
 	r.PullRequest = pr.GetNumber()
-	issue, ok := work.IssueOfBranch(pr.GetHead().GetRef())
-	if !ok {
-		return r, ignoredf("pull request #%d's branch %q is not a capsule/issue-N branch", pr.GetNumber(), pr.GetHead().GetRef())
+	issue, why := pullOf(pr).Claim(repoOf(repo))
+	if why != "" {
+		return r, &Ignored{Reason: why}
 	}
-	if !sameRepo(pr.GetHead().GetRepo(), repo) {
-		return r, ignoredf("pull request #%d comes from another repository", pr.GetNumber())
-	}
-	r.Issue, r.Trigger, r.Round, r.HeadSHA = issue, trigger, key, pr.GetHead().GetSHA()
+	r.Issue, r.Trigger, r.Round, r.HeadSHA = issue, trigger, key.String(), pr.GetHead().GetSHA()
 	return r, nil
 }
 
-// sameRepo reports whether a and b are one repository: by id when both
-// have one, else by full name. Two repositories that cannot be compared
-// are not the same.
-func sameRepo(a, b *github.Repository) bool {
-	if a.GetID() != 0 && b.GetID() != 0 {
-		return a.GetID() == b.GetID()
+// pullOf is what a payload shows of a pull request.
+func pullOf(pr *github.PullRequest) work.PullRequest {
+	return work.PullRequest{
+		Number: pr.GetNumber(), State: pr.GetState(), HeadRef: pr.GetHead().GetRef(), HeadSHA: pr.GetHead().GetSHA(),
+		Head: repoOf(pr.GetHead().GetRepo()), Base: repoOf(pr.GetBase().GetRepo()),
+		Author: work.Account{Login: pr.GetUser().GetLogin(), Type: pr.GetUser().GetType()},
 	}
-	return a.GetFullName() != "" && strings.EqualFold(a.GetFullName(), b.GetFullName())
+}
+
+// repoOf is what a payload shows of a repository.
+func repoOf(r *github.Repository) work.Repository {
+	return work.Repository{ID: r.GetID(), FullName: r.GetFullName()}
 }
 
 // skipReviewer returns an *Ignored error for a sender whose reviews and

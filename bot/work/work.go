@@ -58,8 +58,8 @@ type Request struct {
 	PullRequest int
 	// Round names what the round answers, unique within its pull request:
 	// "review:<review id>", "comment:<comment id>", "run:<workflow run
-	// id>" or "suite:<check suite id>". Deliveries with the same Round make
-	// one round.
+	// id>" or "suite:<check suite id>" (a RoundKey's String, read back
+	// with ParseRoundKey). Deliveries with the same Round make one round.
 	Round string
 	// HeadSHA is the pull request's head commit the delivery saw (for CI
 	// rounds, the commit the failing checks ran on).

@@ -220,10 +220,10 @@ func action(ctx context.Context, env *environment, wf workflow) (int, error) {
 	defer solver.close()
 	runner.Solver = solver
 	fmt.Fprintf(env.stdout, "capsule: %s, asked by %s (%s)\n", describe(req), req.Sender, req.Trigger)
-	res, runErr := runner.Run(ctx, gh, req, job.Hooks{
+	res := runner.Run(ctx, gh, req, job.Hooks{
 		Attempt: func(e pipeline.Event) { printAttempt(wf, e) },
 	})
-	return finishAction(env, wf, req, res, runErr)
+	return finishAction(env, wf, req, res)
 }
 
 // sandboxOnDemand is the Action's solver. The first time the job runs
@@ -291,8 +291,8 @@ func commandIssue(ctx context.Context, gh job.GitHub, req work.Request) (work.Re
 	if err != nil {
 		return req, "", fmt.Errorf("read pull request #%d: %w", req.PullRequest, err)
 	}
-	n, ok := work.IssueOfBranch(pr.HeadRef)
-	if !ok || !strings.EqualFold(pr.HeadRepo, req.Owner+"/"+req.Repo) {
+	n, why := pr.Identity(req.PullRequest).Claim(work.Repository{FullName: req.Owner + "/" + req.Repo})
+	if why != "" {
 		return req, fmt.Sprintf("pull request #%d is not from a capsule/issue-N branch of %s/%s", req.PullRequest, req.Owner, req.Repo), nil
 	}
 	req.Issue, req.HeadSHA = n, pr.HeadSHA
@@ -358,7 +358,7 @@ func printAttempt(wf workflow, e pipeline.Event) {
 
 // finishAction writes the outputs, the step summary and the log files,
 // and picks the exit code.
-func finishAction(env *environment, wf workflow, t work.Request, res job.Result, runErr error) (int, error) {
+func finishAction(env *environment, wf workflow, t work.Request, res job.Result) (int, error) {
 	log := res.Log()
 	outcome, attempts, calls := "none", 0, 0
 	if log != nil {
@@ -381,8 +381,8 @@ func finishAction(env *environment, wf workflow, t work.Request, res job.Result,
 		wf.warning("write the outputs: " + err.Error())
 	}
 	switch {
-	case runErr != nil:
-		return 0, runErr
+	case res.Err != nil:
+		return 0, res.Err
 	case res.State == work.Skipped:
 		fmt.Fprintf(env.stdout, "capsule: skipped: %s\n", res.Reason)
 		return exitOK, nil

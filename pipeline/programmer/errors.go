@@ -24,6 +24,36 @@ var (
 	ErrUnavailable = errors.New("model endpoint unavailable")
 )
 
+// Fault is whose a failed call's error is, as every caller of the model
+// client reads it: the loop, the function mode and the App's jobs ask
+// Classify rather than match the kinds themselves.
+type Fault int
+
+const (
+	// NotEndpoint is an error that is not the endpoint's: the task's, a
+	// check made before sending, the caller's cancelled context, or an
+	// HTTP error of no known kind.
+	NotEndpoint Fault = iota
+	// Down is an endpoint that could not be reached, or kept failing,
+	// after the client's retries (ErrUnreachable, ErrUnavailable): it may
+	// be back later, so a job may wait for it.
+	Down
+	// Refused is an endpoint that rejected the API key or does not serve
+	// the model (ErrUnauthorized, ErrModelNotFound): the operator's to fix.
+	Refused
+)
+
+// Classify says whose fault err is (see Fault).
+func Classify(err error) Fault {
+	switch {
+	case errors.Is(err, ErrUnreachable), errors.Is(err, ErrUnavailable):
+		return Down
+	case errors.Is(err, ErrUnauthorized), errors.Is(err, ErrModelNotFound):
+		return Refused
+	}
+	return NotEndpoint
+}
+
 // EndpointError is a failed call to the model endpoint. errors.Is matches
 // its Kind; errors.As reaches the underlying error, e.g. *openai.APIError.
 type EndpointError struct {
