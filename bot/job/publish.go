@@ -10,15 +10,15 @@ import (
 
 	"github.com/capsulehq/capsule/bot/report"
 	"github.com/capsulehq/capsule/bot/work"
-	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
+	"github.com/capsulehq/capsule/pipeline/repo"
 )
 
 // publish commits the outcome's change on the issue's branch through the
 // Git Data API and opens the pull request, or updates the one a previous
 // run opened. It returns the zero PullRequest when there is no change to
 // publish.
-func (s *session) publish(ctx context.Context, baseBranch, title string, o *pipeline.RepoOutcome) (PullRequest, error) {
+func (s *session) publish(ctx context.Context, baseBranch, title string, o *repo.Outcome) (PullRequest, error) {
 	if len(o.Edits) == 0 {
 		return PullRequest{}, nil
 	}
@@ -75,7 +75,7 @@ func (s *session) opened(pr PullRequest) {
 }
 
 // commit makes one commit over s.parent with the outcome's files.
-func (s *session) commit(ctx context.Context, message string, o *pipeline.RepoOutcome) (string, error) {
+func (s *session) commit(ctx context.Context, message string, o *repo.Outcome) (string, error) {
 	files := make([]File, 0, len(o.Edits))
 	for _, e := range o.Edits {
 		f := File{Path: e.Path, Mode: s.mode(e.Path), Delete: e.Deletes()}
@@ -120,7 +120,7 @@ func (s *session) pointBranch(ctx context.Context, branch, sha string) error {
 }
 
 // commitMessage says what the commit is and whether its tests pass.
-func commitMessage(issue int, title string, o *pipeline.RepoOutcome) string {
+func commitMessage(issue int, title string, o *repo.Outcome) string {
 	l := o.Log
 	switch {
 	case o.Outcome() == attemptlog.Solved:

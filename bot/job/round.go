@@ -13,8 +13,8 @@ import (
 	"github.com/capsulehq/capsule/bot/round"
 	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/pipeline/repo"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
-	"github.com/capsulehq/capsule/pipeline/reposolve"
 )
 
 // runRound runs a round on Capsule's pull request (t.Trigger.Round()): it
@@ -127,7 +127,7 @@ func (s *session) removeTree() {
 // solve fetches the tree at s.parent (the job removes it as it ends, see
 // removeTree) and runs the loop on task. A nil outcome means the job
 // ended (res and err say how): the model is away, or the loop failed.
-func (s *session) solve(ctx context.Context, task round.Task, cfg repoconfig.Config) (*pipeline.RepoOutcome, Result, error) {
+func (s *session) solve(ctx context.Context, task round.Task, cfg repoconfig.Config) (*repo.Outcome, Result, error) {
 	if kept := s.resume(); kept != nil {
 		return kept, Result{}, nil
 	}
@@ -145,7 +145,7 @@ func (s *session) solve(ctx context.Context, task round.Task, cfg repoconfig.Con
 	if s.round != nil {
 		id += fmt.Sprintf("-round-%d", s.round.Number)
 	}
-	outcome, err := s.runner.Solver.Solve(ctx, reposolve.Task{
+	outcome, err := s.runner.Solver.Solve(ctx, repo.Task{
 		ID: id, Dir: dir, Config: cfg, Title: task.Title, Body: task.Body,
 		Progress: func(e pipeline.Event) { s.progress(ctx, e) },
 		Logger:   s.log,
@@ -166,7 +166,7 @@ func (s *session) solve(ctx context.Context, task round.Task, cfg repoconfig.Con
 // empty sha: it changed nothing): a reply in each of the review's threads,
 // the round in the pull request's body, and the status comment. A nil
 // outcome is a round resumed after its push, whose log is lost.
-func (s *session) roundPushed(ctx context.Context, pr PullRequest, sha string, o *pipeline.RepoOutcome) (Result, error) {
+func (s *session) roundPushed(ctx context.Context, pr PullRequest, sha string, o *repo.Outcome) (Result, error) {
 	s.round.Commit = sha
 	res := Result{State: work.Done, PullRequest: pr.Number, PullRequestURL: pr.URL, Outcome: o, HeadSHA: sha, StatusComment: s.comment}
 	if o != nil {
@@ -211,7 +211,7 @@ func (s *session) logRound(ctx context.Context, pr PullRequest, r report.Round) 
 // message and the trailers of round key, and moves the branch to it,
 // never forcing: when someone pushed meanwhile, it pushes nothing and
 // says so. It returns "" when o changes nothing.
-func (s *session) pushOnBranch(ctx context.Context, message, key string, o *pipeline.RepoOutcome) (string, error) {
+func (s *session) pushOnBranch(ctx context.Context, message, key string, o *repo.Outcome) (string, error) {
 	if len(o.Edits) == 0 {
 		return "", nil
 	}
@@ -230,7 +230,7 @@ func (s *session) pushOnBranch(ctx context.Context, message, key string, o *pipe
 }
 
 // roundMessage says what a round's commit is.
-func roundMessage(issue int, r report.Round, title string, o *pipeline.RepoOutcome) string {
+func roundMessage(issue int, r report.Round, title string, o *repo.Outcome) string {
 	l := o.Log
 	return fmt.Sprintf("Round %d for #%d: %s\n\nMade by Capsule for %s; the tests pass (`%s`) at attempt %d after %d model calls.\n",
 		r.Number, issue, oneLine(title), oneLine(strings.NewReplacer("`", "", "@", "").Replace(r.Cause)), l.TestCommand, l.AttemptIndex, l.ModelCalls())

@@ -14,6 +14,7 @@ import (
 	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
+	"github.com/capsulehq/capsule/pipeline/repo"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
 )
 
@@ -43,7 +44,7 @@ type session struct {
 	// solved is the loop's outcome once it ran (or was kept from a run
 	// that waited for GitHub), over commit solvedOver; modes holds the
 	// modes of the files a kept outcome changes.
-	solved     *pipeline.RepoOutcome
+	solved     *repo.Outcome
 	solvedOver string
 	modes      map[string]string
 }
@@ -277,7 +278,7 @@ func (s *session) failConfig(ctx context.Context, cfgErr error) (Result, error) 
 // fail ends the job as failed: the reason goes in the status comment, with
 // the log so far. Without ctx (it ended) GitHub is left as it is so that a
 // later run picks the job up again.
-func (s *session) fail(ctx context.Context, outcome *pipeline.RepoOutcome, reason string, cause error) (Result, error) {
+func (s *session) fail(ctx context.Context, outcome *repo.Outcome, reason string, cause error) (Result, error) {
 	if reason == "" && cause != nil {
 		reason = cause.Error()
 	}

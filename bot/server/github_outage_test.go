@@ -18,10 +18,9 @@ import (
 	"github.com/capsulehq/capsule/internal/fakegithub"
 	"github.com/capsulehq/capsule/internal/fakeopenai"
 	"github.com/capsulehq/capsule/internal/webhooktest"
-	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/chat"
 	"github.com/capsulehq/capsule/pipeline/programmer"
-	"github.com/capsulehq/capsule/pipeline/reposolve"
+	"github.com/capsulehq/capsule/pipeline/repo"
 )
 
 // askingSolver is the loop without the sandbox: it asks the model once,
@@ -32,7 +31,7 @@ type askingSolver struct {
 	after func()
 }
 
-func (a *askingSolver) Solve(ctx context.Context, t reposolve.Task) (*pipeline.RepoOutcome, error) {
+func (a *askingSolver) Solve(ctx context.Context, t repo.Task) (*repo.Outcome, error) {
 	if _, err := a.model.Complete(ctx, []chat.Message{{Role: chat.User, Content: t.Title}}); err != nil {
 		return nil, err
 	}

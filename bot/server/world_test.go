@@ -27,7 +27,7 @@ import (
 	"github.com/capsulehq/capsule/internal/sandboxtest"
 	"github.com/capsulehq/capsule/internal/webhooktest"
 	"github.com/capsulehq/capsule/pipeline/programmer"
-	"github.com/capsulehq/capsule/pipeline/reposolve"
+	"github.com/capsulehq/capsule/pipeline/repo"
 )
 
 // The test world: one App installation on one repository.
@@ -173,7 +173,7 @@ func newServerOn(t testing.TB, st Store, e endpoints, o worldOptions, logger *sl
 	}
 	if solver == nil {
 		eng := sandboxtest.Engine(t)
-		solver = &reposolve.Sandboxed{Engine: eng, Model: client, ModelName: "test-model", Overrides: reposolve.NoOverrides()}
+		solver = &repo.Sandboxed{Engine: eng, Model: client, ModelName: "test-model", Overrides: repo.NoOverrides()}
 		cfg.Sandboxes = eng
 	}
 	cfg.Runner = &job.Runner{Solver: solver, Version: "test", Logger: logger}

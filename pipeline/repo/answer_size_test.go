@@ -1,4 +1,4 @@
-package pipeline
+package repo
 
 import (
 	"bufio"
@@ -17,7 +17,7 @@ import (
 )
 
 // TestAnswerSizes measures, on the gold fixes of the localization cases
-// (repocontext/testdata/localization/cases.jsonl), the completion tokens
+// (../repocontext/testdata/localization/cases.jsonl), the completion tokens
 // (estimated as the repository context does) of each fix written as
 // SEARCH/REPLACE blocks, as whole files and as a unified diff, and checks
 // that the blocks place back to the fixed files. The repositories are read
@@ -30,7 +30,7 @@ func TestAnswerSizes(t *testing.T) {
 	if root == "" {
 		t.Skip("set CAPSULE_LOCALIZATION_REPOS to a folder made by scripts/localization-repos.sh")
 	}
-	f, err := os.Open("repocontext/testdata/localization/cases.jsonl")
+	f, err := os.Open("../repocontext/testdata/localization/cases.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

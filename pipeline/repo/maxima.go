@@ -1,4 +1,4 @@
-package reposolve
+package repo
 
 import (
 	"cmp"
@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
 	"github.com/capsulehq/capsule/sandbox"
 )
@@ -44,7 +43,7 @@ func DefaultMaxima() Maxima {
 		Memory:      4 << 30,
 		CPUs:        min(4, float64(runtime.NumCPU())),
 		Disk:        4 << 30,
-		AnswerFiles: pipeline.DefaultMaxFiles,
+		AnswerFiles: DefaultMaxFiles,
 
 		ReproduceTries: 5,
 	}

@@ -1,4 +1,4 @@
-package pipeline_test
+package repo_test
 
 import (
 	"context"
@@ -16,7 +16,9 @@ import (
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/gate"
 	"github.com/capsulehq/capsule/pipeline/programmer"
+	"github.com/capsulehq/capsule/pipeline/repo"
 	"github.com/capsulehq/capsule/pipeline/testreport"
+	"github.com/capsulehq/capsule/sandbox"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -52,40 +54,40 @@ func calculator(t testing.TB, changes map[string]string) string {
 	return dir
 }
 
-// solveIssue runs repo mode on the example's issue, which names
+// solveIssue runs dir mode on the example's issue, which names
 // tests/test_stats.py, with pytest as the test command.
-func solveIssue(t *testing.T, repo string, answers ...string) *pipeline.RepoOutcome {
+func solveIssue(t *testing.T, dir string, answers ...string) *repo.Outcome {
 	t.Helper()
-	return solveTask(t, issueTask(t, repo), answers...)
+	return solveTask(t, issueTask(t, dir), answers...)
 }
 
-// issueTask is the example's issue on repo, with pytest as the test
+// issueTask is the example's issue on dir, with pytest as the test
 // command.
-func issueTask(t testing.TB, repo string) pipeline.RepoTask {
-	return pipeline.RepoTask{ID: t.Name(), Title: calculatortest.IssueTitle, Body: calculatortest.IssueBody,
-		Repo: repo, TestCommand: "python3 -m pytest -q", TestTimeout: time.Minute}
+func issueTask(t testing.TB, dir string) repo.Plan {
+	return repo.Plan{Task: repo.Task{ID: t.Name(), Title: calculatortest.IssueTitle, Body: calculatortest.IssueBody, Dir: dir},
+		TestCommand: "python3 -m pytest -q", Limits: sandbox.Limits{Timeout: time.Minute}}
 }
 
-// solveTask runs repo mode on task against the real sandbox and a scripted
+// solveTask runs dir mode on task against the real sandbox and a scripted
 // model answering answers in turn, one call per answer (the test
 // designer's first, when it is asked).
-func solveTask(t testing.TB, task pipeline.RepoTask, answers ...string) *pipeline.RepoOutcome {
+func solveTask(t testing.TB, task repo.Plan, answers ...string) *repo.Outcome {
 	t.Helper()
 	_, out := solveScripted(t, task, answers...)
 	return out
 }
 
 // solveScripted is solveTask, also returning the model's server.
-func solveScripted(t testing.TB, task pipeline.RepoTask, answers ...string) (*fakeopenai.Server, *pipeline.RepoOutcome) {
+func solveScripted(t testing.TB, task repo.Plan, answers ...string) (*fakeopenai.Server, *repo.Outcome) {
 	t.Helper()
 	return solveTuned(t, task, nil, answers...)
 }
 
 // solveTuned is solveScripted with the default settings changed by tune.
-func solveTuned(t testing.TB, task pipeline.RepoTask, tune func(*pipeline.Settings), answers ...string) (*fakeopenai.Server, *pipeline.RepoOutcome) {
+func solveTuned(t testing.TB, task repo.Plan, tune func(*pipeline.Settings), answers ...string) (*fakeopenai.Server, *repo.Outcome) {
 	t.Helper()
 	eng := sandboxtest.Engine(t)
-	box, err := eng.NewSession(context.Background(), sandboxtest.Spec(task.Repo))
+	box, err := eng.NewSession(context.Background(), sandboxtest.Spec(task.Dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +106,8 @@ func solveTuned(t testing.TB, task pipeline.RepoTask, tune func(*pipeline.Settin
 	if tune != nil {
 		tune(&s)
 	}
-	out, err := pipeline.SolveRepo(context.Background(), client, box, task, s)
+	task.Settings = s
+	out, err := repo.Solve(context.Background(), client, box, task)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,8 +134,8 @@ func changesOf(cs []gate.Change) []gate.ID {
 
 func TestGateOnNamedFailingTests(t *testing.T) {
 	t.Run("a no-op is not solved, the right fix that follows is", func(t *testing.T) {
-		repo := calculator(t, nil)
-		out := solveIssue(t, repo,
+		dir := calculator(t, nil)
+		out := solveIssue(t, dir,
 			noOpAnswer(t), rightAnswer)
 		log := out.Log
 		if got := log.Baseline.Targets; !slices.Equal(got, []string{
@@ -163,8 +166,8 @@ def test_fetch_rates():
     import socket
     socket.create_connection(("pypi.org", 443), timeout=2)
 `
-		repo := calculator(t, map[string]string{"tests/test_ops.py": ops})
-		out := solveIssue(t, repo, rightAnswer)
+		dir := calculator(t, map[string]string{"tests/test_ops.py": ops})
+		out := solveIssue(t, dir, rightAnswer)
 		if out.Outcome() != attemptlog.Solved || out.Log.AttemptIndex != 0 {
 			t.Fatalf("outcome %q at attempt %d, want solved at 0: %+v", out.Outcome(), out.Log.AttemptIndex, out.Log.Attempts)
 		}
@@ -178,8 +181,8 @@ def test_fetch_rates():
 	})
 
 	t.Run("a regression is named in the feedback, and a later right attempt passes", func(t *testing.T) {
-		repo := calculator(t, nil)
-		out := solveIssue(t, repo,
+		dir := calculator(t, nil)
+		out := solveIssue(t, dir,
 			calculatortest.Answer("calc/stats.py", calculatortest.RightStats,
 				"calc/ops.py", strings.Replace(calculatortest.Files(t)["calc/ops.py"], "return a / b", "return a // b", 1)), rightAnswer)
 		log := out.Log
@@ -208,8 +211,8 @@ def test_sometimes():
 def test_later():
     assert int(os.environ["CAPSULE_RUN"]) != 3
 `
-		repo := calculator(t, map[string]string{"tests/test_flaky.py": flaky})
-		_, out := solveTuned(t, issueTask(t, repo), func(s *pipeline.Settings) { s.RunNumber = true }, rightAnswer)
+		dir := calculator(t, map[string]string{"tests/test_flaky.py": flaky})
+		_, out := solveTuned(t, issueTask(t, dir), func(s *pipeline.Settings) { s.RunNumber = true }, rightAnswer)
 		if got := out.Log.Baseline.Flaky; !slices.Equal(got, []string{"tests/test_flaky.py::test_sometimes"}) {
 			t.Errorf("baseline flaky %q", got)
 		}
@@ -228,9 +231,9 @@ def test_later():
 	})
 
 	t.Run("a run that exits 0 before reporting the baseline's tests fails", func(t *testing.T) {
-		repo := calculator(t, nil)
+		dir := calculator(t, nil)
 		exits := "import os\nos._exit(0)\n" + calculatortest.RightStats
-		out := solveIssue(t, repo, calculatortest.Answer("calc/stats.py", exits), rightAnswer)
+		out := solveIssue(t, dir, calculatortest.Answer("calc/stats.py", exits), rightAnswer)
 		first := out.Log.Attempts[0]
 		if first.Run.ExitCode != 0 || first.Run.Passed || !strings.Contains(first.Run.Reason, "cannot be trusted") {
 			t.Errorf("attempt 0: exit %d, passed %v, reason %q; want exit 0 refused by the gate", first.Run.ExitCode, first.Run.Passed, first.Run.Reason)
@@ -243,9 +246,9 @@ def test_later():
 
 func TestGateWithoutReproduction(t *testing.T) {
 	t.Run("passing tests with reproduce off are unproven", func(t *testing.T) {
-		repo := calculator(t, map[string]string{"tests/test_stats.py": calculatortest.WithoutEmptyListTests(t)})
-		task := issueTask(t, repo)
-		task.Reproduce = pipeline.ReproduceOff
+		dir := calculator(t, map[string]string{"tests/test_stats.py": calculatortest.WithoutEmptyListTests(t)})
+		task := issueTask(t, dir)
+		task.Reproduce = repo.ReproduceOff
 		out := solveTask(t, task, noOpAnswer(t))
 		if out.Outcome() != attemptlog.Unproven || !out.Solved() {
 			t.Errorf("a no-op on passing tests: outcome %q, want unproven", out.Outcome())
@@ -253,8 +256,8 @@ func TestGateWithoutReproduction(t *testing.T) {
 	})
 
 	t.Run("a command without per-test results falls back to the exit status and says so", func(t *testing.T) {
-		out := solveTask(t, pipeline.RepoTask{ID: "fallback", Title: calculatortest.IssueTitle, Body: calculatortest.IssueBody,
-			Repo: calculator(t, nil), TestCommand: `python3 -c "from calc import mean; assert mean([]) == 0.0"`, TestTimeout: time.Minute},
+		out := solveTask(t, repo.Plan{Task: repo.Task{ID: "fallback", Title: calculatortest.IssueTitle, Body: calculatortest.IssueBody, Dir: calculator(t, nil)},
+			TestCommand: `python3 -c "from calc import mean; assert mean([]) == 0.0"`, Limits: sandbox.Limits{Timeout: time.Minute}},
 			rightAnswer)
 		if !strings.Contains(out.Log.Baseline.Fallback, "no per-test report: ") || !strings.Contains(out.Log.Baseline.Fallback, "only the exit status counts") {
 			t.Errorf("fallback %q", out.Log.Baseline.Fallback)
@@ -390,7 +393,7 @@ func TestReproduction(t *testing.T) {
 
 	t.Run("required with no reproduction is not solved, with the reason", func(t *testing.T) {
 		task := issueTask(t, filed(t))
-		task.Reproduce, task.ReproduceTries = pipeline.ReproduceRequired, 2
+		task.Reproduce, task.ReproduceTries = repo.ReproduceRequired, 2
 		out := solveTask(t, task, reproAnswer(reproPasses))
 		log := out.Log
 		if len(log.Attempts) != 0 || out.Outcome() != attemptlog.NotSolved || len(log.Reproduction.Tries) != 2 ||

@@ -1,4 +1,4 @@
-package pipeline
+package repo
 
 import (
 	"slices"
@@ -23,7 +23,7 @@ func TestAttemptTimeout(t *testing.T) {
 		{"no maximum set: the timeout is the maximum", time.Minute, 0, 50 * time.Second, time.Minute},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, note := attemptTimeout(RepoTask{TestTimeout: tc.timeout, MaxTestTimeout: tc.most}, sandbox.Result{Duration: tc.run})
+			got, note := attemptTimeout(Plan{Limits: sandbox.Limits{Timeout: tc.timeout}, MaxTestTimeout: tc.most}, sandbox.Result{Duration: tc.run})
 			if got != tc.want || !strings.Contains(note, got.String()) {
 				t.Errorf("attemptTimeout = %s (%s), want %s", got, note, tc.want)
 			}

@@ -1,8 +1,9 @@
-package pipeline
+package repo
 
 import (
 	"errors"
 	"fmt"
+	"github.com/capsulehq/capsule/pipeline"
 
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/edits"
@@ -10,6 +11,13 @@ import (
 	"github.com/capsulehq/capsule/pipeline/repocontext"
 	"github.com/capsulehq/capsule/pipeline/response"
 )
+
+// repoAnswer is the form of repository mode's answers.
+var repoAnswer = pipeline.AnswerForm{
+	Shorter:  "Answer again with only the files the fix needs.",
+	Complete: "the files were",
+	Reminder: response.RepoFormatReminder,
+}
 
 // wholeFileMax is the size in bytes up to which an answer may rewrite an
 // existing file whole: about what the repository context shows whole
