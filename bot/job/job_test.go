@@ -326,7 +326,7 @@ func TestRunDecisions(t *testing.T) {
 		{
 			name: "an executable keeps its mode, a deletion is a deletion",
 			solver: solves(outcome(attemptlog.Solved, fix, edits.Edit{Path: "run.sh", Content: "pytest -q\n"},
-				edits.Edit{Path: "old.py", Content: edits.DeleteMarker})),
+				edits.Edit{Path: "old.py", Delete: true})),
 			state: work.Done, status: "Solved", labels: []string{LabelDone}, pulls: 1,
 			check: func(t *testing.T, f *fakeGitHub, _ Result) {
 				want := []File{

@@ -78,7 +78,7 @@ func (s *session) opened(pr PullRequest) {
 func (s *session) commit(ctx context.Context, message string, o *repo.Outcome) (string, error) {
 	files := make([]File, 0, len(o.Edits))
 	for _, e := range o.Edits {
-		f := File{Path: e.Path, Mode: s.mode(e.Path), Delete: e.Deletes()}
+		f := File{Path: e.Path, Mode: s.mode(e.Path), Delete: e.Delete}
 		if !f.Delete {
 			f.Content = e.Content
 		}

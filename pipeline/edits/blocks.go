@@ -110,7 +110,7 @@ func Resolve(repoDir string, files []FileEdit, maxWhole int) ([]Edit, error) {
 		}
 		if f.Whole && len(f.Blocks) == 0 {
 			me.Matched = append(me.Matched, f)
-			out = append(out, Edit{Path: f.Path, Content: f.Content})
+			out = append(out, answerEdit(f.Path, f.Content))
 			continue
 		}
 		base, exists, why := f.Content, f.Whole, ""
@@ -131,7 +131,7 @@ func Resolve(repoDir string, files []FileEdit, maxWhole int) ([]Edit, error) {
 		if len(matched) > 0 || f.Whole {
 			me.Matched = append(me.Matched, FileEdit{Path: f.Path, Whole: f.Whole, Content: f.Content, Blocks: matched})
 		}
-		out = append(out, Edit{Path: f.Path, Content: content})
+		out = append(out, answerEdit(f.Path, content))
 	}
 	if len(me.Failed) > 0 {
 		return nil, me
@@ -142,7 +142,7 @@ func Resolve(repoDir string, files []FileEdit, maxWhole int) ([]Edit, error) {
 // tooLargeForWhole says why a whole-file block may not replace the file,
 // or returns "".
 func tooLargeForWhole(res resolver, f FileEdit, maxWhole int) string {
-	if maxWhole <= 0 || (Edit{Content: f.Content}).Deletes() {
+	if maxWhole <= 0 || asksDelete(f.Content) {
 		return ""
 	}
 	old, exists, why := readBase(res, f.Path)

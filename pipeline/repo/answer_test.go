@@ -70,7 +70,7 @@ func TestPlaceAnswerKeepsWhatMatched(t *testing.T) {
 		t.Fatalf("placeAnswer = %v, %v; want the kept parts and the new block placed", ok, err)
 	}
 	if len(got) != 2 || !strings.Contains(got[0].Content, "def main(argv: list) -> int:\n    return len(argv) - 1\n") || got[1].Path != "tests/test_cli.py" {
-		t.Errorf("edits = %q", got)
+		t.Errorf("edits = %+v", got)
 	}
 	if kept != nil {
 		t.Errorf("kept = %v after a placed answer", kept)

@@ -332,7 +332,7 @@ func stripExampleCalls(repo string, changed []edits.Edit) ([]edits.Edit, []strin
 	for i, e := range changed {
 		out[i] = e
 		base := path.Base(e.Path)
-		if path.Ext(base) != ".py" || e.Deletes() || strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") ||
+		if path.Ext(base) != ".py" || e.Delete || strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") ||
 			base == "conftest.py" || base == "setup.py" || base == "__main__.py" {
 			continue
 		}
@@ -389,7 +389,7 @@ func specialCasing(repo string, accepted []edits.Edit, pf *proof) []specialcase.
 	}
 	var out []specialcase.Finding
 	for _, e := range accepted {
-		if e.Deletes() {
+		if e.Delete {
 			continue
 		}
 		old, _ := os.ReadFile(filepath.Join(repo, filepath.FromSlash(e.Path))) // nil for a new file
@@ -417,7 +417,7 @@ func overlay(accepted []edits.Edit) (map[string][]byte, []string) {
 	files := make(map[string][]byte, len(accepted))
 	var deleted []string
 	for _, e := range accepted {
-		if strings.TrimSpace(e.Content) == edits.DeleteMarker {
+		if e.Delete {
 			deleted = append(deleted, e.Path)
 			continue
 		}
