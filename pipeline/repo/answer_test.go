@@ -30,7 +30,7 @@ func answerRepo(t *testing.T) string {
 	return dir
 }
 
-func parseFiles(t *testing.T, answer string) []response.File {
+func parseFiles(t *testing.T, answer string) []edits.FileEdit {
 	t.Helper()
 	r, err := response.Parse(answer)
 	if err != nil {

@@ -2,6 +2,7 @@ package response
 
 import (
 	"fmt"
+	"github.com/capsulehq/capsule/pipeline/edits"
 	"regexp"
 	"strings"
 )
@@ -153,7 +154,7 @@ func (p *parser) walk(elems []element) {
 
 // addFile records a file block; a later block for the same path wins.
 func (p *parser) addFile(h *fileHeader, e element) {
-	f := File{Path: h.path, Content: tidyFile(e.text)}
+	f := edits.FileEdit{Path: h.path, Whole: true, Content: tidyFile(e.text)}
 	if f.Content == "" {
 		p.warnf("file block %d (line %d) for %q is empty", h.n, h.line, f.Path)
 	}
@@ -166,7 +167,7 @@ func (p *parser) addFile(h *fileHeader, e element) {
 }
 
 // appendFile adds a file not seen before.
-func (p *parser) appendFile(f File) {
+func (p *parser) appendFile(f edits.FileEdit) {
 	if p.fileIndex == nil {
 		p.fileIndex = map[string]int{}
 	}
@@ -209,10 +210,10 @@ func (p *parser) editFence(h *fileHeader, lastText string, e element) {
 	i, ok := p.fileIndex[path]
 	switch {
 	case !ok:
-		p.appendFile(File{Path: path, Blocks: blocks})
-	case p.resp.Files[i].Blocks == nil:
+		p.appendFile(edits.FileEdit{Path: path, Blocks: blocks})
+	case p.resp.Files[i].Whole:
 		p.warnf("file %q is given whole and then by SEARCH/REPLACE blocks; using the blocks", path)
-		p.resp.Files[i] = File{Path: path, Blocks: blocks}
+		p.resp.Files[i] = edits.FileEdit{Path: path, Blocks: blocks}
 	default:
 		p.resp.Files[i].Blocks = append(p.resp.Files[i].Blocks, blocks...)
 	}
