@@ -25,6 +25,7 @@ import (
 	"github.com/capsulehq/capsule/pipeline/repocontext"
 	"github.com/capsulehq/capsule/pipeline/response"
 	"github.com/capsulehq/capsule/pipeline/specialcase"
+	"github.com/capsulehq/capsule/pipeline/testreport"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/agent"
 )
@@ -261,7 +262,7 @@ func repoAttempt(ctx context.Context, model pipeline.Model, box Sandbox, plan Pl
 	pipeline.RunFeedback(&a, plan.Settings.Feedback, feedback.Input{
 		Stdout: string(res.Stdout), Stderr: pipeline.OOMNote(string(res.Stderr), res),
 		ExitCode: res.ExitCode, TimedOut: res.TimedOut, Timeout: res.Timeout,
-		Style: styleOf(plan.TestCommand), Workspace: agent.Workspace,
+		Style: feedbackStyle(pf.plan.Runner), Workspace: agent.Workspace,
 	})
 	if v != nil {
 		// The gate's verdict leads, unless the run was cut short by a
@@ -439,12 +440,13 @@ func runRecord(cmd []string, image string, res sandbox.Result) *attemptlog.Run {
 	return r
 }
 
-// styleOf guesses which test runner a command starts.
-func styleOf(cmd string) feedback.Style {
-	switch {
-	case strings.Contains(cmd, "pytest"):
+// feedbackStyle is how the error handler reads the output of the test
+// runner the plan found (testreport.Plan.Runner).
+func feedbackStyle(r testreport.Runner) feedback.Style {
+	switch r {
+	case testreport.PytestRunner:
 		return feedback.Pytest
-	case strings.Contains(cmd, "unittest"):
+	case testreport.UnittestRunner:
 		return feedback.Unittest
 	}
 	return feedback.Generic

@@ -2,6 +2,7 @@ package testreport
 
 import (
 	"cmp"
+	"fmt"
 	"path"
 	"regexp"
 	"slices"
@@ -241,6 +242,54 @@ type Plan struct {
 	GoJSON bool
 	// Note says in one line what was chosen, for the log.
 	Note string
+	// Runner is the test runner the test command names: how the error
+	// handler reads the output of a failed run.
+	Runner Runner
+}
+
+// Runner is the test runner a test command names.
+type Runner int
+
+// The runners a test command may name.
+const (
+	// OtherRunner is any other command (make, tox, a script).
+	OtherRunner Runner = iota
+	// PytestRunner is a command that names pytest.
+	PytestRunner
+	// UnittestRunner is a command that names unittest (and not pytest),
+	// even when the plan runs its tests under pytest.
+	UnittestRunner
+	// GoRunner is `go test`.
+	GoRunner
+)
+
+// String returns the runner's name.
+func (r Runner) String() string {
+	switch r {
+	case OtherRunner:
+		return "other"
+	case PytestRunner:
+		return "pytest"
+	case UnittestRunner:
+		return "unittest"
+	case GoRunner:
+		return "go test"
+	}
+	return fmt.Sprintf("Runner(%d)", int(r))
+}
+
+// runnerOf is the runner command names: pytest or unittest when it says
+// so, go test when goJSON (GoTestJSON took it), else another.
+func runnerOf(command string, goJSON bool) Runner {
+	switch {
+	case strings.Contains(command, "pytest"):
+		return PytestRunner
+	case strings.Contains(command, "unittest"):
+		return UnittestRunner
+	case goJSON:
+		return GoRunner
+	}
+	return OtherRunner
 }
 
 // NewPlan chooses how to collect the per-test results of command; isFile
@@ -249,12 +298,13 @@ type Plan struct {
 // only its exit status counts.
 func NewPlan(command string, isFile func(string) bool) Plan {
 	if cmd, ok := GoTestJSON(command); ok {
-		return Plan{Command: cmd, GoJSON: true, Note: "per-test results from go test -json: `" + cmd + "`"}
+		return Plan{Command: cmd, GoJSON: true, Note: "per-test results from go test -json: `" + cmd + "`", Runner: runnerOf(command, true)}
 	}
 	if cmd, ok := UnittestAsPytest(command, isFile); ok {
-		return Plan{Command: cmd, Note: "per-test results from unittest's tests run by pytest: `" + cmd + "`"}
+		return Plan{Command: cmd, Note: "per-test results from unittest's tests run by pytest: `" + cmd + "`", Runner: runnerOf(command, false)}
 	}
-	return Plan{Command: command, Note: "per-test results from pytest, if `" + command + "` runs it; from anything else only the exit status counts"}
+	return Plan{Command: command, Note: "per-test results from pytest, if `" + command + "` runs it; from anything else only the exit status counts",
+		Runner: runnerOf(command, false)}
 }
 
 // Parse reads a run's results: stdout for go test -json, else the
