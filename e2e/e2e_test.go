@@ -541,16 +541,13 @@ func programmerAnswer(gitDir, base, patch, scratch string) (string, error) {
 	if out, err := apply.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("git apply %s: %w: %s", filepath.Base(patch), err, out)
 	}
-	var sections []programmer.File
+	var sections []edits.FileEdit
 	for _, f := range files {
 		next, err := os.ReadFile(filepath.Join(scratch, filepath.FromSlash(f)))
 		if err != nil {
 			return "", err
 		}
-		pf := programmer.File{Path: f, Blocks: []programmer.Block{}}
-		for _, bl := range edits.BlocksFor(olds[f], string(next)) {
-			pf.Blocks = append(pf.Blocks, programmer.Block{Search: bl.Search, Replace: bl.Replace})
-		}
+		pf := edits.FileEdit{Path: f, Blocks: append([]edits.Block{}, edits.BlocksFor(olds[f], string(next))...)}
 		sections = append(sections, pf)
 	}
 	return "The change below resolves the issue.\n\n" + programmer.FormatFiles(sections) + "\n", nil

@@ -13,39 +13,33 @@ import (
 	"github.com/capsulehq/capsule/sandbox/limits"
 )
 
-// What function mode's attempt and repository mode's repoAttempt share:
-// the model call, the feedback on an answer that cannot be used, and the
-// feedback on a failed run.
+// What function mode's attempt and repository mode's attempt (package
+// repo) share: the model call, the feedback on an answer that cannot be
+// used, and the feedback on a failed run.
 
-// answerForm is what one mode's answers hold, in the words of the
+// AnswerForm is what one mode's answers hold, in the words of the
 // feedback that asks for another.
-type answerForm struct {
-	shorter  string // asks for an answer short enough to be read
-	complete string // what a cut-off answer left incomplete
-	reminder string // the answer format
+type AnswerForm struct {
+	Shorter  string // asks for an answer short enough to be read
+	Complete string // what a cut-off answer left incomplete
+	Reminder string // the answer format
 }
 
-var (
-	functionAnswer = answerForm{
-		shorter:  "Answer again with only the code of the function.",
-		complete: "the code was",
-		reminder: response.FormatReminder,
-	}
-	repoAnswer = answerForm{
-		shorter:  "Answer again with only the files the fix needs.",
-		complete: "the files were",
-		reminder: response.RepoFormatReminder,
-	}
-)
+// functionAnswer is the form of function mode's answers.
+var functionAnswer = AnswerForm{
+	Shorter:  "Answer again with only the code of the function.",
+	Complete: "the code was",
+	Reminder: response.FormatReminder,
+}
 
-// kindTooLarge is the feedback kind of an answer longer than the model
+// KindTooLarge is the feedback kind of an answer longer than the model
 // client reads.
-const kindTooLarge = "too-large"
+const KindTooLarge = "too-large"
 
-// ask makes an attempt's model call and records the answer. It reports
+// Ask makes an attempt's model call and records the answer. It reports
 // false, with the feedback set, when the answer was longer than the model
 // client reads.
-func (f answerForm) ask(ctx context.Context, model Model, msgs []chat.Message) (attemptlog.Attempt, programmer.Reply, bool, error) {
+func (f AnswerForm) Ask(ctx context.Context, model Model, msgs []chat.Message) (attemptlog.Attempt, programmer.Reply, bool, error) {
 	a := attemptlog.Attempt{Messages: msgs}
 	reply, err := model.Complete(ctx, msgs)
 	if err != nil {
@@ -54,18 +48,18 @@ func (f answerForm) ask(ctx context.Context, model Model, msgs []chat.Message) (
 	a.Answer = reply.Content
 	a.PromptTokens, a.CompletionTokens, a.ModelDuration = reply.PromptTokens, reply.CompletionTokens, reply.Duration
 	if reply.OverLimit > 0 {
-		a.Feedback, a.FeedbackKind = tooLarge(reply.OverLimit, f.shorter), kindTooLarge
+		a.Feedback, a.FeedbackKind = tooLarge(reply.OverLimit, f.Shorter), KindTooLarge
 		return a, reply, false, nil
 	}
 	return a, reply, true, nil
 }
 
-// noCode sets the feedback on an answer without code: the format, after
+// NoCode sets the feedback on an answer without code: the format, after
 // a note when the answer was cut off at the token limit.
-func (f answerForm) noCode(a *attemptlog.Attempt, truncated bool) {
-	a.Feedback, a.FeedbackKind = f.reminder, "format"
+func (f AnswerForm) NoCode(a *attemptlog.Attempt, truncated bool) {
+	a.Feedback, a.FeedbackKind = f.Reminder, "format"
 	if truncated {
-		a.Feedback = "Your answer was cut off at the token limit before " + f.complete + " complete. " + f.reminder
+		a.Feedback = "Your answer was cut off at the token limit before " + f.Complete + " complete. " + f.Reminder
 	}
 }
 
@@ -75,9 +69,9 @@ func tooLarge(limit int64, ask string) string {
 	return fmt.Sprintf("Nothing was tested: your answer was longer than %s, the most that is read, so none of it was used. %s", limits.FormatBytes(limit), ask)
 }
 
-// runFeedback sets the feedback on a failed run: refined by the error
+// RunFeedback sets the feedback on a failed run: refined by the error
 // handler, or the raw output (the paper's ablation).
-func runFeedback(a *attemptlog.Attempt, mode FeedbackMode, in feedback.Input) {
+func RunFeedback(a *attemptlog.Attempt, mode FeedbackMode, in feedback.Input) {
 	fb := feedback.Refine(in)
 	if mode == FeedbackRaw {
 		fb = feedback.Raw(in)
@@ -85,9 +79,9 @@ func runFeedback(a *attemptlog.Attempt, mode FeedbackMode, in feedback.Input) {
 	a.Feedback, a.FeedbackKind = fb.Message, fb.Kind
 }
 
-// oomNote is stderr with a line saying the run was killed for memory, when
+// OOMNote is stderr with a line saying the run was killed for memory, when
 // it was.
-func oomNote(stderr string, res sandbox.Result) string {
+func OOMNote(stderr string, res sandbox.Result) string {
 	if !res.OOMKilled {
 		return stderr
 	}

@@ -25,37 +25,32 @@ func (r replies) Complete(context.Context, []chat.Message) (programmer.Reply, er
 	return r.reply, r.err
 }
 
-// TestAnswerForms: both modes record the answer the same way, and word
-// the feedback on an answer that cannot be used for their own answers.
+// TestAnswerForms: an answer is recorded with its usage, and the feedback
+// on an answer that cannot be used is worded for the mode's answers
+// (repository mode's: package repo).
 func TestAnswerForms(t *testing.T) {
 	msgs := []chat.Message{{Role: "user", Content: "fix it"}}
 	tests := []struct {
 		name     string
-		form     answerForm
+		form     AnswerForm
 		reply    programmer.Reply
 		err      error
 		ok       bool
-		feedback string // what the feedback starts with, after noCode when ok
+		feedback string // what the feedback starts with, after NoCode when ok
 		kind     string
 	}{
 		{name: "function, too large", form: functionAnswer, reply: programmer.Reply{OverLimit: 4 << 20},
-			feedback: "Nothing was tested: your answer was longer than 4 MiB, the most that is read, so none of it was used. Answer again with only the code of the function.", kind: kindTooLarge},
-		{name: "repository, too large", form: repoAnswer, reply: programmer.Reply{OverLimit: 1 << 20},
-			feedback: "Nothing was tested: your answer was longer than 1 MiB, the most that is read, so none of it was used. Answer again with only the files the fix needs.", kind: kindTooLarge},
+			feedback: "Nothing was tested: your answer was longer than 4 MiB, the most that is read, so none of it was used. Answer again with only the code of the function.", kind: KindTooLarge},
 		{name: "function, no code", form: functionAnswer, reply: programmer.Reply{Content: "I would check it."}, ok: true,
 			feedback: response.FormatReminder, kind: "format"},
-		{name: "repository, no files", form: repoAnswer, reply: programmer.Reply{Content: "I would check it."}, ok: true,
-			feedback: response.RepoFormatReminder, kind: "format"},
 		{name: "function, cut off", form: functionAnswer, reply: programmer.Reply{Content: "```python\ndef f(", Truncated: true}, ok: true,
 			feedback: "Your answer was cut off at the token limit before the code was complete. " + response.FormatReminder, kind: "format"},
-		{name: "repository, cut off", form: repoAnswer, reply: programmer.Reply{Content: "### File: a.py", Truncated: true}, ok: true,
-			feedback: "Your answer was cut off at the token limit before the files were complete. " + response.RepoFormatReminder, kind: "format"},
-		{name: "the model fails", form: repoAnswer, err: errors.New("connection refused")},
+		{name: "the model fails", form: functionAnswer, err: errors.New("connection refused")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.reply.PromptTokens, tt.reply.CompletionTokens, tt.reply.Duration = 100, 20, time.Second
-			a, reply, ok, err := tt.form.ask(context.Background(), replies{tt.reply, tt.err}, msgs)
+			a, reply, ok, err := tt.form.Ask(context.Background(), replies{tt.reply, tt.err}, msgs)
 			if tt.err != nil {
 				if !errors.Is(err, tt.err) || ok || !strings.HasPrefix(err.Error(), "model call: ") {
 					t.Fatalf("ask = %v, %v; want the model's error", ok, err)
@@ -69,7 +64,7 @@ func TestAnswerForms(t *testing.T) {
 				t.Errorf("attempt = %+v, reply %+v; want the answer and its usage recorded", a, reply)
 			}
 			if ok {
-				tt.form.noCode(&a, reply.Truncated)
+				tt.form.NoCode(&a, reply.Truncated)
 			}
 			if a.Feedback != tt.feedback || a.FeedbackKind != tt.kind {
 				t.Errorf("feedback = %q (%s)\nwant %q (%s)", a.Feedback, a.FeedbackKind, tt.feedback, tt.kind)
@@ -82,16 +77,16 @@ func TestAnswerForms(t *testing.T) {
 // run killed for memory says so in what either sees.
 func TestRunFeedback(t *testing.T) {
 	killed := sandbox.Result{OOMKilled: true, Memory: 512 << 20}
-	in := feedback.Input{Stdout: "collected 1 item\n", Stderr: oomNote("Traceback (most recent call last):\n", killed), ExitCode: 137, Style: feedback.Pytest}
+	in := feedback.Input{Stdout: "collected 1 item\n", Stderr: OOMNote("Traceback (most recent call last):\n", killed), ExitCode: 137, Style: feedback.Pytest}
 	if !strings.HasSuffix(in.Stderr, "\nMemoryError: the tests were killed for using more than 512 MiB of memory\n") {
-		t.Errorf("oomNote = %q", in.Stderr)
+		t.Errorf("OOMNote = %q", in.Stderr)
 	}
-	if got := oomNote("out\n", sandbox.Result{Memory: 512 << 20}); got != "out\n" {
-		t.Errorf("oomNote of a run not killed = %q", got)
+	if got := OOMNote("out\n", sandbox.Result{Memory: 512 << 20}); got != "out\n" {
+		t.Errorf("OOMNote of a run not killed = %q", got)
 	}
 	for _, mode := range []FeedbackMode{FeedbackRefined, FeedbackRaw} {
 		var a attemptlog.Attempt
-		runFeedback(&a, mode, in)
+		RunFeedback(&a, mode, in)
 		want := feedback.Refine(in)
 		if mode == FeedbackRaw {
 			want = feedback.Raw(in)

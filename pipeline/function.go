@@ -63,7 +63,7 @@ func SolveFunction(ctx context.Context, model Model, box Sandbox, task FunctionT
 	prompt := programmer.FunctionTask{Problem: task.Prompt, Signature: sig}.Render()
 	conv := programmer.NewConversation(programmer.KindFunction, prompt, s.History)
 
-	err := iterate(log, conv, s, func(msgs []chat.Message) (attemptlog.Attempt, error) {
+	err := Iterate(log, conv, s, func(msgs []chat.Message) (attemptlog.Attempt, error) {
 		return attempt(ctx, model, box, task, s, msgs)
 	}, func(a attemptlog.Attempt) string { return nonEmpty(a.FeedbackKind, "pass") })
 	return log, err
@@ -71,13 +71,13 @@ func SolveFunction(ctx context.Context, model Model, box Sandbox, task FunctionT
 
 // attempt makes one model call and runs the code it answered.
 func attempt(ctx context.Context, model Model, box Sandbox, task FunctionTask, s Settings, msgs []chat.Message) (attemptlog.Attempt, error) {
-	a, reply, ok, err := functionAnswer.ask(ctx, model, msgs)
+	a, reply, ok, err := functionAnswer.Ask(ctx, model, msgs)
 	if err != nil || !ok {
 		return a, err
 	}
 	parsed, err := response.ParseFunction(reply.Content, task.EntryPoint)
 	if err != nil || parsed.Code == "" {
-		functionAnswer.noCode(&a, reply.Truncated)
+		functionAnswer.NoCode(&a, reply.Truncated)
 		return a, nil
 	}
 	outcome, err := RunTests(ctx, box, parsed.Code, task.Tests, task.EntryPoint, task.cpuLimit(s))
@@ -90,7 +90,7 @@ func attempt(ctx context.Context, model Model, box Sandbox, task FunctionTask, s
 	if a.Run.Passed {
 		return a, nil
 	}
-	runFeedback(&a, s.Feedback, outcome.FeedbackInput(task.EntryPoint))
+	RunFeedback(&a, s.Feedback, outcome.FeedbackInput(task.EntryPoint))
 	return a, nil
 }
 
@@ -138,7 +138,7 @@ func (o Outcome) Log(image string) *attemptlog.Run {
 		Passed:    o.Passed(),
 		TimedOut:  o.Harness.TimedOut,
 		OOMKilled: o.Sandbox.OOMKilled,
-		Output:    joinOutput(o.Harness.Stdout, o.Harness.Stderr),
+		Output:    JoinOutput(o.Harness.Stdout, o.Harness.Stderr),
 		Truncated: o.Sandbox.Truncated(),
 		Duration:  o.Sandbox.Duration,
 	}
@@ -165,7 +165,7 @@ func (o Outcome) FeedbackInput(entryPoint string) feedback.Input {
 	}
 	return feedback.Input{
 		Stdout:     o.Harness.Stdout,
-		Stderr:     oomNote(o.Harness.Stderr, o.Sandbox),
+		Stderr:     OOMNote(o.Harness.Stderr, o.Sandbox),
 		ExitCode:   o.Sandbox.ExitCode,
 		TimedOut:   o.Harness.TimedOut,
 		CPULimited: o.Harness.CPULimited,
@@ -175,7 +175,9 @@ func (o Outcome) FeedbackInput(entryPoint string) feedback.Input {
 	}
 }
 
-func joinOutput(stdout, stderr string) string {
+// JoinOutput is a run's standard output followed by its standard error,
+// as the attempt log shows them.
+func JoinOutput(stdout, stderr string) string {
 	switch {
 	case stdout == "":
 		return stderr

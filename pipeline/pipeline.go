@@ -69,14 +69,9 @@ type Settings struct {
 	Model, Image string
 	// Progress, when set, is told about each attempt as it ends.
 	Progress func(Event)
-	// RunNumber gives every test run of repo mode its number in the job,
-	// RunNumberEnv; off, the code under test is not told.
+	// RunNumber gives every test run of repo mode its number in the job
+	// (repo.RunNumberEnv); off, the code under test is not told.
 	RunNumber bool
-
-	// withoutScan and withoutTripwire turn one defence of the proof off,
-	// so that Capsule's own tests show each of the others holding alone
-	// (export_test.go); nothing else sets them.
-	withoutScan, withoutTripwire bool
 }
 
 // DefaultSettings returns the paper's settings.
@@ -114,14 +109,14 @@ type Event struct {
 	Record attemptlog.Attempt
 }
 
-// attemptFunc makes one attempt with the messages of its call.
-type attemptFunc func(msgs []chat.Message) (attemptlog.Attempt, error)
+// AttemptFunc makes one attempt with the messages of its call.
+type AttemptFunc func(msgs []chat.Message) (attemptlog.Attempt, error)
 
-// iterate drives the loop shared by both task kinds: the generation call,
+// Iterate drives the loop shared by both task kinds: the generation call,
 // then fix calls carrying the last attempt's feedback and code, until an
 // attempt passes or the fix attempts run out. Each attempt is recorded in
 // log and reported to s.Progress, described by summary.
-func iterate(log *attemptlog.Log, conv *programmer.Conversation, s Settings, try attemptFunc, summary func(attemptlog.Attempt) string) error {
+func Iterate(log *attemptlog.Log, conv *programmer.Conversation, s Settings, try AttemptFunc, summary func(attemptlog.Attempt) string) error {
 	msgs := conv.GenerationMessages()
 	for k := 0; k <= s.MaxAttempts; k++ {
 		mode := attemptlog.Generate

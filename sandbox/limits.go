@@ -23,10 +23,8 @@ const (
 	DefaultTimeout     = 30 * time.Second
 	DefaultOutputLimit = 1 << 20 // bytes kept of each of stdout and stderr
 	DefaultTmpSize     = 64 << 20
-	DefaultDisk        = 1 << 30          // bytes a run may have in its workspace
-	DefaultDiskFiles   = 100_000          // files and directories in the workspace
-	MinMemory          = limits.MinMemory // the least memory Docker gives a container
-	MinDisk            = limits.MinDisk   // the least disk a workspace gets
+	DefaultDisk        = 1 << 30 // bytes a run may have in its workspace
+	DefaultDiskFiles   = 100_000 // files and directories in the workspace
 	// SandboxUser is the numeric user and group that runs every command in
 	// the container (the agent itself runs as root with a few
 	// capabilities); it needs no entry in the image's /etc/passwd.
@@ -134,8 +132,3 @@ func (l Limits) Validate() error {
 	}
 	return nil
 }
-
-// FormatBytes renders n in the largest binary unit that divides it evenly
-// (512 MiB, 1 GiB), or in bytes: limits.FormatBytes, for the callers that
-// hold the sandbox already.
-func FormatBytes(n int64) string { return limits.FormatBytes(n) }

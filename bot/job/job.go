@@ -16,6 +16,7 @@ import (
 	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
+	"github.com/capsulehq/capsule/pipeline/repo"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
 )
 
@@ -52,7 +53,7 @@ type Result struct {
 	// it: a CI round answers only checks that ran on this commit.
 	HeadSHA       string
 	StatusComment int64
-	Outcome       *pipeline.RepoOutcome // nil when the loop did not run
+	Outcome       *repo.Outcome // nil when the loop did not run
 }
 
 // Log returns the attempt log, or nil when the loop did not run.

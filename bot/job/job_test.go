@@ -18,13 +18,13 @@ import (
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/edits"
 	"github.com/capsulehq/capsule/pipeline/programmer"
-	"github.com/capsulehq/capsule/pipeline/reposolve"
+	"github.com/capsulehq/capsule/pipeline/repo"
 )
 
 // solverFunc is a Solver in a function.
-type solverFunc func(context.Context, reposolve.Task) (*pipeline.RepoOutcome, error)
+type solverFunc func(context.Context, repo.Task) (*repo.Outcome, error)
 
-func (f solverFunc) Solve(ctx context.Context, t reposolve.Task) (*pipeline.RepoOutcome, error) {
+func (f solverFunc) Solve(ctx context.Context, t repo.Task) (*repo.Outcome, error) {
 	return f(ctx, t)
 }
 
@@ -32,18 +32,18 @@ func (f solverFunc) Solve(ctx context.Context, t reposolve.Task) (*pipeline.Repo
 var fix = edits.Edit{Path: "calc/ops.py", Content: "def add(a, b):\n    return a + b\n"}
 
 // outcome is a loop's outcome of kind o with changes es.
-func outcome(o attemptlog.Outcome, es ...edits.Edit) *pipeline.RepoOutcome {
+func outcome(o attemptlog.Outcome, es ...edits.Edit) *repo.Outcome {
 	l := &attemptlog.Log{TaskID: "issue-12", TestCommand: "pytest", Outcome: o, Solved: o != attemptlog.NotSolved, AttemptIndex: 1}
 	if o == attemptlog.NotSolved {
 		l.AttemptIndex, l.Stopped = -1, "the tests do not pass after 6 attempts"
 	}
-	return &pipeline.RepoOutcome{Log: l, Edits: es}
+	return &repo.Outcome{Log: l, Edits: es}
 }
 
 // solves is a solver that checks its task (the issue's text, the fetched
 // tree), reports a failed and a passing attempt, and returns o.
-func solves(o *pipeline.RepoOutcome) solverFunc {
-	return func(_ context.Context, t reposolve.Task) (*pipeline.RepoOutcome, error) {
+func solves(o *repo.Outcome) solverFunc {
+	return func(_ context.Context, t repo.Task) (*repo.Outcome, error) {
 		if t.Title != "add subtracts" || t.Body != "add(1, 2) gives -1" || t.ID != "issue-12" {
 			return nil, fmt.Errorf("task = %+v, not the issue's", t)
 		}
@@ -58,7 +58,7 @@ func solves(o *pipeline.RepoOutcome) solverFunc {
 
 // fails is a solver that fails with err.
 func fails(err error) solverFunc {
-	return func(context.Context, reposolve.Task) (*pipeline.RepoOutcome, error) { return nil, err }
+	return func(context.Context, repo.Task) (*repo.Outcome, error) { return nil, err }
 }
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -289,8 +289,8 @@ func TestRunDecisions(t *testing.T) {
 		},
 		{
 			name:   "no test command is a configuration failure",
-			solver: fails(fmt.Errorf("%w: no test command found: set test_command", reposolve.ErrConfig)),
-			state:  work.Failed, errIs: reposolve.ErrConfig, status: "no test command found", labels: []string{LabelFailed},
+			solver: fails(fmt.Errorf("%w: no test command found: set test_command", repo.ErrConfig)),
+			state:  work.Failed, errIs: repo.ErrConfig, status: "no test command found", labels: []string{LabelFailed},
 		},
 		{
 			name:    "a repository the token cannot see fails at once",
@@ -326,7 +326,7 @@ func TestRunDecisions(t *testing.T) {
 		{
 			name: "an executable keeps its mode, a deletion is a deletion",
 			solver: solves(outcome(attemptlog.Solved, fix, edits.Edit{Path: "run.sh", Content: "pytest -q\n"},
-				edits.Edit{Path: "old.py", Content: edits.DeleteMarker})),
+				edits.Edit{Path: "old.py", Delete: true})),
 			state: work.Done, status: "Solved", labels: []string{LabelDone}, pulls: 1,
 			check: func(t *testing.T, f *fakeGitHub, _ Result) {
 				want := []File{
@@ -344,7 +344,7 @@ func TestRunDecisions(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f, target := setUp(t, tt.prepare, tt.target)
 			r := &Runner{Version: "test", Logger: quiet(), WorkDir: t.TempDir()}
-			r.Solver = solverFunc(func(context.Context, reposolve.Task) (*pipeline.RepoOutcome, error) {
+			r.Solver = solverFunc(func(context.Context, repo.Task) (*repo.Outcome, error) {
 				t.Error("the solver ran")
 				return nil, errors.New("the solver must not run")
 			})
@@ -406,7 +406,7 @@ func TestRunDecisions(t *testing.T) {
 func TestRunStoppedLeavesGitHub(t *testing.T) {
 	f := newFakeGitHub(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &Runner{Logger: quiet(), WorkDir: t.TempDir(), Solver: solverFunc(func(ctx context.Context, _ reposolve.Task) (*pipeline.RepoOutcome, error) {
+	r := &Runner{Logger: quiet(), WorkDir: t.TempDir(), Solver: solverFunc(func(ctx context.Context, _ repo.Task) (*repo.Outcome, error) {
 		cancel()
 		return nil, ctx.Err()
 	})}

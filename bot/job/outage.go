@@ -14,7 +14,7 @@ import (
 
 	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/internal/httpretry"
-	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/pipeline/repo"
 )
 
 // ErrWaitingForGitHub is wrapped by the error of a job that stopped to
@@ -82,7 +82,7 @@ func RetryAt(err error, now time.Time) time.Time {
 // and the modes of the files it changes. Its next run, given it back
 // (Hooks.Kept), publishes it without running the loop again.
 type Kept struct {
-	outcome *pipeline.RepoOutcome
+	outcome *repo.Outcome
 	parent  string
 	modes   map[string]string
 }
@@ -111,7 +111,7 @@ func (s *session) waitForGitHub(cause error) (Result, error) {
 
 // resume returns the outcome an earlier run of the job kept, with the
 // commit it was made over as the job's parent, or nil when there is none.
-func (s *session) resume() *pipeline.RepoOutcome {
+func (s *session) resume() *repo.Outcome {
 	k := s.hooks.Kept
 	if k == nil || k.outcome == nil {
 		return nil

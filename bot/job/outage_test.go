@@ -19,9 +19,8 @@ import (
 
 	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/internal/httpretry"
-	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
-	"github.com/capsulehq/capsule/pipeline/reposolve"
+	"github.com/capsulehq/capsule/pipeline/repo"
 )
 
 func TestGitHubDown(t *testing.T) {
@@ -67,7 +66,7 @@ func TestGitHubDown(t *testing.T) {
 func TestRunWaitsForGitHub(t *testing.T) {
 	down := fmt.Errorf("POST pulls: %w", &url.Error{Op: "Post", Err: &net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}})
 	var solved atomic.Int32
-	solver := solverFunc(func(context.Context, reposolve.Task) (*pipeline.RepoOutcome, error) {
+	solver := solverFunc(func(context.Context, repo.Task) (*repo.Outcome, error) {
 		solved.Add(1)
 		return outcome(attemptlog.Solved, fix), nil
 	})

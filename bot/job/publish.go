@@ -11,15 +11,15 @@ import (
 
 	"github.com/capsulehq/capsule/bot/report"
 	"github.com/capsulehq/capsule/bot/work"
-	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
+	"github.com/capsulehq/capsule/pipeline/repo"
 )
 
 // publish commits the outcome's change on the issue's branch through the
 // Git Data API and opens the pull request, or updates the one a previous
 // run opened. It returns the zero PullRequest when there is no change to
 // publish.
-func (s *issueRun) publish(ctx context.Context, baseBranch, title string, o *pipeline.RepoOutcome) (PullRequest, error) {
+func (s *issueRun) publish(ctx context.Context, baseBranch, title string, o *repo.Outcome) (PullRequest, error) {
 	if len(o.Edits) == 0 {
 		return PullRequest{}, nil
 	}
@@ -76,10 +76,10 @@ func (s *issueRun) opened(pr PullRequest) {
 }
 
 // commit makes one commit over s.parent with the outcome's files.
-func (s *session) commit(ctx context.Context, message string, o *pipeline.RepoOutcome) (string, error) {
+func (s *session) commit(ctx context.Context, message string, o *repo.Outcome) (string, error) {
 	files := make([]File, 0, len(o.Edits))
 	for _, e := range o.Edits {
-		f := File{Path: e.Path, Mode: s.mode(e.Path), Delete: e.Deletes()}
+		f := File{Path: e.Path, Mode: s.mode(e.Path), Delete: e.Delete}
 		if !f.Delete {
 			f.Content = e.Content
 		}
@@ -121,7 +121,7 @@ func (s *issueRun) pointBranch(ctx context.Context, branch, sha string) error {
 }
 
 // commitMessage says what the commit is and whether its tests pass.
-func commitMessage(issue int, title string, o *pipeline.RepoOutcome) string {
+func commitMessage(issue int, title string, o *repo.Outcome) string {
 	l := o.Log
 	switch {
 	case o.Outcome() == attemptlog.Solved:
@@ -167,7 +167,7 @@ func (s *session) logRound(ctx context.Context, pr PullRequest, r report.Round) 
 // message and the trailers of round key, and moves the branch to it,
 // never forcing: when someone pushed meanwhile, it pushes nothing and
 // says so. It returns "" when o changes nothing.
-func (s *session) pushOnBranch(ctx context.Context, message, key string, o *pipeline.RepoOutcome) (string, error) {
+func (s *session) pushOnBranch(ctx context.Context, message, key string, o *repo.Outcome) (string, error) {
 	if len(o.Edits) == 0 {
 		return "", nil
 	}
@@ -186,7 +186,7 @@ func (s *session) pushOnBranch(ctx context.Context, message, key string, o *pipe
 }
 
 // roundMessage says what a round's commit is.
-func roundMessage(issue int, r report.Round, title string, o *pipeline.RepoOutcome) string {
+func roundMessage(issue int, r report.Round, title string, o *repo.Outcome) string {
 	l := o.Log
 	return fmt.Sprintf("Round %d for #%d: %s\n\nMade by Capsule for %s; the tests pass (`%s`) at attempt %d after %d model calls.\n",
 		r.Number, issue, oneLine(title), oneLine(strings.NewReplacer("`", "", "@", "").Replace(r.Cause)), l.TestCommand, l.AttemptIndex, l.ModelCalls())

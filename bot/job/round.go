@@ -10,7 +10,7 @@ import (
 	"github.com/capsulehq/capsule/bot/report"
 	"github.com/capsulehq/capsule/bot/round"
 	"github.com/capsulehq/capsule/bot/work"
-	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/pipeline/repo"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
 )
 
@@ -161,7 +161,7 @@ func (s *roundRun) solveRound(ctx context.Context, pr PullRequest, cfg repoconfi
 // empty sha: it changed nothing): a reply in each of the review's threads,
 // the round in the pull request's body, and the status comment. A nil
 // outcome is a round resumed after its push, whose log is lost.
-func (s *roundRun) roundPushed(ctx context.Context, pr PullRequest, sha string, o *pipeline.RepoOutcome) (Result, error) {
+func (s *roundRun) roundPushed(ctx context.Context, pr PullRequest, sha string, o *repo.Outcome) (Result, error) {
 	s.round.Commit = sha
 	res := Result{State: work.Done, PullRequest: pr.Number, PullRequestURL: pr.URL, Outcome: o, HeadSHA: sha, StatusComment: s.comment}
 	if o != nil {

@@ -16,7 +16,7 @@ import (
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/edits"
-	"github.com/capsulehq/capsule/pipeline/reposolve"
+	"github.com/capsulehq/capsule/pipeline/repo"
 	"github.com/capsulehq/capsule/testsupport/fakegithub"
 )
 
@@ -52,8 +52,8 @@ var roundFix = edits.Edit{Path: "calc/ops.py", Content: "def add(a, b):\n    \"\
 
 // answers is a solver that checks the round's task (the issue, then what
 // was asked: want) and tree (the branch's head), and returns o.
-func answers(o *pipeline.RepoOutcome, want ...string) solverFunc {
-	return func(_ context.Context, t reposolve.Task) (*pipeline.RepoOutcome, error) {
+func answers(o *repo.Outcome, want ...string) solverFunc {
+	return func(_ context.Context, t repo.Task) (*repo.Outcome, error) {
 		for _, w := range append([]string{"add(1, 2) gives -1"}, want...) {
 			if !strings.Contains(t.Body, w) {
 				return nil, fmt.Errorf("the task lacks %q:\n%s", w, t.Body)
@@ -228,7 +228,7 @@ func TestRoundDecisions(t *testing.T) {
 		{
 			name:   "/capsule retry on the pull request asks for the issue again, on the branch",
 			target: command("/capsule retry"),
-			solver: func(ctx context.Context, task reposolve.Task) (*pipeline.RepoOutcome, error) {
+			solver: func(ctx context.Context, task repo.Task) (*repo.Outcome, error) {
 				if task.Title != "add subtracts" || task.Body != "add(1, 2) gives -1" {
 					return nil, fmt.Errorf("task %q %q, want the issue's", task.Title, task.Body)
 				}
@@ -341,7 +341,7 @@ func TestRoundDecisions(t *testing.T) {
 				target.Round = "comment:77"
 			}
 			r := &Runner{Version: "test", Logger: quiet(), WorkDir: t.TempDir()}
-			r.Solver = solverFunc(func(context.Context, reposolve.Task) (*pipeline.RepoOutcome, error) {
+			r.Solver = solverFunc(func(context.Context, repo.Task) (*repo.Outcome, error) {
 				t.Error("the solver ran")
 				return nil, errors.New("the solver must not run")
 			})
@@ -386,7 +386,7 @@ const humanSHA = "00000000000000000000000000000000000000bb"
 
 // humanPushes is s, during which a human pushes to the issue's branch.
 func humanPushes(f *fakeGitHub, s solverFunc) solverFunc {
-	return func(ctx context.Context, t reposolve.Task) (*pipeline.RepoOutcome, error) {
+	return func(ctx context.Context, t repo.Task) (*repo.Outcome, error) {
 		o, err := s(ctx, t)
 		f.mu.Lock()
 		defer f.mu.Unlock()
@@ -405,7 +405,7 @@ func TestRetryKeepsRounds(t *testing.T) {
 		name    string
 		prepare func(*fakeGitHub)
 		label   bool // the label is added again instead of /capsule retry
-		o       *pipeline.RepoOutcome
+		o       *repo.Outcome
 		tree    string // calc/ops.py as the solver must see it
 		state   work.State
 		check   func(t *testing.T, f *fakeGitHub, res Result)
@@ -493,7 +493,7 @@ func TestRetryKeepsRounds(t *testing.T) {
 				}
 				r.Trigger, r.Label = work.TriggerRetry, ""
 			})
-			r := &Runner{Version: "test", Logger: quiet(), WorkDir: t.TempDir(), Solver: solverFunc(func(_ context.Context, task reposolve.Task) (*pipeline.RepoOutcome, error) {
+			r := &Runner{Version: "test", Logger: quiet(), WorkDir: t.TempDir(), Solver: solverFunc(func(_ context.Context, task repo.Task) (*repo.Outcome, error) {
 				data, err := os.ReadFile(filepath.Join(task.Dir, "calc", "ops.py"))
 				if err != nil || string(data) != tt.tree || task.Title != "add subtracts" {
 					return nil, fmt.Errorf("tree %q (%v), title %q", data, err, task.Title)
@@ -566,11 +566,11 @@ func TestRoundAnnounceAndFail(t *testing.T) {
 // adapter on the OpenAPI-checked fake, twice: the second run (a replayed
 // delivery) adds nothing.
 func TestReviewRoundOverGitHub(t *testing.T) {
-	gh, s, repo := adapter(t, map[string]string{"calc/ops.py": "def add(a, b):\n    return a - b\n"})
+	gh, s, fake := adapter(t, map[string]string{"calc/ops.py": "def add(a, b):\n    return a - b\n"})
 	s.SetPermission("octo", "calc", "alice", "write")
-	repo.AddIssue(4, "alice", "add subtracts", "add(1, 2) gives -1")
+	fake.AddIssue(4, "alice", "add subtracts", "add(1, 2) gives -1")
 	ctx := context.Background()
-	head, err := repo.Push(work.Branch(4), withTrailers("Fix #4: add subtracts", 4, ""), map[string]string{"calc/ops.py": fix1.Content})
+	head, err := fake.Push(work.Branch(4), withTrailers("Fix #4: add subtracts", 4, ""), map[string]string{"calc/ops.py": fix1.Content})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -579,14 +579,14 @@ func TestReviewRoundOverGitHub(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rv := repo.AddReview(pr.Number, fakegithub.Review{User: "alice", State: "CHANGES_REQUESTED", Comments: []fakegithub.ReviewComment{
+	rv := fake.AddReview(pr.Number, fakegithub.Review{User: "alice", State: "CHANGES_REQUESTED", Comments: []fakegithub.ReviewComment{
 		{Path: "calc/ops.py", Line: 2, DiffHunk: "@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return b + a", Body: commentA},
 	}})
 	target := work.Request{
 		Owner: "octo", Repo: "calc", Issue: 4, Sender: "alice", Trigger: work.TriggerReview, PullRequest: pr.Number,
 		Round: fmt.Sprintf("review:%d", rv.ID), HeadSHA: head, Delivery: "d-9",
 	}
-	solver := solverFunc(func(ctx context.Context, task reposolve.Task) (*pipeline.RepoOutcome, error) {
+	solver := solverFunc(func(ctx context.Context, task repo.Task) (*repo.Outcome, error) {
 		if !strings.Contains(task.Body, commentA) || !strings.Contains(task.Body, "+    return b + a") {
 			return nil, fmt.Errorf("the task lacks the comment and its hunk:\n%s", task.Body)
 		}
@@ -598,17 +598,17 @@ func TestReviewRoundOverGitHub(t *testing.T) {
 		if err != nil || res.State != work.Done {
 			t.Fatalf("run %d: %+v, %v", run, res, err)
 		}
-		c, err := repo.Commit(work.Branch(4))
+		c, err := fake.Commit(work.Branch(4))
 		if err != nil || c.SHA != res.HeadSHA || trailer(c.Message, TrailerRound) != target.Round {
 			t.Fatalf("run %d: branch at %+v, %v; result %s", run, c, err, res.HeadSHA)
 		}
 	}
-	files, err := repo.Files(work.Branch(4))
+	files, err := fake.Files(work.Branch(4))
 	if err != nil || files["calc/ops.py"] != roundFix.Content {
 		t.Errorf("branch files = %q, %v", files, err)
 	}
 	var replies []fakegithub.ReviewComment
-	for _, c := range repo.ReviewComments(pr.Number) {
+	for _, c := range fake.ReviewComments(pr.Number) {
 		if c.InReplyTo != 0 {
 			replies = append(replies, c)
 		}
@@ -616,12 +616,12 @@ func TestReviewRoundOverGitHub(t *testing.T) {
 	if len(replies) != 1 || replies[0].InReplyTo != rv.Comments[0].ID || !strings.HasPrefix(replies[0].Body, report.RoundMarker(target.Round)) {
 		t.Errorf("replies = %+v", replies)
 	}
-	prs := repo.PullRequests()
+	prs := fake.PullRequests()
 	if n, ok := report.RoundNumber(prs[0].Body, target.Round); !ok || n != 2 || strings.Count(prs[0].Body, "#### Round 2") != 1 {
 		t.Errorf("body:\n%s", prs[0].Body)
 	}
 	var statuses int
-	for _, c := range repo.Comments(pr.Number) {
+	for _, c := range fake.Comments(pr.Number) {
 		if strings.HasPrefix(c.Body, report.Marker) {
 			statuses++
 		}

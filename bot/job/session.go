@@ -14,8 +14,8 @@ import (
 	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/programmer"
+	"github.com/capsulehq/capsule/pipeline/repo"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
-	"github.com/capsulehq/capsule/pipeline/reposolve"
 )
 
 // session is one run of a job: what it knows as it goes, and the steps
@@ -54,7 +54,7 @@ type session struct {
 	// solved is the loop's outcome once it ran (or was kept from a run
 	// that waited for GitHub), over commit solvedOver; modes holds the
 	// modes of the files a kept outcome changes.
-	solved     *pipeline.RepoOutcome
+	solved     *repo.Outcome
 	solvedOver string
 	modes      map[string]string
 }
@@ -250,7 +250,7 @@ func (s *session) failConfig(ctx context.Context, cfgErr error) (Result, error) 
 // fail ends the job as failed: the reason goes in the status comment, with
 // the log so far. Without ctx (it ended) GitHub is left as it is so that a
 // later run picks the job up again.
-func (s *session) fail(ctx context.Context, outcome *pipeline.RepoOutcome, reason string, cause error) (Result, error) {
+func (s *session) fail(ctx context.Context, outcome *repo.Outcome, reason string, cause error) (Result, error) {
 	if reason == "" && cause != nil {
 		reason = cause.Error()
 	}
@@ -304,7 +304,7 @@ func (s *session) removeTree() {
 // solve fetches the tree at s.parent (the job removes it as it ends, see
 // removeTree) and runs the loop on task. A nil outcome means the job
 // ended (res and err say how): the model is away, or the loop failed.
-func (s *session) solve(ctx context.Context, task round.Task, cfg repoconfig.Config) (*pipeline.RepoOutcome, Result, error) {
+func (s *session) solve(ctx context.Context, task round.Task, cfg repoconfig.Config) (*repo.Outcome, Result, error) {
 	if kept := s.resume(); kept != nil {
 		return kept, Result{}, nil
 	}
@@ -322,7 +322,7 @@ func (s *session) solve(ctx context.Context, task round.Task, cfg repoconfig.Con
 	if s.round != nil {
 		id += fmt.Sprintf("-round-%d", s.round.Number)
 	}
-	outcome, err := s.runner.Solver.Solve(ctx, reposolve.Task{
+	outcome, err := s.runner.Solver.Solve(ctx, repo.Task{
 		ID: id, Dir: dir, Config: cfg, Title: task.Title, Body: task.Body,
 		Progress: func(e pipeline.Event) { s.progress(ctx, e) },
 		Logger:   s.log,

@@ -3,14 +3,13 @@ package job
 import (
 	"context"
 
-	"github.com/capsulehq/capsule/pipeline"
-	"github.com/capsulehq/capsule/pipeline/reposolve"
+	"github.com/capsulehq/capsule/pipeline/repo"
 )
 
-// Solver runs repo mode on a task; *reposolve.Sandboxed is the one the
+// Solver runs repo mode on a task; *repo.Sandboxed is the one the
 // App and the Action use.
 type Solver interface {
 	// Solve returns the outcome (possibly partial) and an error when the
 	// configuration, the model or the sandbox failed.
-	Solve(ctx context.Context, t reposolve.Task) (*pipeline.RepoOutcome, error)
+	Solve(ctx context.Context, t repo.Task) (*repo.Outcome, error)
 }

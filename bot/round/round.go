@@ -72,7 +72,7 @@ type Annotation struct {
 	Message string
 }
 
-// Task is a round's task for the loop: pipeline.RepoTask's title and body.
+// Task is a round's task for the loop: repo.Task's title and body.
 type Task struct {
 	Title, Body string
 }

@@ -14,10 +14,9 @@ import (
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/bot/work"
-	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/chat"
 	"github.com/capsulehq/capsule/pipeline/programmer"
-	"github.com/capsulehq/capsule/pipeline/reposolve"
+	"github.com/capsulehq/capsule/pipeline/repo"
 	"github.com/capsulehq/capsule/testsupport/calculatortest"
 	"github.com/capsulehq/capsule/testsupport/fakegithub"
 	"github.com/capsulehq/capsule/testsupport/fakeopenai"
@@ -32,7 +31,7 @@ type askingSolver struct {
 	after func()
 }
 
-func (a *askingSolver) Solve(ctx context.Context, t reposolve.Task) (*pipeline.RepoOutcome, error) {
+func (a *askingSolver) Solve(ctx context.Context, t repo.Task) (*repo.Outcome, error) {
 	if _, err := a.model.Complete(ctx, []chat.Message{{Role: chat.User, Content: t.Title}}); err != nil {
 		return nil, err
 	}

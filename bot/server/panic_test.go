@@ -11,10 +11,9 @@ import (
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/bot/report"
 	"github.com/capsulehq/capsule/bot/work"
-	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/edits"
-	"github.com/capsulehq/capsule/pipeline/reposolve"
+	"github.com/capsulehq/capsule/pipeline/repo"
 	"github.com/capsulehq/capsule/testsupport/calculatortest"
 )
 
@@ -22,7 +21,7 @@ import (
 // solve the issue.
 type panicsOnce struct{ calls atomic.Int32 }
 
-func (p *panicsOnce) Solve(_ context.Context, t reposolve.Task) (*pipeline.RepoOutcome, error) {
+func (p *panicsOnce) Solve(_ context.Context, t repo.Task) (*repo.Outcome, error) {
 	if p.calls.Add(1) == 1 {
 		var stats []int
 		_ = stats[3] // index out of range
@@ -32,8 +31,8 @@ func (p *panicsOnce) Solve(_ context.Context, t reposolve.Task) (*pipeline.RepoO
 
 // solved is the outcome of a solver that fixed the calculator's issue t
 // at its first attempt.
-func solved(t reposolve.Task) *pipeline.RepoOutcome {
-	return &pipeline.RepoOutcome{
+func solved(t repo.Task) *repo.Outcome {
+	return &repo.Outcome{
 		Log:   &attemptlog.Log{TaskID: t.ID, TestCommand: "pytest", Solved: true, Outcome: attemptlog.Solved, AttemptIndex: 0},
 		Edits: []edits.Edit{{Path: "calc/stats.py", Content: calculatortest.RightStats}},
 	}

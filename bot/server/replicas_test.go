@@ -20,8 +20,7 @@ import (
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/bot/store/postgres"
 	"github.com/capsulehq/capsule/bot/work"
-	"github.com/capsulehq/capsule/pipeline"
-	"github.com/capsulehq/capsule/pipeline/reposolve"
+	"github.com/capsulehq/capsule/pipeline/repo"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/testsupport/pgtest"
 	"github.com/capsulehq/capsule/testsupport/sandboxtest"
@@ -40,7 +39,7 @@ type overlapping struct {
 
 func newOverlapping() *overlapping { return &overlapping{running: make(map[string]int)} }
 
-func (o *overlapping) Solve(_ context.Context, t reposolve.Task) (*pipeline.RepoOutcome, error) {
+func (o *overlapping) Solve(_ context.Context, t repo.Task) (*repo.Outcome, error) {
 	o.runs.Add(1)
 	o.mu.Lock()
 	o.running[t.ID]++

@@ -35,11 +35,8 @@ func withDocstring(s string) string {
 // answerOver is a model answer that changes the file at path from old to
 // new in SEARCH/REPLACE blocks: a round's answer, over the branch's head.
 func answerOver(path, old, new string) fakeopenai.Response {
-	f := programmer.File{Path: path}
-	for _, bl := range edits.BlocksFor(old, new) {
-		f.Blocks = append(f.Blocks, programmer.Block{Search: bl.Search, Replace: bl.Replace})
-	}
-	return fakeopenai.Reply(programmer.FormatFiles([]programmer.File{f}) + "\n")
+	f := edits.FileEdit{Path: path, Blocks: edits.BlocksFor(old, new)}
+	return fakeopenai.Reply(programmer.FormatFiles([]edits.FileEdit{f}) + "\n")
 }
 
 // openPullRequest starts the workers, labels the issue and returns the

@@ -22,7 +22,7 @@ import (
 	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/pipeline/programmer"
-	"github.com/capsulehq/capsule/pipeline/reposolve"
+	"github.com/capsulehq/capsule/pipeline/repo"
 	"github.com/capsulehq/capsule/testsupport/calculatortest"
 	"github.com/capsulehq/capsule/testsupport/fakegithub"
 	"github.com/capsulehq/capsule/testsupport/fakeopenai"
@@ -173,7 +173,7 @@ func newServerOn(t testing.TB, st store.Queue, e endpoints, o worldOptions, logg
 	}
 	if solver == nil {
 		eng := sandboxtest.Engine(t)
-		solver = &reposolve.Sandboxed{Engine: eng, Model: client, ModelName: "test-model", Overrides: reposolve.NoOverrides()}
+		solver = &repo.Sandboxed{Engine: eng, Model: client, ModelName: "test-model", Overrides: repo.NoOverrides()}
 		cfg.Sandboxes = eng
 	}
 	cfg.Runner = &job.Runner{Solver: solver, Version: "test", Logger: logger}

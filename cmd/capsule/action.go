@@ -24,7 +24,7 @@ import (
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/programmer"
-	"github.com/capsulehq/capsule/pipeline/reposolve"
+	"github.com/capsulehq/capsule/pipeline/repo"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/image"
 )
@@ -213,10 +213,10 @@ func action(ctx context.Context, env *environment, wf workflow) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	overrides := reposolve.NoOverrides()
+	overrides := repo.NoOverrides()
 	overrides.MaxAttempts = in.maxAttempts
 	solver := &sandboxOnDemand{env: env, wf: wf, model: model,
-		solver: reposolve.Sandboxed{Model: model, ModelName: model.Config().Model, TestModel: testModel, Overrides: overrides, Maxima: limits.max}}
+		solver: repo.Sandboxed{Model: model, ModelName: model.Config().Model, TestModel: testModel, Overrides: overrides, Maxima: limits.max}}
 	defer solver.close()
 	runner.Solver = solver
 	fmt.Fprintf(env.stdout, "capsule: %s, asked by %s (%s)\n", describe(req), req.Sender, req.Trigger)
@@ -236,13 +236,13 @@ type sandboxOnDemand struct {
 	env    *environment
 	wf     workflow
 	model  *programmer.Client
-	solver reposolve.Sandboxed // its Engine set by start
+	solver repo.Sandboxed // its Engine set by start
 	once   sync.Once
 	err    error
 }
 
 // Solve starts the sandbox and the model once, then runs the loop.
-func (s *sandboxOnDemand) Solve(ctx context.Context, t reposolve.Task) (*pipeline.RepoOutcome, error) {
+func (s *sandboxOnDemand) Solve(ctx context.Context, t repo.Task) (*repo.Outcome, error) {
 	s.once.Do(func() { s.err = s.start(ctx) })
 	if s.err != nil {
 		return nil, s.err

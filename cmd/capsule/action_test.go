@@ -371,11 +371,8 @@ func TestActionRounds(t *testing.T) {
 // answerOver is a model answer that changes the file at path from old to
 // new in SEARCH/REPLACE blocks.
 func answerOver(path, old, new string) string {
-	f := programmer.File{Path: path}
-	for _, bl := range edits.BlocksFor(old, new) {
-		f.Blocks = append(f.Blocks, programmer.Block{Search: bl.Search, Replace: bl.Replace})
-	}
-	return programmer.FormatFiles([]programmer.File{f}) + "\n"
+	f := edits.FileEdit{Path: path, Blocks: edits.BlocksFor(old, new)}
+	return programmer.FormatFiles([]edits.FileEdit{f}) + "\n"
 }
 
 // lastPrompt is the user messages of the model's last chat request.

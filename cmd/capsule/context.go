@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/pipeline/repo"
 	"github.com/capsulehq/capsule/pipeline/repocontext"
-	"github.com/capsulehq/capsule/pipeline/reposolve"
 )
 
 // contextReportHeading separates the context from the report after it.
@@ -15,31 +14,31 @@ const contextReportHeading = "\n==== What the context holds ====\n"
 
 func runContext(_ context.Context, env *environment, args []string) int {
 	fs := newFlagSet("context", "Usage: capsule context --repo DIR --issue FILE|- [--budget N]\n\nPrints the repository context `capsule solve` would give the model for the\nissue, then the files and spans it includes and leaves out, and why.")
-	repo := fs.String("repo", "", "the repository's directory (required)")
+	dir := fs.String("repo", "", "the repository's directory (required)")
 	issuePath := fs.String("issue", "", "the issue in Markdown, a `FILE` or - for standard input; its first \"# \" heading is the title (required)")
 	budget := fs.Int("budget", 0, fmt.Sprintf("token budget of the repository context (default %d)", repocontext.DefaultBudget))
 	if code := parseFlags(fs, env, args); code >= 0 {
 		return code
 	}
-	if *repo == "" || *issuePath == "" || fs.NArg() > 0 {
+	if *dir == "" || *issuePath == "" || fs.NArg() > 0 {
 		fmt.Fprintln(env.stderr, "capsule context: need --repo DIR and --issue FILE (or -), and no other arguments")
 		return exitUsage
 	}
 	if *budget < 0 {
 		return fail(env, fmt.Errorf("%w: --budget must not be negative", errUsage))
 	}
-	local, err := localTask(*repo, *issuePath)
+	local, err := localTask(*dir, *issuePath)
 	if err != nil {
 		return fail(env, err)
 	}
 	// The plan is solve's, so the context is too; no test runs here, so
 	// none needs to be found.
-	plan, err := reposolve.NewPlan(local,
-		reposolve.Overrides{TestCommand: "true", ContextBudget: *budget}, reposolve.Maxima{})
+	plan, err := repo.NewPlan(local,
+		repo.Overrides{TestCommand: "true", ContextBudget: *budget}, repo.Maxima{})
 	if err != nil {
 		return fail(env, fmt.Errorf("%w: %w", errUsage, err))
 	}
-	rc, err := pipeline.RepoContext(plan.Task)
+	rc, err := repo.Context(plan)
 	if err != nil {
 		return fail(env, err)
 	}

@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/pipeline/repo"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
-	"github.com/capsulehq/capsule/pipeline/reposolve"
 	"github.com/capsulehq/capsule/testsupport/goldenfile"
 )
 
@@ -35,11 +34,11 @@ func TestContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := reposolve.NewPlan(reposolve.Task{Dir: largeRepo, Config: cfg, Title: title, Body: body}, reposolve.Overrides{TestCommand: "pytest", ContextBudget: 2200}, reposolve.Maxima{})
+	plan, err := repo.NewPlan(repo.Task{Dir: largeRepo, Config: cfg, Title: title, Body: body}, repo.Overrides{TestCommand: "pytest", ContextBudget: 2200}, repo.Maxima{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc, err := pipeline.RepoContext(plan.Task)
+	rc, err := repo.Context(plan)
 	if err != nil {
 		t.Fatal(err)
 	}

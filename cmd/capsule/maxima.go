@@ -8,14 +8,14 @@ import (
 
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/pipeline/programmer"
-	"github.com/capsulehq/capsule/pipeline/reposolve"
+	"github.com/capsulehq/capsule/pipeline/repo"
 	"github.com/capsulehq/capsule/sandbox/limits"
 )
 
 // operatorLimits are the operator's maxima over what a repository's
 // .github/capsule.yml may ask for, and the bounds on the model's answers.
 type operatorLimits struct {
-	max         reposolve.Maxima
+	max         repo.Maxima
 	answerBytes int64
 	// ciRounds is the most CI rounds a repository's ci_rounds may ask
 	// for on one pull request; 0 turns CI rounds off.
@@ -39,7 +39,7 @@ var operatorLimitEnv = []struct{ flag, env string }{
 // register adds the limits' flags to fs, with the defaults, and then
 // takes each from its environment variable when that is set.
 func (l *operatorLimits) register(fs *flag.FlagSet) error {
-	d := reposolve.DefaultMaxima()
+	d := repo.DefaultMaxima()
 	l.max, l.answerBytes = d, programmer.DefaultMaxAnswerBytes
 	fs.IntVar(&l.max.Attempts, "max-attempts", d.Attempts, "most fix attempts a repository's max_attempts may ask for ($CAPSULE_MAX_ATTEMPTS)")
 	fs.DurationVar(&l.max.Timeout, "max-timeout", d.Timeout, "longest test run a repository's timeout may ask for ($CAPSULE_MAX_TIMEOUT)")

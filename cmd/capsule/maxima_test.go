@@ -10,7 +10,7 @@ import (
 
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/pipeline/programmer"
-	"github.com/capsulehq/capsule/pipeline/reposolve"
+	"github.com/capsulehq/capsule/pipeline/repo"
 )
 
 func TestOperatorLimits(t *testing.T) {
@@ -30,7 +30,7 @@ func TestOperatorLimits(t *testing.T) {
 				"CAPSULE_MAX_CI_ROUNDS": "1",
 			},
 			want: func(l *operatorLimits) {
-				l.max = reposolve.Maxima{Attempts: 3, Timeout: 10 * time.Minute, History: 2, Memory: 2 << 30, CPUs: 0.5, Disk: 3 << 30, AnswerFiles: 7, ReproduceTries: 5}
+				l.max = repo.Maxima{Attempts: 3, Timeout: 10 * time.Minute, History: 2, Memory: 2 << 30, CPUs: 0.5, Disk: 3 << 30, AnswerFiles: 7, ReproduceTries: 5}
 				l.answerBytes, l.ciRounds = 512<<10, 1
 			},
 		},
@@ -81,7 +81,7 @@ func TestOperatorLimits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := operatorLimits{max: reposolve.DefaultMaxima(), answerBytes: programmer.DefaultMaxAnswerBytes, ciRounds: job.DefaultMaxCIRounds}
+			want := operatorLimits{max: repo.DefaultMaxima(), answerBytes: programmer.DefaultMaxAnswerBytes, ciRounds: job.DefaultMaxCIRounds}
 			tt.want(&want)
 			if got != want {
 				t.Errorf("limits = %+v, want %+v", got, want)

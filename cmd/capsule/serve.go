@@ -21,7 +21,7 @@ import (
 	"github.com/capsulehq/capsule/bot/webhook"
 	"github.com/capsulehq/capsule/internal/logx"
 	"github.com/capsulehq/capsule/internal/version"
-	"github.com/capsulehq/capsule/pipeline/reposolve"
+	"github.com/capsulehq/capsule/pipeline/repo"
 	"github.com/capsulehq/capsule/sandbox/image"
 )
 
@@ -203,7 +203,7 @@ func newServer(ctx context.Context, env *environment, log *slog.Logger, mf *mode
 		return nil, nil, err
 	}
 	cleanup := func() { eng.Close(); st.Close() }
-	overrides := reposolve.NoOverrides()
+	overrides := repo.NoOverrides()
 	overrides.Image = ss.image
 	srv, err := server.New(server.Config{
 		Store: st, Clients: apps, Secret: []byte(ss.secret), MaxBodyBytes: ss.maxBody, MaxInFlightBytes: ss.maxInFlight,
@@ -212,7 +212,7 @@ func newServer(ctx context.Context, env *environment, log *slog.Logger, mf *mode
 		Model: probe, ModelWait: ss.modelWait, StoreGrace: ss.storeGrace,
 		GitHub: func(ctx context.Context) error { _, err := apps.SignIn(ctx); return err }, GitHubWait: ss.githubWait,
 		Runner: &job.Runner{
-			Solver: &reposolve.Sandboxed{Engine: eng, Model: client, ModelName: client.Config().Model, TestModel: testModel,
+			Solver: &repo.Sandboxed{Engine: eng, Model: client, ModelName: client.Config().Model, TestModel: testModel,
 				Overrides: overrides, Maxima: ss.limits.max},
 			MinPermission: ss.minPermission, MaxCIRounds: ss.limits.runnerCIRounds(), Version: version.Version, Logger: log,
 		},

@@ -15,8 +15,8 @@ import (
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/edits"
+	"github.com/capsulehq/capsule/pipeline/repo"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
-	"github.com/capsulehq/capsule/pipeline/reposolve"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/image"
 	"github.com/capsulehq/capsule/sandbox/limits"
@@ -39,13 +39,13 @@ type solveFlags struct {
 	repo, issue, out string
 	apply            bool
 	testModel        *string
-	overrides        reposolve.Overrides
+	overrides        repo.Overrides
 }
 
 // register adds solve's flags to fs.
 func (f *solveFlags) register(fs *flag.FlagSet) {
 	f.model.register(fs)
-	f.overrides = reposolve.NoOverrides()
+	f.overrides = repo.NoOverrides()
 	f.overrides.Feedback = pipeline.FeedbackRefined
 	o := &f.overrides
 	fs.StringVar(&f.repo, "repo", "", "the repository's directory (required)")
@@ -93,7 +93,7 @@ func runSolve(ctx context.Context, env *environment, args []string) int {
 // solve plans the issue (the operator's maxima from the environment, the
 // flags' overrides), runs the plan in the sandbox with the model, and
 // writes the --out files of what it made, even when the run failed.
-func (f *solveFlags) solve(ctx context.Context, env *environment) (*pipeline.RepoOutcome, error) {
+func (f *solveFlags) solve(ctx context.Context, env *environment) (*repo.Outcome, error) {
 	var limits operatorLimits
 	if err := limits.fromEnv(); err != nil {
 		return nil, err
@@ -105,7 +105,7 @@ func (f *solveFlags) solve(ctx context.Context, env *environment) (*pipeline.Rep
 	local.Progress = func(e pipeline.Event) {
 		fmt.Fprintf(env.stderr, "attempt %d of %d: %s\n", e.Attempt, e.Of, e.Summary)
 	}
-	plan, err := reposolve.NewPlan(local, f.overrides, limits.max)
+	plan, err := repo.NewPlan(local, f.overrides, limits.max)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
@@ -126,8 +126,8 @@ func (f *solveFlags) solve(ctx context.Context, env *environment) (*pipeline.Rep
 		return nil, err
 	}
 	defer eng.Close()
-	x := reposolve.Sandboxed{Engine: eng, Model: client, ModelName: client.Config().Model, TestModel: testModel}
-	fmt.Fprintf(env.stderr, "capsule solve: %q with %s; tests: %s (%s)\n", local.Title, x.ModelName, plan.Task.TestCommand, plan.Task.TestReason)
+	x := repo.Sandboxed{Engine: eng, Model: client, ModelName: client.Config().Model, TestModel: testModel}
+	fmt.Fprintf(env.stderr, "capsule solve: %q with %s; tests: %s (%s)\n", local.Title, x.ModelName, plan.TestCommand, plan.TestReason)
 	outcome, err := x.Run(ctx, plan)
 	if outcome != nil && f.out != "" {
 		err = cmp.Or(err, writeSolveOutput(f.out, outcome))
@@ -151,7 +151,7 @@ func solveVerdict(env *environment, log *attemptlog.Log) int {
 
 // deliver hands over a change whose tests pass: written into the
 // repository with --apply, and the patch on standard output without --out.
-func (f *solveFlags) deliver(env *environment, o *pipeline.RepoOutcome) error {
+func (f *solveFlags) deliver(env *environment, o *repo.Outcome) error {
 	if f.apply {
 		if err := edits.Apply(f.repo, o.Edits); err != nil {
 			return fmt.Errorf("apply the change: %w", err)
@@ -179,7 +179,7 @@ func (m *feedbackFlag) Set(s string) error {
 }
 
 // writeSolveOutput writes the patch and the attempt log.
-func writeSolveOutput(dir string, o *pipeline.RepoOutcome) error {
+func writeSolveOutput(dir string, o *repo.Outcome) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
@@ -206,19 +206,19 @@ func writeSolveOutput(dir string, o *pipeline.RepoOutcome) error {
 // localTask reads the issue file (or standard input for "-") and the
 // repository's .github/capsule.yml for a job on a local repository; every
 // error is a usage error.
-func localTask(repo, issuePath string) (reposolve.Task, error) {
-	if info, err := os.Stat(repo); err != nil || !info.IsDir() {
-		return reposolve.Task{}, fmt.Errorf("%w: repository %s is not a directory", errUsage, repo)
+func localTask(dir, issuePath string) (repo.Task, error) {
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return repo.Task{}, fmt.Errorf("%w: repository %s is not a directory", errUsage, dir)
 	}
 	title, body, err := readIssue(issuePath, os.Stdin)
 	if err != nil {
-		return reposolve.Task{}, fmt.Errorf("%w: %w", errUsage, err)
+		return repo.Task{}, fmt.Errorf("%w: %w", errUsage, err)
 	}
-	cfg, err := repoconfig.Load(repo)
+	cfg, err := repoconfig.Load(dir)
 	if err != nil {
-		return reposolve.Task{}, fmt.Errorf("%w: %w", errUsage, err)
+		return repo.Task{}, fmt.Errorf("%w: %w", errUsage, err)
 	}
-	return reposolve.Task{ID: "issue", Dir: repo, Config: cfg, Title: title, Body: body}, nil
+	return repo.Task{ID: "issue", Dir: dir, Config: cfg, Title: title, Body: body}, nil
 }
 
 // readIssue reads an issue in Markdown: the first `# ` heading is the

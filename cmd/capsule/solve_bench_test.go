@@ -6,6 +6,7 @@ import (
 
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/programmer"
+	"github.com/capsulehq/capsule/pipeline/repo"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
 	"github.com/capsulehq/capsule/pipeline/testreport"
 	"github.com/capsulehq/capsule/sandbox"
@@ -23,9 +24,9 @@ import (
 //	go test -run '^$' -bench SolveOverhead -benchtime 10x ./cmd/capsule/
 func BenchmarkSolveOverhead(b *testing.B) {
 	eng := sandboxtest.Engine(b)
-	repo := exampleRepo(b, "")
+	dir := exampleRepo(b, "")
 	cmd := []string{"sh", "-c", "python3 -m pytest -q"}
-	spec := sandboxtest.SpecWith(repo, testreport.HelperFiles())
+	spec := sandboxtest.SpecWith(dir, testreport.HelperFiles())
 	spec.Exclude = []string{".git"}
 
 	b.Run("tests-once", func(b *testing.B) {
@@ -41,7 +42,7 @@ func BenchmarkSolveOverhead(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		cfg, err := repoconfig.Load(repo)
+		cfg, err := repoconfig.Load(dir)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -50,10 +51,10 @@ func BenchmarkSolveOverhead(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			task := pipeline.RepoTask{ID: "bench", Title: "mean() and median() crash on an empty list", Body: "Both should return 0.0.",
-				Repo: repo, TestCommand: cmd[2], TestTimeout: cfg.Timeout,
+			plan := repo.Plan{Task: repo.Task{ID: "bench", Title: "mean() and median() crash on an empty list", Body: "Both should return 0.0.", Dir: dir},
+				TestCommand: cmd[2], Limits: sandbox.Limits{Timeout: cfg.Timeout}, Settings: pipeline.DefaultSettings(),
 				Protected: func(p string) (string, bool) { return repoconfig.Protected(p, cfg.Protected) }}
-			out, err := pipeline.SolveRepo(context.Background(), client, box, task, pipeline.DefaultSettings())
+			out, err := repo.Solve(context.Background(), client, box, plan)
 			box.Close()
 			if err != nil || !out.Solved() {
 				b.Fatalf("solve: %v", err)

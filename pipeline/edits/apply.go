@@ -16,7 +16,7 @@ const newFileMode fs.FileMode = 0o644
 
 // Apply writes the edits into dir, a copy of the repository: it creates
 // parent directories as needed, keeps the permission bits of a file it
-// replaces, gives new files mode 0644 and deletes files on DeleteMarker. As
+// replaces, gives new files mode 0644 and deletes the files of edits that delete. As
 // in Diff, the last edit of a file wins and deleting a missing file does
 // nothing.
 //
@@ -47,15 +47,15 @@ func Apply(dir string, edits []Edit) error {
 		if err != nil {
 			return fmt.Errorf("apply edit to %s: %w", p, err)
 		}
-		writes[p] = write{Edit{Path: p, Content: e.Content}, info}
+		writes[p] = write{Edit{Path: p, Content: e.Content, Delete: e.Delete}, info}
 	}
 	for _, p := range slices.Sorted(maps.Keys(writes)) {
 		w := writes[p]
 		var err error
 		switch {
-		case w.Deletes() && w.info == nil:
+		case w.Delete && w.info == nil:
 			continue // already gone, as Diff sees it too
-		case w.Deletes():
+		case w.Delete:
 			err = root.Remove(p)
 		case w.info != nil:
 			err = writeFile(root, p, w.Content, w.info.Mode().Perm())

@@ -20,13 +20,13 @@ func TestApply(t *testing.T) {
 		{Path: "calc.py", Content: "first\n"},
 		{Path: "./bin/run.sh", Content: "#!/bin/sh\nexit 0\n"},
 		{Path: "secret.env", Content: "A=2\n"},
-		{Path: "gone.py", Content: DeleteMarker + "\n"},
+		{Path: "gone.py", Delete: true},
 		{Path: "pkg/sub/new.py", Content: "new\n"},
 		{Path: "pkg/__init__.py", Content: ""},
 		{Path: "calc.py", Content: "second\n"},
-		{Path: "never.py", Content: DeleteMarker},
+		{Path: "never.py", Delete: true},
 		{Path: "brief/x.py", Content: "written, then deleted\n"},
-		{Path: "brief/x.py", Content: DeleteMarker},
+		{Path: "brief/x.py", Delete: true},
 	}
 	if err := Apply(dir, edits); err != nil {
 		t.Fatal(err)
@@ -99,9 +99,9 @@ func TestApplyRefusesUncheckedEdits(t *testing.T) {
 	}
 	before, beforeBase := readTree(t, dir), readTree(t, base)
 	for _, tt := range tests {
-		for _, content := range []string{"evil\n", DeleteMarker} {
+		for _, bad := range []Edit{{Path: tt.path, Content: "evil\n"}, {Path: tt.path, Delete: true}} {
 			// The good edit first: nothing may be written when any edit is bad.
-			err := Apply(dir, []Edit{{Path: "calc.py", Content: "new\n"}, {Path: tt.path, Content: content}})
+			err := Apply(dir, []Edit{{Path: "calc.py", Content: "new\n"}, bad})
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
 				t.Errorf("Apply(%q) = %v, want an error containing %q", tt.path, err, tt.err)
 			}

@@ -9,17 +9,19 @@ import (
 )
 
 // Block is one SEARCH/REPLACE edit: Search quotes consecutive lines of the
-// file, Replace is what they become. N numbers the block in its answer,
-// from 1, for messages.
+// file, Replace is what they become, each ending with a newline unless
+// empty. N numbers the block in its answer, from 1, for messages; Line is
+// the 1-based line of the answer that opens it (0 when it comes from no
+// answer).
 type Block struct {
-	N               int
+	N, Line         int
 	Search, Replace string
 	// Splits are the readings of a block with more than one divider line
-	// ("=======" alone on a line), each line in turn the divider; nil for
-	// a block with one, read as Search and Replace. The divider is the
-	// line whose SEARCH part is found in the file, once: a SEARCH may
-	// quote such lines (an RST heading, a merge marker).
-	Splits []Split
+	// ("=======" alone on a line), each line in turn the divider, the
+	// first being Search and Replace; nil for a block with one. The
+	// divider is the line whose SEARCH part is found in the file, once: a
+	// SEARCH may quote such lines (an RST heading, a merge marker).
+	Splits []Split `json:",omitempty"`
 }
 
 // Split is one reading of a block: the lines before a divider line and
@@ -30,12 +32,15 @@ type Split struct {
 
 // FileEdit is what an answer does to one file: the blocks, in order, applied
 // to the file's content in the repository, or to Content when Whole is set
-// (a whole-file answer, possibly followed by blocks).
+// (a whole-file answer, possibly followed by blocks). It is the one type of
+// "a file and its blocks": package response parses answers into it, package
+// programmer renders it back (FormatFiles). In JSON (the parser's golden
+// files), a file without Blocks is whole.
 type FileEdit struct {
 	Path    string
-	Whole   bool
+	Whole   bool `json:"-"`
 	Content string
-	Blocks  []Block
+	Blocks  []Block `json:",omitempty"`
 }
 
 // MatchError reports the blocks of an answer that could not be placed. The
@@ -110,7 +115,7 @@ func Resolve(repoDir string, files []FileEdit, maxWhole int) ([]Edit, error) {
 		}
 		if f.Whole && len(f.Blocks) == 0 {
 			me.Matched = append(me.Matched, f)
-			out = append(out, Edit{Path: f.Path, Content: f.Content})
+			out = append(out, answerEdit(f.Path, f.Content))
 			continue
 		}
 		base, exists, why := f.Content, f.Whole, ""
@@ -131,7 +136,7 @@ func Resolve(repoDir string, files []FileEdit, maxWhole int) ([]Edit, error) {
 		if len(matched) > 0 || f.Whole {
 			me.Matched = append(me.Matched, FileEdit{Path: f.Path, Whole: f.Whole, Content: f.Content, Blocks: matched})
 		}
-		out = append(out, Edit{Path: f.Path, Content: content})
+		out = append(out, answerEdit(f.Path, content))
 	}
 	if len(me.Failed) > 0 {
 		return nil, me
@@ -142,7 +147,7 @@ func Resolve(repoDir string, files []FileEdit, maxWhole int) ([]Edit, error) {
 // tooLargeForWhole says why a whole-file block may not replace the file,
 // or returns "".
 func tooLargeForWhole(res resolver, f FileEdit, maxWhole int) string {
-	if maxWhole <= 0 || (Edit{Content: f.Content}).Deletes() {
+	if maxWhole <= 0 || asksDelete(f.Content) {
 		return ""
 	}
 	old, exists, why := readBase(res, f.Path)

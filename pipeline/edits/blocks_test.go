@@ -204,7 +204,7 @@ func TestResolveFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 			if len(got) != 1 || got[0].Content != tt.want {
-				t.Errorf("edits = %q, want content %q", got, tt.want)
+				t.Errorf("edits = %+v, want content %+v", got, tt.want)
 			}
 		})
 	}
@@ -250,8 +250,8 @@ func TestResolveWholeFileLimit(t *testing.T) {
 		t.Errorf("a file over the limit: %v", err)
 	}
 	del := FileEdit{Path: "pkg/difflib.py", Whole: true, Content: DeleteMarker}
-	if _, err := Resolve(dir, []FileEdit{del}, 10); err != nil {
-		t.Errorf("deleting a large file: %v", err)
+	if out, err := Resolve(dir, []FileEdit{del}, 10); err != nil || len(out) != 1 || !out[0].Delete || out[0].Content != "" {
+		t.Errorf("deleting a large file: %+v, %v; want one edit that deletes", out, err)
 	}
 }
 

@@ -115,7 +115,7 @@ func (v *verdict) check(res resolver, e Edit, rules Rules) {
 // decide applies the rules that depend on the file's existence and content.
 // It returns the file's content before the edit too, nil for a new file.
 func decide(res resolver, t target, clean string, e Edit, rules Rules) (Edit, []byte, error) {
-	deletes := e.Deletes()
+	deletes := e.Delete
 	verb := "modify"
 	var old []byte // nil: the file does not exist
 	switch {
@@ -154,7 +154,7 @@ func decide(res resolver, t target, clean string, e Edit, rules Rules) (Edit, []
 			return Edit{}, old, &infrastructureError{fmt.Sprintf("you may not %s %s, which is test infrastructure: %s; fix the code, not the tests", verb, what, why)}
 		}
 	}
-	return Edit{Path: t.path, Content: content}, old, nil
+	return Edit{Path: t.path, Content: content, Delete: deletes}, old, nil
 }
 
 // protection asks the callback about each path in turn.
@@ -190,7 +190,7 @@ func lastWins(vs []verdict) []verdict {
 func refuseConflicts(vs []verdict) {
 	files := make(map[string]bool)
 	for _, v := range vs {
-		if v.err == nil && !v.edit.Deletes() {
+		if v.err == nil && !v.edit.Delete {
 			files[v.edit.Path] = true
 		}
 	}

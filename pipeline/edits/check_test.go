@@ -85,7 +85,7 @@ func TestCheck(t *testing.T) {
 		},
 		{
 			name:    "delete existing test",
-			edits:   []Edit{{Path: "tests/test_calc.py", Content: DeleteMarker}},
+			edits:   []Edit{{Path: "tests/test_calc.py", Delete: true}},
 			refused: []pathReason{{"tests/test_calc.py", `you may not delete tests/test_calc.py (protected by "tests/**"); fix the code, not the tests`}},
 		},
 		{
@@ -203,12 +203,12 @@ func TestCheck(t *testing.T) {
 		},
 		{
 			name:     "delete",
-			edits:    []Edit{{Path: "bin/run.sh", Content: DeleteMarker + "\n"}},
-			accepted: []Edit{{Path: "bin/run.sh", Content: DeleteMarker + "\n"}},
+			edits:    []Edit{{Path: "bin/run.sh", Delete: true}},
+			accepted: []Edit{{Path: "bin/run.sh", Delete: true}},
 		},
 		{
 			name:    "delete a missing file",
-			edits:   []Edit{{Path: "nothere.py", Content: DeleteMarker}},
+			edits:   []Edit{{Path: "nothere.py", Delete: true}},
 			refused: []pathReason{{"nothere.py", "cannot delete nothere.py: it does not exist"}},
 		},
 		{
@@ -234,7 +234,7 @@ func TestCheck(t *testing.T) {
 			}
 			accepted, refused := Check(repo, tt.edits, Rules{Protected: protectTests})
 			if !reflect.DeepEqual(accepted, tt.accepted) {
-				t.Errorf("accepted = %q\n      want %q", accepted, tt.accepted)
+				t.Errorf("accepted = %+v\n      want %+v", accepted, tt.accepted)
 			}
 			if got := plain(refused); !reflect.DeepEqual(got, tt.refused) {
 				t.Errorf("refused = %q\n     want %q", got, tt.refused)
@@ -257,7 +257,7 @@ func TestCheckNewFilesUnderProtectedPatterns(t *testing.T) {
 	accepted, refused := Check(repo, edits, Rules{Protected: protectTests})
 	wantAccepted := []Edit{edits[0], edits[1]}
 	if !reflect.DeepEqual(accepted, wantAccepted) {
-		t.Errorf("accepted = %q, want %q", accepted, wantAccepted)
+		t.Errorf("accepted = %+v, want %+v", accepted, wantAccepted)
 	}
 	if len(refused) != 2 || refused[0].Path != ".github/ISSUE_TEMPLATE.md" || refused[1].Path != "tests/test_calc.py" {
 		t.Errorf("refused = %q, want the .github file and the existing test", plain(refused))
@@ -269,7 +269,7 @@ func TestCheckWithoutProtection(t *testing.T) {
 	edits := []Edit{{Path: "tests/test_calc.py", Content: "x\n"}}
 	accepted, refused := Check(repo, edits, Rules{})
 	if !reflect.DeepEqual(accepted, edits) || len(refused) != 0 {
-		t.Errorf("Check(nil protection) = %q, %q; want the test accepted", accepted, plain(refused))
+		t.Errorf("Check(nil protection) = %+v, %+v; want the test accepted", accepted, plain(refused))
 	}
 }
 
@@ -310,15 +310,15 @@ func TestCheckLastWins(t *testing.T) {
 		},
 		{
 			name:     "written then deleted",
-			edits:    []Edit{{Path: "calc.py", Content: "fixed\n"}, {Path: "calc.py", Content: DeleteMarker}},
-			accepted: []Edit{{Path: "calc.py", Content: DeleteMarker}},
+			edits:    []Edit{{Path: "calc.py", Content: "fixed\n"}, {Path: "calc.py", Delete: true}},
+			accepted: []Edit{{Path: "calc.py", Delete: true}},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			accepted, refused := Check(repo, tt.edits, Rules{Protected: protectTests})
 			if !reflect.DeepEqual(accepted, tt.accepted) || !reflect.DeepEqual(plain(refused), tt.refused) {
-				t.Errorf("Check = %q, %q\n  want %q, %q", accepted, plain(refused), tt.accepted, tt.refused)
+				t.Errorf("Check = %+v, %+v\n  want %+v, %+v", accepted, plain(refused), tt.accepted, tt.refused)
 			}
 		})
 	}
@@ -332,14 +332,14 @@ func TestCheckFileAndDirectoryConflict(t *testing.T) {
 	accepted, refused := Check(repo, edits, Rules{})
 	want := []Refusal{{Path: "newpkg/util.py", Reason: "newpkg/util.py cannot be written: newpkg is also written as a file"}}
 	if !reflect.DeepEqual(accepted, edits[1:]) || !reflect.DeepEqual(refused, want) {
-		t.Errorf("Check = %q, %q\n  want %q, %q", accepted, plain(refused), edits[1:], plain(want))
+		t.Errorf("Check = %+v, %+v\n  want %+v, %+v", accepted, plain(refused), edits[1:], plain(want))
 	}
 }
 
 func TestCheckMissingRepository(t *testing.T) {
 	accepted, refused := Check(filepath.Join(t.TempDir(), "missing"), []Edit{{Path: "a.py", Content: "x\n"}}, Rules{})
 	if len(accepted) != 0 || len(refused) != 1 || !strings.HasPrefix(refused[0].Reason, "cannot read the repository: ") {
-		t.Errorf("Check = %q, %q; want one refusal", accepted, plain(refused))
+		t.Errorf("Check = %+v, %+v; want one refusal", accepted, plain(refused))
 	}
 }
 
@@ -347,7 +347,7 @@ func TestCheckMissingRepository(t *testing.T) {
 func TestCheckOnlyReads(t *testing.T) {
 	repo := testRepo(t)
 	before := readTree(t, repo)
-	Check(repo, []Edit{{Path: "calc.py", Content: "x\n"}, {Path: "new/dir/a.py", Content: "y\n"}, {Path: "bin/run.sh", Content: DeleteMarker}}, Rules{})
+	Check(repo, []Edit{{Path: "calc.py", Content: "x\n"}, {Path: "new/dir/a.py", Content: "y\n"}, {Path: "bin/run.sh", Delete: true}}, Rules{})
 	compareTrees(t, "after Check", readTree(t, repo), before)
 	if _, err := os.Lstat(filepath.Join(repo, "new")); err == nil {
 		t.Error("Check created a directory")
@@ -364,7 +364,7 @@ func TestCheckThenApplyAndDiff(t *testing.T) {
 		{Path: "etc/passwd", Content: "x\n"},
 	}, Rules{Protected: protectTests})
 	if len(accepted) != 2 || len(refused) != 1 {
-		t.Fatalf("Check = %q, %q", accepted, plain(refused))
+		t.Fatalf("Check = %+v, %+v", accepted, plain(refused))
 	}
 	patch, err := Diff(repo, accepted)
 	if err != nil {

@@ -89,7 +89,7 @@ func diffFile(root *os.Root, e Edit) (change, bool, error) {
 		return change{}, false, err
 	}
 	if info == nil {
-		if e.Deletes() {
+		if e.Delete {
 			return change{}, false, nil
 		}
 		c, err := newChange(e.Path, StatusAdded, "", e.Content, "100644")
@@ -103,7 +103,7 @@ func diffFile(root *os.Root, e Edit) (change, bool, error) {
 	if info.Mode()&0o100 != 0 {
 		mode = "100755"
 	}
-	if e.Deletes() {
+	if e.Delete {
 		c, err := newChange(e.Path, StatusDeleted, string(data), "", mode)
 		return c, true, err
 	}

@@ -131,12 +131,12 @@ var diffCases = []struct {
 	{
 		name:  "deletion",
 		files: map[string]file{"old.py": {content: "print('bye')\n"}, "keep.py": {content: "x = 1\n"}},
-		edits: []Edit{{Path: "old.py", Content: DeleteMarker + "\n"}},
+		edits: []Edit{{Path: "old.py", Delete: true}},
 	},
 	{
 		name:  "delete_empty_and_unterminated",
 		files: map[string]file{"empty.py": {content: ""}, "tail.txt": {content: "a\nb"}},
-		edits: []Edit{{Path: "empty.py", Content: DeleteMarker}, {Path: "tail.txt", Content: DeleteMarker}},
+		edits: []Edit{{Path: "empty.py", Delete: true}, {Path: "tail.txt", Delete: true}},
 	},
 	{
 		name:  "crlf",
@@ -167,7 +167,7 @@ var diffCases = []struct {
 		},
 		edits: []Edit{
 			{Path: "bin/run.sh", Content: "#!/bin/sh\nset -e\necho run\n"},
-			{Path: "bin/gone.sh", Content: DeleteMarker},
+			{Path: "bin/gone.sh", Delete: true},
 		},
 	},
 	{
@@ -192,7 +192,7 @@ var diffCases = []struct {
 			{Path: "same.py", Content: "same\n"},
 			{Path: "a.py", Content: "a = 2\n"},
 			{Path: "b.py", Content: "b = 3\n"},
-			{Path: "missing.py", Content: DeleteMarker},
+			{Path: "missing.py", Delete: true},
 		},
 	},
 }
@@ -319,7 +319,9 @@ func TestDiffRandomGitApply(t *testing.T) {
 			edits = append(edits, Edit{Path: p, Content: new})
 			continue
 		case 1: // deleted
-			new = DeleteMarker
+			files[p] = file{content: old}
+			edits = append(edits, Edit{Path: p, Delete: true})
+			continue
 		}
 		files[p] = file{content: old}
 		edits = append(edits, Edit{Path: p, Content: new})
@@ -352,7 +354,7 @@ func randomText(r *rand.Rand) string {
 func TestDiffNoChanges(t *testing.T) {
 	repo := t.TempDir()
 	writeTree(t, repo, map[string]file{"a.txt": {content: "a\n"}})
-	patch, err := Diff(repo, []Edit{{Path: "a.txt", Content: "a\n"}, {Path: "gone.txt", Content: DeleteMarker}})
+	patch, err := Diff(repo, []Edit{{Path: "a.txt", Content: "a\n"}, {Path: "gone.txt", Delete: true}})
 	if err != nil || patch != "" {
 		t.Fatalf("Diff = %q, %v; want an empty patch", patch, err)
 	}

@@ -107,7 +107,8 @@
 // an edit may not write one, make a directory of it, or make a file of a
 // directory it lies in, whatever the other rules allow.
 //
-// When several edits name the same file, the last one wins. An edit whose
-// content is DeleteMarker deletes the file. Text only: a NUL byte in the old
+// When several edits name the same file, the last one wins. An edit with
+// Delete set deletes the file (an answer asks for it with DeleteMarker as
+// the file's whole content, which Resolve reads). Text only: a NUL byte in the old
 // or the new content refuses the edit, since a text patch cannot carry it.
 package edits

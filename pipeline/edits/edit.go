@@ -3,19 +3,30 @@ package edits
 import "strings"
 
 // DeleteMarker is the whole content of a file block that asks for the file
-// to be deleted. Surrounding white space is ignored.
+// to be deleted, in the answer format. Surrounding white space is ignored.
+// Resolve reads it into Edit.Delete; nothing after it sees the marker.
 const DeleteMarker = "# capsule: delete this file"
 
 // Edit is one file the agent wrote: the path relative to the repository root
-// and the whole new content of the file, or DeleteMarker.
+// and the whole new content of the file, or its deletion.
 type Edit struct {
 	Path    string
-	Content string
+	Content string // empty when Delete is set
+	Delete  bool
 }
 
-// Deletes reports whether the edit asks for its file to be deleted.
-func (e Edit) Deletes() bool {
-	return strings.TrimSpace(e.Content) == DeleteMarker
+// asksDelete reports whether content, the whole content of a file in an
+// answer, is DeleteMarker: the one place the marker is read.
+func asksDelete(content string) bool {
+	return strings.TrimSpace(content) == DeleteMarker
+}
+
+// answerEdit is the edit of a file whose whole content an answer gives.
+func answerEdit(path, content string) Edit {
+	if asksDelete(content) {
+		return Edit{Path: path, Delete: true}
+	}
+	return Edit{Path: path, Content: content}
 }
 
 // Refusal is an edit that Check rejected. Path is the path as the agent wrote

@@ -2,7 +2,7 @@ package edits
 
 import "testing"
 
-func TestDeletes(t *testing.T) {
+func TestAsksDelete(t *testing.T) {
 	tests := []struct {
 		content string
 		want    bool
@@ -16,8 +16,8 @@ func TestDeletes(t *testing.T) {
 		{"x = 1  " + DeleteMarker, false},
 	}
 	for _, tt := range tests {
-		if got := (Edit{Path: "a.py", Content: tt.content}).Deletes(); got != tt.want {
-			t.Errorf("Deletes(%q) = %v, want %v", tt.content, got, tt.want)
+		if got := asksDelete(tt.content); got != tt.want {
+			t.Errorf("asksDelete(%q) = %v, want %v", tt.content, got, tt.want)
 		}
 	}
 }

@@ -75,7 +75,7 @@ func expected(files map[string]file, edits []Edit) map[string]string {
 		want[p] = f.content
 	}
 	for _, e := range edits {
-		if e.Deletes() {
+		if e.Delete {
 			delete(want, e.Path)
 		} else {
 			want[e.Path] = e.Content

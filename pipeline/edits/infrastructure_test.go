@@ -124,18 +124,18 @@ func TestCheckTestInfrastructure(t *testing.T) {
 		{"tox.ini", "you may not modify the [pytest] section of tox.ini, which is test infrastructure: it holds the test runner's settings (the rest of the file may change); fix the code, not the tests", true},
 	}
 	if !reflect.DeepEqual(refused, wantRefused) || !reflect.DeepEqual(accepted, edits[3:]) {
-		t.Errorf("Check = %q\n%q\nwant %q\n%q", accepted, plain(refused), edits[3:], plain(wantRefused))
+		t.Errorf("Check = %+v\n%+v\nwant %+v\n%+v", accepted, plain(refused), edits[3:], plain(wantRefused))
 	}
 
 	accepted, refused = Check(repo, edits, Rules{AllowTestInfrastructure: true})
 	if len(refused) != 0 || len(accepted) != 4 || accepted[2].Path != "tests/sub/conftest.py" {
-		t.Errorf("Check with AllowTestInfrastructure = %q, %q; want all four accepted", accepted, plain(refused))
+		t.Errorf("Check with AllowTestInfrastructure = %+v, %+v; want all four accepted", accepted, plain(refused))
 	}
 
 	// The repository's own protected patterns do not lift the rule.
 	accepted, refused = Check(repo, edits[1:2], Rules{Protected: func(string) (string, bool) { return "", false }})
 	if len(accepted) != 0 || len(refused) != 1 {
-		t.Errorf("Check with nothing protected = %q, %q; want the conftest refused", accepted, plain(refused))
+		t.Errorf("Check with nothing protected = %+v, %+v; want the conftest refused", accepted, plain(refused))
 	}
 }
 
@@ -180,13 +180,13 @@ func TestCheckSymlinkedForbiddenPaths(t *testing.T) {
 			accepted, refused := Check(repo, []Edit{{Path: tt.path, Content: "x = 1\n"}}, Rules{Protected: protectTests})
 			want := []pathReason{{tt.path, tt.reason}}
 			if len(accepted) != 0 || !reflect.DeepEqual(plain(refused), want) {
-				t.Errorf("Check = %q, %q\nwant the refusal %q", accepted, plain(refused), want)
+				t.Errorf("Check = %+v, %+v\nwant the refusal %+v", accepted, plain(refused), want)
 			}
 		})
 	}
 	// A link to a directory that breaks no rule still works.
 	accepted, refused := Check(repo, []Edit{{Path: "chain1/test_new.py", Content: "def test(): pass\n"}}, Rules{Protected: protectTests})
 	if len(refused) != 0 || len(accepted) != 1 || accepted[0].Path != "tests/test_new.py" {
-		t.Errorf("Check through a chain to tests/ = %q, %q; want tests/test_new.py accepted", accepted, plain(refused))
+		t.Errorf("Check through a chain to tests/ = %+v, %+v; want tests/test_new.py accepted", accepted, plain(refused))
 	}
 }

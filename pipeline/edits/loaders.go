@@ -57,7 +57,7 @@ func newAnswer(res resolver, vs []verdict, reserved []string) *answer {
 	for _, v := range vs {
 		switch {
 		case v.err != nil:
-		case v.edit.Deletes():
+		case v.edit.Delete:
 			a.deletes[v.edit.Path] = true
 		default:
 			a.writes[v.edit.Path] = true
@@ -109,12 +109,12 @@ func (a *answer) refuseLoaders(names pynames.Set) {
 		}
 		var why string
 		switch p := v.edit.Path; {
-		case path.Base(p) == "__init__.py" && (v.old == nil || v.edit.Deletes() || string(v.old) != v.edit.Content) && a.holdsTests(path.Dir(p)):
+		case path.Base(p) == "__init__.py" && (v.old == nil || v.edit.Delete || string(v.old) != v.edit.Content) && a.holdsTests(path.Dir(p)):
 			why = fmt.Sprintf("you may not %s %s, which is test infrastructure: pytest runs the __init__.py of a directory of tests before its tests, "+
 				"and it can put other modules in their place; fix the code, not the tests", verbOf(v), p)
-		case v.old == nil && !v.edit.Deletes():
+		case v.old == nil && !v.edit.Delete:
 			why = a.shadows(p, names)
-		case v.edit.Deletes() && path.Base(p) == "__init__.py":
+		case v.edit.Delete && path.Base(p) == "__init__.py":
 			why = a.exposes(path.Dir(p), names)
 		}
 		if why != "" {
@@ -128,7 +128,7 @@ func verbOf(v *verdict) string {
 	switch {
 	case v.old == nil:
 		return "add"
-	case v.edit.Deletes():
+	case v.edit.Delete:
 		return "delete"
 	}
 	return "modify"

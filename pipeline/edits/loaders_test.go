@@ -62,7 +62,7 @@ func TestCheckLoaders(t *testing.T) {
 		{name: "names from the fallback when none are given", edits: []Edit{{Path: "src/os.py", Content: "x = 1\n"}}, rules: Rules{Importable: nil},
 			why: `the module "os"`},
 		{name: "AllowTestInfrastructure lifts it", edits: []Edit{{Path: "pytest.py", Content: "x = 1\n"}}, rules: Rules{Importable: names, AllowTestInfrastructure: true}},
-		{name: "deleting __init__.py exposes a module", edits: []Edit{{Path: "lib/__init__.py", Content: DeleteMarker}},
+		{name: "deleting __init__.py exposes a module", edits: []Edit{{Path: "lib/__init__.py", Delete: true}},
 			why: `its json.py would stand in for the module "json"`},
 
 		// Attack 6 and the other files that make pytest load code.
@@ -87,7 +87,7 @@ func TestCheckLoaders(t *testing.T) {
 			why: "you may not add tests/__init__.py, which is test infrastructure: pytest runs the __init__.py of a directory of tests"},
 		{name: "changed __init__.py of a test package", edits: []Edit{{Path: "src/mypkg/tests/__init__.py", Content: "import sys\n"}},
 			why: "you may not modify src/mypkg/tests/__init__.py"},
-		{name: "deleted __init__.py of a test package", edits: []Edit{{Path: "src/mypkg/tests/__init__.py", Content: DeleteMarker}},
+		{name: "deleted __init__.py of a test package", edits: []Edit{{Path: "src/mypkg/tests/__init__.py", Delete: true}},
 			why: "you may not delete src/mypkg/tests/__init__.py"},
 		{name: "__init__.py beside a new test file", edits: []Edit{{Path: "checks/__init__.py", Content: ""}, {Path: "checks/test_x.py", Content: "def test(): pass\n"}},
 			why: "you may not add checks/__init__.py"},
@@ -117,7 +117,7 @@ func TestCheckLoaders(t *testing.T) {
 			accepted, refused := Check(repo, tt.edits, rules)
 			if tt.why == "" {
 				if len(refused) != 0 || len(accepted) != len(tt.edits) {
-					t.Fatalf("Check = %q, %q; want all accepted", accepted, plain(refused))
+					t.Fatalf("Check = %+v, %+v; want all accepted", accepted, plain(refused))
 				}
 				return
 			}

@@ -14,7 +14,7 @@ func TestSummary(t *testing.T) {
 		"data.bin": {content: "\x00"},
 	})
 	got := Summary([]Edit{
-		{Path: "old.py", Content: DeleteMarker},
+		{Path: "old.py", Delete: true},
 		{Path: "calc.py", Content: "a\nB\nc\nd\n"},
 		{Path: "same.py", Content: "same\n"},
 		{Path: "new/mod.py", Content: "1\n2\n3\n"},

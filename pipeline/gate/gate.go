@@ -493,39 +493,77 @@ func Check(b *Baseline, targets []Target, run Run, rerun *Run, changed []string)
 		rep = &testreport.Report{}
 	}
 	v.Stopped = rep.Stopped()
+	v.CollectErrors = newCollectErrors(b, rep)
+	after := outcomes{rep: rep, collectErrors: v.CollectErrors}
+	isTarget, targetsPass := v.checkTargets(targets, after)
+	candidates := append(v.sortBaseline(b, isTarget, after), newFailures(b, isTarget, rep)...)
+	v.distrustMissing()
+	v.settle(candidates, rerun, targetsPass)
+	v.Regressions, v.NewFailures = splitNew(v.Regressions)
+	v.Passed = targetsPass && v.clean() && len(v.Regressions) == 0 && len(v.NewFailures) == 0
+	return v
+}
+
+// newCollectErrors lists the collection errors of a run that the
+// baseline did not have.
+func newCollectErrors(b *Baseline, rep *testreport.Report) []testreport.CollectError {
+	var out []testreport.CollectError
 	for _, e := range rep.CollectErrors() {
 		if !b.collectErrors[e.Path] {
-			v.CollectErrors = append(v.CollectErrors, e)
+			out = append(out, e)
 		}
 	}
-	after := func(id ID) (Outcome, string) {
-		if id.Name == "" {
-			return fileOutcome(rep, rep.CollectErrors(), id.File)
-		}
-		if res, ok := rep.Tests[id]; ok {
-			return res.Outcome, res.Message
-		}
-		for _, e := range v.CollectErrors {
-			if covers(e.Path, id.File) {
-				return testreport.Error, "could not be collected: " + e.Message
-			}
-		}
-		return "", ""
-	}
+	return out
+}
 
+// outcomes reads the outcome of a test in a run, and its message.
+type outcomes struct {
+	rep *testreport.Report
+	// collectErrors are the run's collection errors the baseline did not
+	// have.
+	collectErrors []testreport.CollectError
+}
+
+// of is the outcome of the test id in the run: a whole file's from its
+// tests (fileOutcome), a test's own, or an error when a new collection
+// error covers its file; "" when the run did not report it.
+func (o outcomes) of(id ID) (Outcome, string) {
+	if id.Name == "" {
+		return fileOutcome(o.rep, o.rep.CollectErrors(), id.File)
+	}
+	if res, ok := o.rep.Tests[id]; ok {
+		return res.Outcome, res.Message
+	}
+	for _, e := range o.collectErrors {
+		if covers(e.Path, id.File) {
+			return testreport.Error, "could not be collected: " + e.Message
+		}
+	}
+	return "", ""
+}
+
+// checkTargets records the target tests' outcomes in the run and reports
+// which tests are targets and whether all of them pass.
+func (v *Verdict) checkTargets(targets []Target, after outcomes) (map[ID]bool, bool) {
 	isTarget := map[ID]bool{}
-	targetsPass := true
+	pass := true
 	for _, t := range targets {
 		isTarget[t.ID] = true
-		o, msg := after(t.ID)
+		o, msg := after.of(t.ID)
 		v.Targets = append(v.Targets, Change{ID: t.ID, Before: t.Before, After: o, Message: msg})
-		targetsPass = targetsPass && o.Passing()
+		pass = pass && o.Passing()
 	}
+	return isTarget, pass
+}
 
+// sortBaseline sorts the baseline's tests that are not targets by their
+// outcome in the run: flaky, missing, already failing, kept, or a test
+// that passed and does not now, which it returns: a candidate regression.
+func (v *Verdict) sortBaseline(b *Baseline, isTarget map[ID]bool, after outcomes) []Change {
 	var candidates []Change
 	for _, id := range slices.SortedFunc(maps.Keys(b.results), ID.Compare) {
 		before := b.results[id].Outcome
-		o, msg := after(id)
+		o, msg := after.of(id)
 		switch {
 		case isTarget[id]:
 		case b.flaky[id]:
@@ -540,14 +578,25 @@ func Check(b *Baseline, targets []Target, run Run, rerun *Run, changed []string)
 			candidates = append(candidates, Change{ID: id, Before: before, After: o, Message: msg})
 		}
 	}
-	candidates = append(candidates, newFailures(b, isTarget, rep)...)
+	return candidates
+}
+
+// distrustMissing makes a report that lacks baseline tests untrusted,
+// unless the run says why: it stopped early, or files could not be
+// collected.
+func (v *Verdict) distrustMissing() {
 	explained := v.Stopped != "" || len(v.CollectErrors) > 0
 	if len(v.Missing) > 0 && !explained && v.Untrusted == "" {
 		v.Untrusted = fmt.Sprintf("the report lacks %s the baseline ran, such as %s", count(len(v.Missing), "test"), v.Missing[0])
 	}
+}
 
-	switch {
-	case rerun != nil && rerun.Untrusted() == "":
+// settle decides on the candidate regressions: with a trusted rerun, a
+// candidate that passes there is flaky and the others regressed; without
+// one, all of them regressed, and when they are all that keeps the
+// attempt from passing (on the first call), they are to be rerun.
+func (v *Verdict) settle(candidates []Change, rerun *Run, targetsPass bool) {
+	if rerun != nil && rerun.Untrusted() == "" {
 		for _, c := range candidates {
 			if rerun.Report.Tests[c.ID].Outcome.Passing() {
 				v.Flaky = append(v.Flaky, c.ID)
@@ -556,18 +605,21 @@ func Check(b *Baseline, targets []Target, run Run, rerun *Run, changed []string)
 			}
 		}
 		slices.SortFunc(v.Flaky, ID.Compare)
-	default:
-		v.Regressions = candidates
-		if rerun == nil && targetsPass && v.Untrusted == "" && len(v.Missing) == 0 && len(v.CollectErrors) == 0 && len(v.Tampered) == 0 {
-			for _, c := range candidates {
-				v.Rerun = append(v.Rerun, c.ID)
-			}
+		return
+	}
+	v.Regressions = candidates
+	if rerun == nil && targetsPass && v.clean() {
+		for _, c := range candidates {
+			v.Rerun = append(v.Rerun, c.ID)
 		}
 	}
-	v.Regressions, v.NewFailures = splitNew(v.Regressions)
-	v.Passed = v.Untrusted == "" && targetsPass && len(v.Regressions) == 0 && len(v.NewFailures) == 0 && len(v.Missing) == 0 && len(v.CollectErrors) == 0 &&
-		len(v.Tampered) == 0
-	return v
+}
+
+// clean reports a run that can be trusted, reported every baseline test,
+// collected every file and shows no tampering: all a passing attempt
+// needs besides its target tests passing and no test failing anew.
+func (v *Verdict) clean() bool {
+	return v.Untrusted == "" && len(v.Missing) == 0 && len(v.CollectErrors) == 0 && len(v.Tampered) == 0
 }
 
 // newFailures is the rule that nothing failing goes unseen: the tests of

@@ -2,6 +2,7 @@ package programmer
 
 import (
 	"fmt"
+	"github.com/capsulehq/capsule/pipeline/edits"
 	"regexp"
 	"strings"
 	"testing"
@@ -112,7 +113,7 @@ func TestConversationAlternates(t *testing.T) {
 }
 
 func TestConversationKinds(t *testing.T) {
-	files := FormatFiles([]File{{Path: "pkg/mod.py", Content: "x = 1\n"}})
+	files := FormatFiles([]edits.FileEdit{{Path: "pkg/mod.py", Whole: true, Content: "x = 1\n"}})
 	tests := []struct {
 		kind       TaskKind
 		code       string

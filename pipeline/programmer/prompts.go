@@ -3,6 +3,7 @@ package programmer
 import (
 	"embed"
 	"fmt"
+	"github.com/capsulehq/capsule/pipeline/edits"
 	"path"
 	"strings"
 	"text/template"
@@ -171,37 +172,28 @@ func (t DesignTask) Retry(msgs []chat.Message, answer, problem, output string) [
 	return append(append(msgs[:len(msgs):len(msgs)], chat.Message{Role: chat.Assistant, Content: answer}), chat.Message{Role: chat.User, Content: retry})
 }
 
-// File is one file of a repo-level answer: its whole content, or the
-// SEARCH/REPLACE blocks that change it when Blocks is not nil.
-type File struct {
-	Path, Content string
-	Blocks        []Block
-}
-
-// Block is one SEARCH/REPLACE block: Search and Replace end with a newline
-// unless empty.
-type Block struct {
-	Search, Replace string
-}
-
 // FormatFiles renders files in the repo-level answer format, one
-// "### File:" section each, with the file's blocks in one fenced block.
-func FormatFiles(files []File) string {
-	sections := make([]string, len(files))
-	for i, f := range files {
+// "### File:" section each: a whole file's content, then its blocks in one
+// fenced block (a file given whole and then changed by blocks takes two
+// sections, as does one without blocks that is not whole).
+func FormatFiles(files []edits.FileEdit) string {
+	var sections []string
+	for _, f := range files {
 		lang := strings.TrimPrefix(path.Ext(f.Path), ".")
 		if lang == "py" {
 			lang = "python"
 		}
-		body := f.Content
-		if f.Blocks != nil {
-			var b strings.Builder
-			for _, bl := range f.Blocks {
-				b.WriteString("<<<<<<< SEARCH\n" + bl.Search + "=======\n" + bl.Replace + ">>>>>>> REPLACE\n")
-			}
-			body = b.String()
+		if f.Whole {
+			sections = append(sections, "### File: "+f.Path+"\n"+markdown.Fence(lang, f.Content))
 		}
-		sections[i] = "### File: " + f.Path + "\n" + markdown.Fence(lang, body)
+		if f.Whole && len(f.Blocks) == 0 {
+			continue
+		}
+		var b strings.Builder
+		for _, bl := range f.Blocks {
+			b.WriteString("<<<<<<< SEARCH\n" + bl.Search + "=======\n" + bl.Replace + ">>>>>>> REPLACE\n")
+		}
+		sections = append(sections, "### File: "+f.Path+"\n"+markdown.Fence(lang, b.String()))
 	}
 	return strings.Join(sections, "\n\n")
 }

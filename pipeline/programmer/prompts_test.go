@@ -2,6 +2,7 @@ package programmer
 
 import (
 	"flag"
+	"github.com/capsulehq/capsule/pipeline/edits"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -94,22 +95,25 @@ func TestFixMessagesGolden(t *testing.T) {
 	t.Run("repo", func(t *testing.T) {
 		conv := NewConversation(KindRepo, RepoTask{Title: "Crash on empty input", Body: "`load(\"\")` raises IndexError.", Context: "Files:\n  app/load.py", Boundary: fixedBoundary(t)}.Render(), 0)
 		msgs := conv.FixMessages("tests/test_load.py::test_empty FAILED\nAssertionError: assert None == []",
-			FormatFiles([]File{{Path: "app/load.py", Blocks: []Block{{Search: "def load(s):\n", Replace: "def load(s):\n    if not s:\n        return None\n"}}}}))
+			FormatFiles([]edits.FileEdit{{Path: "app/load.py", Blocks: []edits.Block{{Search: "def load(s):\n", Replace: "def load(s):\n    if not s:\n        return None\n"}}}}))
 		golden(t, "fix_repo", transcript(msgs))
 	})
 }
 
 func TestFormatFiles(t *testing.T) {
-	got := FormatFiles([]File{
-		{Path: "app/core.py", Content: "x = 1\n"},
-		{Path: "README.md", Content: "Run:\n```sh\nmake\n```\n"},
-		{Path: "Makefile", Content: "all:\n\ttrue"},
-		{Path: "app/util.py", Blocks: []Block{{Search: "a = 1\n", Replace: "a = 2\n"}, {Search: "b = 1\n"}}},
+	got := FormatFiles([]edits.FileEdit{
+		{Path: "app/core.py", Whole: true, Content: "x = 1\n"},
+		{Path: "README.md", Whole: true, Content: "Run:\n```sh\nmake\n```\n"},
+		{Path: "Makefile", Whole: true, Content: "all:\n\ttrue"},
+		{Path: "app/util.py", Blocks: []edits.Block{{Search: "a = 1\n", Replace: "a = 2\n"}, {Search: "b = 1\n"}}},
+		{Path: "app/new.py", Whole: true, Content: "y = 1\n", Blocks: []edits.Block{{Search: "y = 1\n", Replace: "y = 2\n"}}},
 	})
 	want := "### File: app/core.py\n```python\nx = 1\n```\n\n" +
 		"### File: README.md\n````md\nRun:\n```sh\nmake\n```\n````\n\n" +
 		"### File: Makefile\n```\nall:\n\ttrue\n```\n\n" +
-		"### File: app/util.py\n```python\n<<<<<<< SEARCH\na = 1\n=======\na = 2\n>>>>>>> REPLACE\n<<<<<<< SEARCH\nb = 1\n=======\n>>>>>>> REPLACE\n```"
+		"### File: app/util.py\n```python\n<<<<<<< SEARCH\na = 1\n=======\na = 2\n>>>>>>> REPLACE\n<<<<<<< SEARCH\nb = 1\n=======\n>>>>>>> REPLACE\n```\n\n" +
+		"### File: app/new.py\n```python\ny = 1\n```\n\n" +
+		"### File: app/new.py\n```python\n<<<<<<< SEARCH\ny = 1\n=======\ny = 2\n>>>>>>> REPLACE\n```"
 	if got != want {
 		t.Errorf("FormatFiles() =\n%s\nwant\n%s", got, want)
 	}

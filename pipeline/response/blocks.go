@@ -2,36 +2,10 @@ package response
 
 import (
 	"fmt"
+	"github.com/capsulehq/capsule/pipeline/edits"
 	"regexp"
 	"strings"
 )
-
-// Block is one SEARCH/REPLACE block of a file:
-//
-//	<<<<<<< SEARCH
-//	lines quoted from the file
-//	=======
-//	what they become
-//	>>>>>>> REPLACE
-type Block struct {
-	// N numbers the block among all the blocks of the answer, from 1.
-	N int
-	// Line is the 1-based line of the answer that opens the block.
-	Line int
-	// Search and Replace are the two parts, each ending with a newline
-	// unless empty: the reading at the block's first divider line.
-	Search, Replace string
-	// Splits are every reading of a block that has more than one divider
-	// line, in order, the first being Search and Replace; nil when it has
-	// one. Which one is meant depends on the file: see package edits.
-	Splits []Split `json:",omitempty"`
-}
-
-// Split is one reading of a block's lines: those before a divider line and
-// those after it.
-type Split struct {
-	Search, Replace string
-}
 
 // The SEARCH and REPLACE markers of a block: 6 to 9 characters (7 is the
 // canonical length), with any case and surrounding white space.
@@ -81,15 +55,15 @@ func hasBlocks(text string) bool {
 // first (the line after the fence), numbering them from next. Text between
 // blocks is ignored with a warning; a block without its divider or REPLACE
 // marker is an error.
-func (p *parser) parseBlocks(path, text string, first, next int) ([]Block, error) {
-	var out []Block
-	var cur *Block
+func (p *parser) parseBlocks(path, text string, first, next int) ([]edits.Block, error) {
+	var out []edits.Block
+	var cur *edits.Block
 	var body []string // the lines between the SEARCH and REPLACE markers
 	stray := 0
 	for i, l := range strings.Split(text, "\n") {
 		switch {
 		case cur == nil && searchRE.MatchString(l):
-			cur = &Block{N: next + len(out), Line: first + i}
+			cur = &edits.Block{N: next + len(out), Line: first + i}
 			body = nil
 		case cur == nil:
 			if strings.TrimSpace(l) != "" && strings.Trim(strings.TrimSpace(l), "`'\"*#: ") != path {
@@ -122,11 +96,11 @@ func (p *parser) parseBlocks(path, text string, first, next int) ([]Block, error
 }
 
 // splitBody reads a block's lines at each of its divider lines in turn.
-func splitBody(body []string) []Split {
-	var out []Split
+func splitBody(body []string) []edits.Split {
+	var out []edits.Split
 	for i, l := range body {
 		if isDivider(l) {
-			out = append(out, Split{Search: joinLines(body[:i]), Replace: joinLines(body[i+1:])})
+			out = append(out, edits.Split{Search: joinLines(body[:i]), Replace: joinLines(body[i+1:])})
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package response
 
 import (
 	"errors"
+	"github.com/capsulehq/capsule/pipeline/edits"
 	"reflect"
 	"strings"
 	"testing"
@@ -48,10 +49,10 @@ def test_trailing_comma():
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []File{
-		{Path: "csvlite/parser.py", Content: "def parse_line(line):\n    return line.split(\",\")\n"},
-		{Path: "README.md", Content: md("# csvlite\n\n´´´python\nfrom csvlite.parser import parse_line\nparse_line(\"a,b,\")  # ['a', 'b', '']\n´´´\n\n### File: not a header inside a fence\n")},
-		{Path: "tests/test_trailing.py", Content: "from csvlite.parser import parse_line\n\n\ndef test_trailing_comma():\n    assert parse_line(\"a,\") == [\"a\", \"\"]\n"},
+	want := []edits.FileEdit{
+		{Path: "csvlite/parser.py", Whole: true, Content: "def parse_line(line):\n    return line.split(\",\")\n"},
+		{Path: "README.md", Whole: true, Content: md("# csvlite\n\n´´´python\nfrom csvlite.parser import parse_line\nparse_line(\"a,b,\")  # ['a', 'b', '']\n´´´\n\n### File: not a header inside a fence\n")},
+		{Path: "tests/test_trailing.py", Whole: true, Content: "from csvlite.parser import parse_line\n\n\ndef test_trailing_comma():\n    assert parse_line(\"a,\") == [\"a\", \"\"]\n"},
 	}
 	if !reflect.DeepEqual(got.Files, want) {
 		t.Errorf("Files =\n%#v\nwant\n%#v", got.Files, want)
@@ -135,7 +136,7 @@ VERSION = 2
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []File{{Path: "app.py", Content: "VERSION = 2\n"}, {Path: "util.py", Content: "def util(): pass\n"}}
+	want := []edits.FileEdit{{Path: "app.py", Whole: true, Content: "VERSION = 2\n"}, {Path: "util.py", Whole: true, Content: "def util(): pass\n"}}
 	if !reflect.DeepEqual(got.Files, want) {
 		t.Errorf("Files = %#v, want %#v", got.Files, want)
 	}

@@ -2,6 +2,7 @@ package response
 
 import (
 	"fmt"
+	"github.com/capsulehq/capsule/pipeline/edits"
 	"regexp"
 	"strings"
 )
@@ -71,78 +72,105 @@ func (p *parser) cutThinking(answer string) string {
 	return strings.Repeat("\n", strings.Count(answer[:end], "\n")) + answer[end+len(closing):]
 }
 
+// walker is the state of walk between elements.
+type walker struct {
+	p       *parser
+	sec     section
+	pending *fileHeader // a file header waiting for its first fenced block
+	cur     *fileHeader // the file header whose section this is
+	files   int
+	// lastText is the last non-blank text line since a header or fence;
+	// inBareCode is set inside unfenced code under a Code header.
+	lastText   string
+	inBareCode bool
+}
+
+// header opens a section; a file header waits for its fenced block.
+func (w *walker) header(e element) {
+	p := w.p
+	if w.pending != nil {
+		p.noContent(w.pending)
+		w.pending = nil
+	}
+	w.sec, w.inBareCode, w.cur, w.lastText = e.section, false, nil, ""
+	if w.sec.structural() && p.firstHeader == 0 {
+		p.firstHeader = e.line
+	}
+	switch w.sec {
+	case sectionRequirements:
+		p.reqLines = append(p.reqLines, e.rest)
+	case sectionFile:
+		w.files++
+		w.pending = &fileHeader{n: w.files, line: e.line, path: strings.Trim(e.rest, " \t`'\"*")}
+		w.cur = w.pending
+		if w.pending.path == "" {
+			p.errs = append(p.errs, fmt.Errorf("%w: file block %d (line %d) has an empty path",
+				ErrFileBlock, w.pending.n, w.pending.line))
+		}
+	}
+}
+
+// text reads a line outside fences: a requirement, or unfenced code.
+func (w *walker) text(e element) {
+	p := w.p
+	if strings.TrimSpace(e.text) != "" {
+		w.lastText = e.text
+	}
+	switch {
+	case w.sec == sectionRequirements:
+		p.reqLines = append(p.reqLines, e.text)
+	case w.sec == sectionCode && (w.inBareCode || startsLikePython(e.text)):
+		if !w.inBareCode {
+			p.codeText, p.codeLine, w.inBareCode = nil, e.line, true
+		}
+		p.codeText = append(p.codeText, e.text)
+	}
+}
+
+// fence reads a fenced block: SEARCH/REPLACE blocks, a whole file,
+// requirements, or a candidate code block.
+func (w *walker) fence(e element) {
+	p := w.p
+	if !e.closed {
+		p.resp.Truncated = true
+		p.warnf("the answer ends inside the fenced block opened at line %d; it may be truncated", e.line)
+	}
+	switch {
+	case p.edits && hasBlocks(e.text):
+		p.editFence(w.cur, w.lastText, e)
+		w.pending = nil
+	case w.pending != nil:
+		if w.pending.path != "" {
+			p.addFile(w.pending, e)
+		}
+		w.pending = nil
+	case w.sec == sectionRequirements && !(pythonLang(e.lang) && looksLikePython(e.text)):
+		p.reqLines = append(p.reqLines, strings.Split(e.text, "\n")...)
+	default:
+		p.blocks = append(p.blocks, candidate{element: e, section: w.sec})
+	}
+	w.lastText = ""
+}
+
 // walk reads the elements in order, collecting requirements, candidate code
 // blocks and file blocks.
 func (p *parser) walk(elems []element) {
-	sec := sectionNone
-	var pending *fileHeader // a file header waiting for its first fenced block
-	var cur *fileHeader     // the file header whose section this is
-	files := 0
-	lastText := ""      // the last non-blank text line since a header or fence
-	inBareCode := false // inside unfenced code under a Code header
+	w := walker{p: p}
 	for _, e := range elems {
-		if e.kind == elementHeader && sec == sectionCode && !e.section.structural() && commentRE.MatchString(e.text) {
+		if e.kind == elementHeader && w.sec == sectionCode && !e.section.structural() && commentRE.MatchString(e.text) {
 			e.kind = elementText // a Python comment in unfenced code, not a heading
 		}
 		switch e.kind {
 		case elementHeader:
-			if pending != nil {
-				p.noContent(pending)
-				pending = nil
-			}
-			sec, inBareCode, cur, lastText = e.section, false, nil, ""
-			if sec.structural() && p.firstHeader == 0 {
-				p.firstHeader = e.line
-			}
-			switch sec {
-			case sectionRequirements:
-				p.reqLines = append(p.reqLines, e.rest)
-			case sectionFile:
-				files++
-				pending = &fileHeader{n: files, line: e.line, path: strings.Trim(e.rest, " \t`'\"*")}
-				cur = pending
-				if pending.path == "" {
-					p.errs = append(p.errs, fmt.Errorf("%w: file block %d (line %d) has an empty path",
-						ErrFileBlock, pending.n, pending.line))
-				}
-			}
+			w.header(e)
 		case elementText:
-			if strings.TrimSpace(e.text) != "" {
-				lastText = e.text
-			}
-			switch {
-			case sec == sectionRequirements:
-				p.reqLines = append(p.reqLines, e.text)
-			case sec == sectionCode && (inBareCode || startsLikePython(e.text)):
-				if !inBareCode {
-					p.codeText, p.codeLine, inBareCode = nil, e.line, true
-				}
-				p.codeText = append(p.codeText, e.text)
-			}
+			w.text(e)
 		case elementFence:
-			if !e.closed {
-				p.resp.Truncated = true
-				p.warnf("the answer ends inside the fenced block opened at line %d; it may be truncated", e.line)
-			}
-			switch {
-			case p.edits && hasBlocks(e.text):
-				p.editFence(cur, lastText, e)
-				pending = nil
-			case pending != nil:
-				if pending.path != "" {
-					p.addFile(pending, e)
-				}
-				pending = nil
-			case sec == sectionRequirements && !(pythonLang(e.lang) && looksLikePython(e.text)):
-				p.reqLines = append(p.reqLines, strings.Split(e.text, "\n")...)
-			default:
-				p.blocks = append(p.blocks, candidate{element: e, section: sec})
-			}
-			lastText = ""
+			w.fence(e)
 		}
 	}
-	if pending != nil {
-		p.noContent(pending)
+	if w.pending != nil {
+		p.noContent(w.pending)
 	}
 	reqs, ignored := parseRequirements(p.reqLines)
 	p.resp.Requirements = reqs
@@ -153,7 +181,7 @@ func (p *parser) walk(elems []element) {
 
 // addFile records a file block; a later block for the same path wins.
 func (p *parser) addFile(h *fileHeader, e element) {
-	f := File{Path: h.path, Content: tidyFile(e.text)}
+	f := edits.FileEdit{Path: h.path, Whole: true, Content: tidyFile(e.text)}
 	if f.Content == "" {
 		p.warnf("file block %d (line %d) for %q is empty", h.n, h.line, f.Path)
 	}
@@ -166,7 +194,7 @@ func (p *parser) addFile(h *fileHeader, e element) {
 }
 
 // appendFile adds a file not seen before.
-func (p *parser) appendFile(f File) {
+func (p *parser) appendFile(f edits.FileEdit) {
 	if p.fileIndex == nil {
 		p.fileIndex = map[string]int{}
 	}
@@ -209,10 +237,10 @@ func (p *parser) editFence(h *fileHeader, lastText string, e element) {
 	i, ok := p.fileIndex[path]
 	switch {
 	case !ok:
-		p.appendFile(File{Path: path, Blocks: blocks})
-	case p.resp.Files[i].Blocks == nil:
+		p.appendFile(edits.FileEdit{Path: path, Blocks: blocks})
+	case p.resp.Files[i].Whole:
 		p.warnf("file %q is given whole and then by SEARCH/REPLACE blocks; using the blocks", path)
-		p.resp.Files[i] = File{Path: path, Blocks: blocks}
+		p.resp.Files[i] = edits.FileEdit{Path: path, Blocks: blocks}
 	default:
 		p.resp.Files[i].Blocks = append(p.resp.Files[i].Blocks, blocks...)
 	}

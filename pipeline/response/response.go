@@ -38,6 +38,7 @@ package response
 
 import (
 	"errors"
+	"github.com/capsulehq/capsule/pipeline/edits"
 	"strings"
 )
 
@@ -51,27 +52,17 @@ type Response struct {
 	// Code is the chosen code block, ending with exactly one newline; empty
 	// when the answer has only file blocks.
 	Code string
-	// Files are the whole-file blocks in order of first appearance.
-	Files []File
+	// Files are the file sections in order of first appearance: a whole
+	// file (Whole set, Content ending with exactly one newline, or empty
+	// for an empty file) or SEARCH/REPLACE blocks in answer order. Paths
+	// are as written, trimmed of whitespace, backticks, quotes and
+	// Markdown emphasis.
+	Files []edits.FileEdit
 	// Truncated reports an answer that ends inside a fenced block or a
 	// <think> part, as when the model ran out of tokens.
 	Truncated bool
 	// Warnings notes what the parser repaired or chose, for the attempt log.
 	Warnings []string
-}
-
-// File is what the answer does to the file at Path: its whole new content,
-// or SEARCH/REPLACE blocks to apply to it.
-type File struct {
-	// Path is the path as written, trimmed of whitespace, backticks, quotes
-	// and Markdown emphasis.
-	Path string
-	// Content is the file's new content, ending with exactly one newline
-	// (empty for an empty file), when Blocks is nil.
-	Content string
-	// Blocks are the file's SEARCH/REPLACE blocks in answer order; nil for
-	// a whole-file block.
-	Blocks []Block `json:",omitempty"`
 }
 
 var (

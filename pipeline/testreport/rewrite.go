@@ -2,6 +2,7 @@ package testreport
 
 import (
 	"cmp"
+	"fmt"
 	"path"
 	"regexp"
 	"slices"
@@ -66,68 +67,96 @@ func UnittestAsPytest(command string, isFile func(string) bool) (string, bool) {
 	if len(words) < i+3 || !python.MatchString(words[i]) || words[i+1] != "-m" || words[i+2] != "unittest" {
 		return "", false
 	}
-	args := words[i+3:]
-	discover := len(args) > 0 && args[0] == "discover"
-	if discover {
+	call, ok := readUnittest(words[i+3:])
+	if !ok {
+		return "", false
+	}
+	targets, ok := call.targets(isFile)
+	if !ok {
+		return "", false
+	}
+	out := slices.Concat(words[:i+1], []string{"-m", "pytest", "-o", "python_files=" + call.pattern,
+		"-o", "python_classes=", "-o", "python_functions="}, call.flags, targets)
+	return joinWords(out), true
+}
+
+// unittestCall is the arguments of a `python -m unittest` command, read
+// for pytest.
+type unittestCall struct {
+	discover bool
+	// flags are pytest's for unittest's options; positional are the
+	// other words; start is the discovery's start directory, given as
+	// an option; pattern is the discovery's pattern of file names.
+	flags, positional, start []string
+	pattern                  string
+}
+
+// readUnittest reads the arguments of a unittest command (after -m
+// unittest), declining options pytest has no equivalent for.
+func readUnittest(args []string) (unittestCall, bool) {
+	c := unittestCall{discover: len(args) > 0 && args[0] == "discover", pattern: "test*.py"}
+	if c.discover {
 		args = args[1:]
 	}
-	var flags, positional, start []string
-	pattern := "test*.py"
 	for k := 0; k < len(args); k++ {
 		switch a := args[k]; a {
 		case "-v", "--verbose":
-			flags = append(flags, "-v")
+			c.flags = append(c.flags, "-v")
 		case "-q", "--quiet":
-			flags = append(flags, "-q")
+			c.flags = append(c.flags, "-q")
 		case "-f", "--failfast":
-			flags = append(flags, "-x")
+			c.flags = append(c.flags, "-x")
 		case "-b", "--buffer", "-c", "--catch":
 			// pytest captures output; Ctrl-C needs no handler here.
 		case "-s", "--start-directory", "-p", "--pattern":
-			if !discover || k+1 == len(args) {
-				return "", false
+			if !c.discover || k+1 == len(args) {
+				return unittestCall{}, false
 			}
 			k++
 			if a == "-p" || a == "--pattern" {
-				pattern = args[k]
+				c.pattern = args[k]
 			} else {
-				start = append(start, args[k])
+				c.start = append(c.start, args[k])
 			}
 		default:
 			if strings.HasPrefix(a, "-") {
-				return "", false
+				return unittestCall{}, false
 			}
-			positional = append(positional, a)
+			c.positional = append(c.positional, a)
 		}
 	}
-	var targets []string
-	switch {
-	case discover || len(positional) == 0:
-		// Discovery: [start [pattern]] as words or options; a top-level
-		// directory is refused as -t is.
-		if len(positional) > 0 {
-			start = append(start, positional[0])
-		}
-		if len(positional) > 1 {
-			pattern = positional[1]
-		}
-		if len(positional) > 2 || len(start) > 1 {
-			return "", false
-		}
-		// An explicit directory, so that pytest's testpaths do not apply.
-		targets = append(start, ".")[:1]
-	default:
-		for _, name := range positional {
+	return c, true
+}
+
+// targets are the pytest paths of the call's tests: the discovery's start
+// directory (the pattern may come from the words too), or the node id of
+// each name.
+func (c *unittestCall) targets(isFile func(string) bool) ([]string, bool) {
+	if !c.discover && len(c.positional) > 0 {
+		var targets []string
+		for _, name := range c.positional {
 			target, ok := unittestName(name, isFile)
 			if !ok {
-				return "", false
+				return nil, false
 			}
 			targets = append(targets, target)
 		}
+		return targets, true
 	}
-	out := slices.Concat(words[:i+1], []string{"-m", "pytest", "-o", "python_files=" + pattern,
-		"-o", "python_classes=", "-o", "python_functions="}, flags, targets)
-	return joinWords(out), true
+	// Discovery: [start [pattern]] as words or options; a top-level
+	// directory is refused as -t is.
+	start := c.start
+	if len(c.positional) > 0 {
+		start = append(start, c.positional[0])
+	}
+	if len(c.positional) > 1 {
+		c.pattern = c.positional[1]
+	}
+	if len(c.positional) > 2 || len(start) > 1 {
+		return nil, false
+	}
+	// An explicit directory, so that pytest's testpaths do not apply.
+	return append(start, ".")[:1], true
 }
 
 // unittestName maps a name unittest accepts (a file, a module, a module's
@@ -241,6 +270,54 @@ type Plan struct {
 	GoJSON bool
 	// Note says in one line what was chosen, for the log.
 	Note string
+	// Runner is the test runner the test command names: how the error
+	// handler reads the output of a failed run.
+	Runner Runner
+}
+
+// Runner is the test runner a test command names.
+type Runner int
+
+// The runners a test command may name.
+const (
+	// OtherRunner is any other command (make, tox, a script).
+	OtherRunner Runner = iota
+	// PytestRunner is a command that names pytest.
+	PytestRunner
+	// UnittestRunner is a command that names unittest (and not pytest),
+	// even when the plan runs its tests under pytest.
+	UnittestRunner
+	// GoRunner is `go test`.
+	GoRunner
+)
+
+// String returns the runner's name.
+func (r Runner) String() string {
+	switch r {
+	case OtherRunner:
+		return "other"
+	case PytestRunner:
+		return "pytest"
+	case UnittestRunner:
+		return "unittest"
+	case GoRunner:
+		return "go test"
+	}
+	return fmt.Sprintf("Runner(%d)", int(r))
+}
+
+// runnerOf is the runner command names: pytest or unittest when it says
+// so, go test when goJSON (GoTestJSON took it), else another.
+func runnerOf(command string, goJSON bool) Runner {
+	switch {
+	case strings.Contains(command, "pytest"):
+		return PytestRunner
+	case strings.Contains(command, "unittest"):
+		return UnittestRunner
+	case goJSON:
+		return GoRunner
+	}
+	return OtherRunner
 }
 
 // NewPlan chooses how to collect the per-test results of command; isFile
@@ -249,12 +326,13 @@ type Plan struct {
 // only its exit status counts.
 func NewPlan(command string, isFile func(string) bool) Plan {
 	if cmd, ok := GoTestJSON(command); ok {
-		return Plan{Command: cmd, GoJSON: true, Note: "per-test results from go test -json: `" + cmd + "`"}
+		return Plan{Command: cmd, GoJSON: true, Note: "per-test results from go test -json: `" + cmd + "`", Runner: runnerOf(command, true)}
 	}
 	if cmd, ok := UnittestAsPytest(command, isFile); ok {
-		return Plan{Command: cmd, Note: "per-test results from unittest's tests run by pytest: `" + cmd + "`"}
+		return Plan{Command: cmd, Note: "per-test results from unittest's tests run by pytest: `" + cmd + "`", Runner: runnerOf(command, false)}
 	}
-	return Plan{Command: command, Note: "per-test results from pytest, if `" + command + "` runs it; from anything else only the exit status counts"}
+	return Plan{Command: command, Note: "per-test results from pytest, if `" + command + "` runs it; from anything else only the exit status counts",
+		Runner: runnerOf(command, false)}
 }
 
 // Parse reads a run's results: stdout for go test -json, else the
@@ -422,30 +500,8 @@ func shellSegments(command string) ([]string, bool) {
 
 // pytestWords splits the words of one command into a pytest invocation.
 func pytestWords(words []string, isPath func(string) bool) (Pytest, bool) {
-	i := skipAssignments(words)
-	if i < len(words) && words[i] == "env" {
-		i += 1 + skipAssignments(words[i+1:])
-	}
-	if i >= len(words) {
-		return Pytest{}, false
-	}
-	switch base := path.Base(words[i]); {
-	case base == "pytest" || base == "py.test":
-		i++
-	case python.MatchString(base):
-		for i++; i < len(words) && words[i] != "-m"; i++ {
-			if !strings.HasPrefix(words[i], "-") || words[i] == "-c" {
-				return Pytest{}, false
-			}
-			if interpreterValued[words[i]] {
-				i++
-			}
-		}
-		if i+1 >= len(words) || words[i+1] != "pytest" && words[i+1] != "py.test" {
-			return Pytest{}, false
-		}
-		i += 2
-	default:
+	i, ok := pytestStart(words)
+	if !ok {
 		return Pytest{}, false
 	}
 	p := Pytest{Prefix: slices.Clone(words[:i])}
@@ -458,32 +514,80 @@ func pytestWords(words []string, isPath func(string) bool) (Pytest, bool) {
 		case w == "--":
 			p.DoubleDash = true
 		case strings.HasPrefix(w, "--"):
-			name, _, attached := strings.Cut(w, "=")
-			opt := []string{w}
-			valued := pytestValued[name] || !attached && k+1 < len(args) && !strings.HasPrefix(args[k+1], "-") && !isPath(nodeFile(args[k+1])) && !pytestKnownFlag(name)
-			if !attached && valued && k+1 < len(args) {
-				k++
-				opt = append(opt, args[k])
-			}
-			p.addOption(name, opt)
+			k = p.longOption(args, k, isPath)
 		default:
-			// One-letter options, possibly bundled: -xvs, -rA, -kexpr.
-			for j := 1; j < len(w); j++ {
-				name := "-" + w[j:j+1]
-				if !strings.Contains(pytestFlags, w[j:j+1]) && pytestValued[name] {
-					opt := []string{w[:1] + w[j:]}
-					if j+1 == len(w) && k+1 < len(args) {
-						k++
-						opt = []string{name, args[k]}
-					}
-					p.addOption(name, opt)
-					break
-				}
-				p.addOption(name, []string{name})
-			}
+			k = p.shortOptions(args, k)
 		}
 	}
 	return p, true
+}
+
+// pytestStart finds where pytest's own arguments start in the words of a
+// command: after assignments, env and its assignments, then pytest (or
+// py.test), or a Python interpreter with its options and -m pytest. It
+// reports false when the command does not start pytest so.
+func pytestStart(words []string) (int, bool) {
+	i := skipAssignments(words)
+	if i < len(words) && words[i] == "env" {
+		i += 1 + skipAssignments(words[i+1:])
+	}
+	if i >= len(words) {
+		return 0, false
+	}
+	switch base := path.Base(words[i]); {
+	case base == "pytest" || base == "py.test":
+		return i + 1, true
+	case !python.MatchString(base):
+		return 0, false
+	}
+	for i++; i < len(words) && words[i] != "-m"; i++ {
+		if !strings.HasPrefix(words[i], "-") || words[i] == "-c" {
+			return 0, false
+		}
+		if interpreterValued[words[i]] {
+			i++
+		}
+	}
+	if i+1 >= len(words) || words[i+1] != "pytest" && words[i+1] != "py.test" {
+		return 0, false
+	}
+	return i + 2, true
+}
+
+// longOption files the long option args[k], with its value when it takes
+// one in the next word, and returns the index of the last word it used.
+func (p *Pytest) longOption(args []string, k int, isPath func(string) bool) int {
+	w := args[k]
+	name, _, attached := strings.Cut(w, "=")
+	opt := []string{w}
+	valued := pytestValued[name] || !attached && k+1 < len(args) && !strings.HasPrefix(args[k+1], "-") && !isPath(nodeFile(args[k+1])) && !pytestKnownFlag(name)
+	if !attached && valued && k+1 < len(args) {
+		k++
+		opt = append(opt, args[k])
+	}
+	p.addOption(name, opt)
+	return k
+}
+
+// shortOptions files the one-letter options of args[k], possibly bundled
+// (-xvs, -rA, -kexpr), the last with its value in the next word when it
+// takes one there, and returns the index of the last word it used.
+func (p *Pytest) shortOptions(args []string, k int) int {
+	w := args[k]
+	for j := 1; j < len(w); j++ {
+		name := "-" + w[j:j+1]
+		if !strings.Contains(pytestFlags, w[j:j+1]) && pytestValued[name] {
+			opt := []string{w[:1] + w[j:]}
+			if j+1 == len(w) && k+1 < len(args) {
+				k++
+				opt = []string{name, args[k]}
+			}
+			p.addOption(name, opt)
+			return k
+		}
+		p.addOption(name, []string{name})
+	}
+	return k
 }
 
 // pytestKnownFlag reports a long option of pytest known to take no value.

@@ -94,16 +94,19 @@ func TestPlan(t *testing.T) {
 	for _, tc := range []struct {
 		cmd, want string
 		goJSON    bool
+		runner    Runner
 	}{
-		{"go test ./...", "go test -json ./...", true},
-		{"python -m unittest", "python -m pytest -o 'python_files=test*.py' -o python_classes= -o python_functions= .", false},
-		{"pytest -q", "pytest -q", false},
-		{"npm test", "npm test", false},
-		{"go test ./... | tee log", "go test ./... | tee log", false},
+		{"go test ./...", "go test -json ./...", true, GoRunner},
+		{"python -m unittest", "python -m pytest -o 'python_files=test*.py' -o python_classes= -o python_functions= .", false, UnittestRunner},
+		{"python -m unittest discover -k fast", "python -m unittest discover -k fast", false, UnittestRunner},
+		{"pytest -q", "pytest -q", false, PytestRunner},
+		{"tox -e pytest-unittest", "tox -e pytest-unittest", false, PytestRunner},
+		{"npm test", "npm test", false, OtherRunner},
+		{"go test ./... | tee log", "go test ./... | tee log", false, OtherRunner},
 	} {
 		p := NewPlan(tc.cmd, isFile)
-		if p.Command != tc.want || p.GoJSON != tc.goJSON || !strings.Contains(p.Note, "`"+tc.want+"`") {
-			t.Errorf("NewPlan(%q) = %+v; want %q, GoJSON %v", tc.cmd, p, tc.want, tc.goJSON)
+		if p.Command != tc.want || p.GoJSON != tc.goJSON || p.Runner != tc.runner || !strings.Contains(p.Note, "`"+tc.want+"`") {
+			t.Errorf("NewPlan(%q) = %+v; want %q, GoJSON %v, runner %s", tc.cmd, p, tc.want, tc.goJSON, tc.runner)
 		}
 	}
 	goEvents := []byte(`{"Action":"start","Package":"p"}` + "\n" + `{"Action":"run","Package":"p","Test":"TestA"}` + "\n" +

@@ -48,12 +48,12 @@ var WrongStats = strings.Replace(RightStats, "return 0.0\n    return divide", "r
 // whole. A file given unchanged is a whole-file block.
 func Answer(pairs ...string) string {
 	example := examples.Calculator()
-	var files []programmer.File
+	var files []edits.FileEdit
 	for i := 0; i+1 < len(pairs); i += 2 {
-		f := programmer.File{Path: pairs[i], Content: pairs[i+1]}
+		f := edits.FileEdit{Path: pairs[i], Whole: true, Content: pairs[i+1]}
 		if old, ok := example[pairs[i]]; ok {
-			for _, bl := range edits.BlocksFor(old, pairs[i+1]) {
-				f.Blocks = append(f.Blocks, programmer.Block{Search: bl.Search, Replace: bl.Replace})
+			if blocks := edits.BlocksFor(old, pairs[i+1]); len(blocks) > 0 {
+				f = edits.FileEdit{Path: pairs[i], Blocks: blocks}
 			}
 		}
 		files = append(files, f)

@@ -1,9 +1,10 @@
-package pipeline
+package repo
 
 import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/capsulehq/capsule/pipeline"
 	"log/slog"
 	"os"
 	"path"
@@ -24,71 +25,31 @@ import (
 	"github.com/capsulehq/capsule/pipeline/repocontext"
 	"github.com/capsulehq/capsule/pipeline/response"
 	"github.com/capsulehq/capsule/pipeline/specialcase"
+	"github.com/capsulehq/capsule/pipeline/testreport"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/agent"
 )
 
-// RepoSandbox is a warm sandbox over the repository's tree; *sandbox.Session
+// Sandbox is a warm sandbox over the repository's tree; *sandbox.Session
 // implements it.
-type RepoSandbox interface {
-	Sandbox
+type Sandbox interface {
+	pipeline.Sandbox
 	CutNetwork(ctx context.Context) error
 }
 
-// RepoTask is an issue to fix in a repository.
-type RepoTask struct {
-	ID          string // names the task in the log, e.g. "issue-12"
-	Title, Body string
-	// Repo is the repository's directory on the host: the original tree,
-	// which the loop never writes.
-	Repo string
-	// TestCommand is run by sh in the workspace root; TestReason says how
-	// it was chosen.
-	TestCommand, TestReason string
-	// Setup, when set, runs once before the tests, with the network when
-	// SetupNetwork is set; the tests never have it.
-	Setup        string
-	SetupNetwork bool
-	// TestTimeout bounds the set-up, and is the least time of one run of
-	// the tests after the baseline, which may get more from the baseline's
-	// own time (see attemptTimeout). MaxTestTimeout, the operator's
-	// maximum, bounds the baseline and every run; zero means TestTimeout.
-	TestTimeout, MaxTestTimeout time.Duration
-	// Protected reports the pattern that protects an existing file from
-	// edits; nil protects nothing.
-	Protected func(path string) (pattern string, ok bool)
-	// AllowTestInfrastructure lets answers change the test infrastructure
-	// (conftest.py, pytest's settings and the like; see package edits).
-	AllowTestInfrastructure bool
-	// MaxFiles is the most files one answer may change; zero means
-	// DefaultMaxFiles.
-	MaxFiles int
-	// ContextBudget is the token budget of the repository context; zero
-	// means repocontext.DefaultBudget.
-	ContextBudget int
-	// Reproduce says whether the test designer first writes a test that
-	// shows the issue; "" is ReproduceAuto. ReproduceTries bounds its
-	// answers; zero means DefaultReproduceTries.
-	Reproduce      Reproduce
-	ReproduceTries int
-	// TestModel is the test designer's model, chosen by the operator; nil
-	// means the programmer's.
-	TestModel Model
-}
-
 // DefaultMaxFiles is how many files one answer may change when
-// RepoTask.MaxFiles is zero.
+// Plan.MaxFiles is zero.
 const DefaultMaxFiles = 50
 
 // readOnly reports whether the context shows the file at p as one the
 // model may not change: protected, or test infrastructure.
-func (t RepoTask) readOnly(p string) bool {
-	_, ok := protectedBy(t.Protected, p)
-	return ok || !t.AllowTestInfrastructure && edits.IsTestInfrastructure(p)
+func (plan Plan) readOnly(p string) bool {
+	_, ok := protectedBy(plan.Protected, p)
+	return ok || !plan.AllowTestInfrastructure && edits.IsTestInfrastructure(p)
 }
 
-// RepoOutcome is the result of the loop on an issue.
-type RepoOutcome struct {
+// Outcome is the result of the loop on an issue.
+type Outcome struct {
 	Log *attemptlog.Log
 	// Edits is the change of the passing attempt, or of the last attempt
 	// that ran when none passed; Patch is it as a unified diff against the
@@ -98,34 +59,34 @@ type RepoOutcome struct {
 }
 
 // Solved reports whether an attempt passed: proven or not (see Outcome).
-func (o *RepoOutcome) Solved() bool { return o.Log.Solved }
+func (o *Outcome) Solved() bool { return o.Log.Solved }
 
 // Outcome tells a proven fix from a passing but unproven one and from
 // none.
-func (o *RepoOutcome) Outcome() attemptlog.Outcome { return o.Log.Outcome }
+func (o *Outcome) Outcome() attemptlog.Outcome { return o.Log.Outcome }
 
-// SolveRepo runs the loop on an issue: the programmer agent answers with
+// Solve runs the loop on a plan's issue: the programmer agent answers with
 // whole files, which are checked and laid over the pristine tree in the
 // sandbox before every test run. The error is non-nil only when the model
 // or the sandbox failed (or ctx ended).
-func SolveRepo(ctx context.Context, model Model, box RepoSandbox, task RepoTask, s Settings) (*RepoOutcome, error) {
-	if err := s.Validate(); err != nil {
+func Solve(ctx context.Context, model pipeline.Model, box Sandbox, plan Plan) (*Outcome, error) {
+	if err := plan.Settings.Validate(); err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	log := &attemptlog.Log{TaskID: task.ID, Model: s.Model, AttemptIndex: -1, TestCommand: task.TestCommand, TestReason: task.TestReason,
+	log := &attemptlog.Log{TaskID: plan.ID, Model: plan.Settings.Model, AttemptIndex: -1, TestCommand: plan.TestCommand, TestReason: plan.TestReason,
 		Outcome: attemptlog.NotSolved}
-	out := &RepoOutcome{Log: log}
+	out := &Outcome{Log: log}
 	defer func() { log.Duration = time.Since(start) }()
 
-	rc, err := RepoContext(task)
+	rc, err := Context(plan)
 	if err != nil {
 		return out, fmt.Errorf("build the repository context: %w", err)
 	}
-	log.Context = contextRecord(rc, task.ContextBudget)
+	log.Context = contextRecord(rc, plan.ContextBudget)
 
-	if task.Setup != "" {
-		ok, err := setup(ctx, box, task, s, log)
+	if plan.Setup != "" {
+		ok, err := setup(ctx, box, plan, log)
 		if err != nil || !ok {
 			return out, err
 		}
@@ -133,26 +94,26 @@ func SolveRepo(ctx context.Context, model Model, box RepoSandbox, task RepoTask,
 
 	names := probeNames(ctx, box, log)
 
-	pf, err := newProof(ctx, box, task, s, log)
+	pf, err := newProof(ctx, box, plan, log)
 	if err != nil {
 		return out, err
 	}
-	if pf.repro, err = reproduce(ctx, model, box, task, s, rc, pf, log); err != nil {
+	if pf.repro, err = reproduce(ctx, model, box, plan, rc, pf, log); err != nil {
 		return out, err
 	}
-	if task.Reproduce == ReproduceRequired && len(pf.targets) == 0 {
+	if plan.Reproduce == ReproduceRequired && len(pf.targets) == 0 {
 		why := cmp.Or(log.Reproduction.Skipped, log.Reproduction.Stopped)
 		log.Stopped = fmt.Sprintf("reproduce: required, and no test shows the issue (%s); no attempt was made.", why)
 		return out, nil
 	}
 
-	prompt := programmer.RepoTask{Title: task.Title, Body: task.Body, Context: rc.Text, Signatures: rc.Symbols}.Render()
-	conv := programmer.NewConversation(programmer.KindRepo, prompt, s.History)
+	prompt := programmer.RepoTask{Title: plan.Title, Body: plan.Body, Context: rc.Text, Signatures: rc.Symbols}.Render()
+	conv := programmer.NewConversation(programmer.KindRepo, prompt, plan.Settings.History)
 	var kept []edits.FileEdit // the parts of a refused answer that could be placed
-	err = iterate(log, conv, s, func(msgs []chat.Message) (attemptlog.Attempt, error) {
-		a, accepted, err := repoAttempt(ctx, model, box, task, s, pf, names, &kept, msgs)
+	err = pipeline.Iterate(log, conv, plan.Settings, func(msgs []chat.Message) (attemptlog.Attempt, error) {
+		a, accepted, err := repoAttempt(ctx, model, box, plan, pf, names, &kept, msgs)
 		if err == nil {
-			err = pf.revise(ctx, box, task, s, log, &a)
+			err = pf.revise(ctx, box, plan, log, &a)
 		}
 		if err == nil && a.Run != nil {
 			out.Edits, out.Patch = accepted, a.Patch
@@ -171,20 +132,20 @@ func SolveRepo(ctx context.Context, model Model, box RepoSandbox, task RepoTask,
 
 // setup runs the set-up command once, committing what it leaves as the
 // starting state of every test run, then cuts the network.
-func setup(ctx context.Context, box RepoSandbox, task RepoTask, s Settings, log *attemptlog.Log) (bool, error) {
-	cmd := []string{"sh", "-c", task.Setup}
-	res, err := box.Run(ctx, sandbox.Run{Cmd: cmd, Commit: true, Timeout: task.TestTimeout})
+func setup(ctx context.Context, box Sandbox, plan Plan, log *attemptlog.Log) (bool, error) {
+	cmd := []string{"sh", "-c", plan.Setup}
+	res, err := box.Run(ctx, sandbox.Run{Cmd: cmd, Commit: true, Timeout: plan.Limits.Timeout})
 	if err != nil {
 		return false, fmt.Errorf("set-up: %w", err)
 	}
-	log.Setup = runRecord(cmd, s.Image, res)
-	if task.SetupNetwork {
+	log.Setup = runRecord(cmd, plan.Settings.Image, res)
+	if plan.SetupNetwork {
 		if err := box.CutNetwork(ctx); err != nil {
 			return false, fmt.Errorf("cut the network after set-up: %w", err)
 		}
 	}
 	if !log.Setup.Passed {
-		log.Stopped = fmt.Sprintf("The set-up command `%s` failed (%s); no attempt was made.", task.Setup, log.Setup.Reason)
+		log.Stopped = fmt.Sprintf("The set-up command `%s` failed (%s); no attempt was made.", plan.Setup, log.Setup.Reason)
 		return false, nil
 	}
 	return true, nil
@@ -195,7 +156,7 @@ func setup(ctx context.Context, box RepoSandbox, task RepoTask, s Settings, log 
 // once a job, after the set-up, which may install packages. When the probe
 // cannot run (an image without python3), it falls back to a built-in list
 // and says so in the log.
-func probeNames(ctx context.Context, box RepoSandbox, log *attemptlog.Log) pynames.Set {
+func probeNames(ctx context.Context, box Sandbox, log *attemptlog.Log) pynames.Set {
 	res, err := box.Run(ctx, sandbox.Run{Cmd: pynames.Command, Timeout: probeTimeout})
 	if err == nil && res.ExitCode != 0 {
 		line, _, _ := strings.Cut(strings.TrimSpace(string(res.Stderr)), "\n")
@@ -220,32 +181,32 @@ const probeTimeout = time.Minute
 // repoAttempt makes one model call, checks the files it answered and runs
 // the tests with them. names are the module names no new module may
 // shadow.
-func repoAttempt(ctx context.Context, model Model, box RepoSandbox, task RepoTask, s Settings, pf *proof, names pynames.Set, kept *[]edits.FileEdit, msgs []chat.Message) (attemptlog.Attempt, []edits.Edit, error) {
-	a, reply, ok, err := repoAnswer.ask(ctx, model, msgs)
+func repoAttempt(ctx context.Context, model pipeline.Model, box Sandbox, plan Plan, pf *proof, names pynames.Set, kept *[]edits.FileEdit, msgs []chat.Message) (attemptlog.Attempt, []edits.Edit, error) {
+	a, reply, ok, err := repoAnswer.Ask(ctx, model, msgs)
 	if err != nil || !ok {
 		return a, nil, err
 	}
 	parsed, _ := response.Parse(reply.Content)
 	if len(parsed.Files) == 0 {
-		repoAnswer.noCode(&a, reply.Truncated)
+		repoAnswer.NoCode(&a, reply.Truncated)
 		return a, nil, nil
 	}
-	if limit := cmp.Or(task.MaxFiles, DefaultMaxFiles); len(parsed.Files) > limit {
+	if limit := cmp.Or(plan.MaxFiles, DefaultMaxFiles); len(parsed.Files) > limit {
 		a.Feedback, a.FeedbackKind = fmt.Sprintf("Nothing was tested: your answer gives %d files, and one answer may change at most %d. "+
 			"Answer again with only the files the fix needs.", len(parsed.Files), limit), "too-many-files"
 		return a, nil, nil
 	}
-	proposed, ok, err := placeAnswer(&a, task.Repo, kept, parsed.Files)
+	proposed, ok, err := placeAnswer(&a, plan.Dir, kept, parsed.Files)
 	if err != nil || !ok {
 		return a, nil, err
 	}
 
 	proposed, refused := pf.keepRepro(proposed)
-	rules := edits.Rules{Protected: task.Protected, AllowTestInfrastructure: task.AllowTestInfrastructure, Importable: names}
+	rules := edits.Rules{Protected: plan.Protected, AllowTestInfrastructure: plan.AllowTestInfrastructure, Importable: names}
 	if pf.repro != nil {
 		rules.Reserved = []string{pf.repro.Path}
 	}
-	accepted, more := edits.Check(task.Repo, proposed, rules)
+	accepted, more := edits.Check(plan.Dir, proposed, rules)
 	refused = append(refused, more...)
 	for _, r := range refused {
 		a.Refused = append(a.Refused, r.Reason)
@@ -268,40 +229,40 @@ func repoAttempt(ctx context.Context, model Model, box RepoSandbox, task RepoTas
 	}
 	// The change that runs, and that the patch carries, is without the
 	// example calls.
-	accepted, a.Cleaned = stripExampleCalls(task.Repo, accepted)
-	if !s.withoutScan {
-		a.SpecialCasing = specialCasing(task.Repo, accepted, pf)
+	accepted, a.Cleaned = stripExampleCalls(plan.Dir, accepted)
+	if !plan.withoutScan {
+		a.SpecialCasing = specialCasing(plan.Dir, accepted, pf)
 	}
 	if pf.repro != nil {
 		// The reproducing test runs with every attempt, and the change
 		// (the patch, the pull request) carries it.
 		accepted = append(accepted, *pf.repro)
 	}
-	for _, c := range edits.Summary(accepted, task.Repo) {
+	for _, c := range edits.Summary(accepted, plan.Dir) {
 		a.Changes = append(a.Changes, attemptlog.Change{Path: c.Path, Status: c.Status, Added: c.Added, Removed: c.Removed})
 	}
-	a.Patch, err = edits.Diff(task.Repo, accepted)
+	a.Patch, err = edits.Diff(plan.Dir, accepted)
 	if err != nil {
 		return a, nil, fmt.Errorf("diff the answer: %w", err)
 	}
 
 	files, deleted := overlay(accepted)
-	tr, v, err := pf.check(ctx, box, task, files, deleted)
+	tr, v, err := pf.check(ctx, box, plan, files, deleted)
 	if err != nil {
 		return a, nil, err
 	}
 	res := tr.res
-	a.Run, a.Verdict = tr.record(s.Image), v
+	a.Run, a.Verdict = tr.record(plan.Settings.Image), v
 	if v != nil {
 		a.Run.Passed, a.Run.Reason = v.Passed, gateReason(*v, res.ExitCode, a.Run.Reason)
 	}
 	if a.Run.Passed {
 		return a, accepted, nil
 	}
-	runFeedback(&a, s.Feedback, feedback.Input{
-		Stdout: string(res.Stdout), Stderr: oomNote(string(res.Stderr), res),
+	pipeline.RunFeedback(&a, plan.Settings.Feedback, feedback.Input{
+		Stdout: string(res.Stdout), Stderr: pipeline.OOMNote(string(res.Stderr), res),
 		ExitCode: res.ExitCode, TimedOut: res.TimedOut, Timeout: res.Timeout,
-		Style: styleOf(task.TestCommand), Workspace: agent.Workspace,
+		Style: feedbackStyle(pf.plan.Runner), Workspace: agent.Workspace,
 	})
 	if v != nil {
 		// The gate's verdict leads, unless the run was cut short by a
@@ -372,7 +333,7 @@ func stripExampleCalls(repo string, changed []edits.Edit) ([]edits.Edit, []strin
 	for i, e := range changed {
 		out[i] = e
 		base := path.Base(e.Path)
-		if path.Ext(base) != ".py" || e.Deletes() || strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") ||
+		if path.Ext(base) != ".py" || e.Delete || strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") ||
 			base == "conftest.py" || base == "setup.py" || base == "__main__.py" {
 			continue
 		}
@@ -429,7 +390,7 @@ func specialCasing(repo string, accepted []edits.Edit, pf *proof) []specialcase.
 	}
 	var out []specialcase.Finding
 	for _, e := range accepted {
-		if e.Deletes() {
+		if e.Delete {
 			continue
 		}
 		old, _ := os.ReadFile(filepath.Join(repo, filepath.FromSlash(e.Path))) // nil for a new file
@@ -457,7 +418,7 @@ func overlay(accepted []edits.Edit) (map[string][]byte, []string) {
 	files := make(map[string][]byte, len(accepted))
 	var deleted []string
 	for _, e := range accepted {
-		if strings.TrimSpace(e.Content) == edits.DeleteMarker {
+		if e.Delete {
 			deleted = append(deleted, e.Path)
 			continue
 		}
@@ -471,7 +432,7 @@ func runRecord(cmd []string, image string, res sandbox.Result) *attemptlog.Run {
 	r := &attemptlog.Run{
 		Command: cmd, Image: image, ExitCode: res.ExitCode, Passed: res.Passed(),
 		TimedOut: res.TimedOut, OOMKilled: res.OOMKilled, Reason: res.Reason(),
-		Output: joinOutput(string(res.Stdout), string(res.Stderr)), Truncated: res.Truncated(), Duration: res.Duration,
+		Output: pipeline.JoinOutput(string(res.Stdout), string(res.Stderr)), Truncated: res.Truncated(), Duration: res.Duration,
 	}
 	if res.Truncated() {
 		r.Reason = strings.TrimSpace(r.Reason + fmt.Sprintf("; output capped (%d bytes written)", res.StdoutBytes+res.StderrBytes))
@@ -479,12 +440,13 @@ func runRecord(cmd []string, image string, res sandbox.Result) *attemptlog.Run {
 	return r
 }
 
-// styleOf guesses which test runner a command starts.
-func styleOf(cmd string) feedback.Style {
-	switch {
-	case strings.Contains(cmd, "pytest"):
+// feedbackStyle is how the error handler reads the output of the test
+// runner the plan found (testreport.Plan.Runner).
+func feedbackStyle(r testreport.Runner) feedback.Style {
+	switch r {
+	case testreport.PytestRunner:
 		return feedback.Pytest
-	case strings.Contains(cmd, "unittest"):
+	case testreport.UnittestRunner:
 		return feedback.Unittest
 	}
 	return feedback.Generic

@@ -1,8 +1,10 @@
-package pipeline
+package repo
 
 import (
 	"errors"
 	"fmt"
+	"github.com/capsulehq/capsule/pipeline"
+	"slices"
 
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/edits"
@@ -10,6 +12,13 @@ import (
 	"github.com/capsulehq/capsule/pipeline/repocontext"
 	"github.com/capsulehq/capsule/pipeline/response"
 )
+
+// repoAnswer is the form of repository mode's answers.
+var repoAnswer = pipeline.AnswerForm{
+	Shorter:  "Answer again with only the files the fix needs.",
+	Complete: "the files were",
+	Reminder: response.RepoFormatReminder,
+}
 
 // wholeFileMax is the size in bytes up to which an answer may rewrite an
 // existing file whole: about what the repository context shows whole
@@ -23,9 +32,9 @@ const wholeFileMax = repocontext.SmallFileTokens * 4
 // sets the feedback, keeps the parts that could be for the next answer,
 // and reports false. The error is non-nil only when the repository cannot
 // be read.
-func placeAnswer(a *attemptlog.Attempt, repo string, kept *[]edits.FileEdit, files []response.File) ([]edits.Edit, bool, error) {
+func placeAnswer(a *attemptlog.Attempt, repo string, kept *[]edits.FileEdit, files []edits.FileEdit) ([]edits.Edit, bool, error) {
 	answer := mergeKept(*kept, files)
-	a.Code = formatAnswer(answer)
+	a.Code = programmer.FormatFiles(answer)
 	proposed, err := edits.Resolve(repo, answer, wholeFileMax)
 	var me *edits.MatchError
 	switch {
@@ -46,31 +55,25 @@ func placeAnswer(a *attemptlog.Attempt, repo string, kept *[]edits.FileEdit, fil
 // mergeKept puts the kept parts of the previous answer before the files of
 // this one and numbers the blocks in order. A whole file in the answer
 // replaces what was kept of it; a block sent again is not applied twice.
-func mergeKept(kept []edits.FileEdit, files []response.File) []edits.FileEdit {
+func mergeKept(kept, files []edits.FileEdit) []edits.FileEdit {
 	out := make([]edits.FileEdit, 0, len(kept)+len(files))
 	index := make(map[string]int, len(kept)+len(files))
 	for _, f := range kept {
 		index[f.Path] = len(out)
-		out = append(out, edits.FileEdit{Path: f.Path, Whole: f.Whole, Content: f.Content, Blocks: append([]edits.Block(nil), f.Blocks...)})
+		f.Blocks = slices.Clone(f.Blocks) // numbered below: kept is left as it is
+		out = append(out, f)
 	}
 	for _, f := range files {
-		fe := edits.FileEdit{Path: f.Path, Whole: f.Blocks == nil, Content: f.Content}
-		for _, b := range f.Blocks {
-			bl := edits.Block{Search: b.Search, Replace: b.Replace}
-			for _, sp := range b.Splits {
-				bl.Splits = append(bl.Splits, edits.Split{Search: sp.Search, Replace: sp.Replace})
-			}
-			fe.Blocks = append(fe.Blocks, bl)
-		}
+		f.Blocks = slices.Clone(f.Blocks)
 		i, ok := index[f.Path]
 		switch {
 		case !ok:
 			index[f.Path] = len(out)
-			out = append(out, fe)
-		case fe.Whole:
-			out[i] = fe
+			out = append(out, f)
+		case f.Whole:
+			out[i] = f
 		default:
-			for _, b := range fe.Blocks {
+			for _, b := range f.Blocks {
 				if !hasBlock(out[i].Blocks, b) {
 					out[i].Blocks = append(out[i].Blocks, b)
 				}
@@ -99,25 +102,4 @@ func hasBlock(blocks []edits.Block, b edits.Block) bool {
 		}
 	}
 	return false
-}
-
-// formatAnswer renders an answer as placed, in the answer format, for the
-// fix prompt: a file given whole and then changed by blocks takes two
-// sections.
-func formatAnswer(files []edits.FileEdit) string {
-	var shown []programmer.File
-	for _, f := range files {
-		if f.Whole {
-			shown = append(shown, programmer.File{Path: f.Path, Content: f.Content})
-		}
-		if len(f.Blocks) == 0 {
-			continue
-		}
-		pf := programmer.File{Path: f.Path, Blocks: make([]programmer.Block, len(f.Blocks))}
-		for i, b := range f.Blocks {
-			pf.Blocks[i] = programmer.Block{Search: b.Search, Replace: b.Replace}
-		}
-		shown = append(shown, pf)
-	}
-	return programmer.FormatFiles(shown)
 }

@@ -1,4 +1,4 @@
-package pipeline
+package repo
 
 import (
 	"cmp"
@@ -22,8 +22,8 @@ import (
 )
 
 // RunNumberEnv names the variable a test run of a job gets when
-// Settings.RunNumber asks for it: the run's number in the job, counting
-// from 1 (the baseline's first run). Nothing of a run survives into the
+// pipeline.Settings.RunNumber asks for it: the run's number in the job,
+// counting from 1 (the baseline's first run). Nothing of a run survives into the
 // next, so a test that must behave differently between runs of the same
 // tree (a flaky test in Capsule's own tests) reads it. It is not given
 // otherwise: code under test must not tell Capsule's runs from others.
@@ -95,13 +95,13 @@ func (tr testRun) record(image string) *attemptlog.Run {
 
 // run runs the test command over the pristine tree with files laid over it
 // and deleted removed, with the per-test report asked for.
-func (p *proof) run(ctx context.Context, box RepoSandbox, task RepoTask, files map[string][]byte, deleted []string) (testRun, error) {
-	return p.runCommand(ctx, box, task, p.plan.Command, files, deleted)
+func (p *proof) run(ctx context.Context, box Sandbox, plan Plan, files map[string][]byte, deleted []string) (testRun, error) {
+	return p.runCommand(ctx, box, plan, p.plan.Command, files, deleted)
 }
 
 // runCommand is run with another command, whose results are read as the
 // plan's.
-func (p *proof) runCommand(ctx context.Context, box RepoSandbox, task RepoTask, command string, files map[string][]byte, deleted []string) (testRun, error) {
+func (p *proof) runCommand(ctx context.Context, box Sandbox, plan Plan, command string, files map[string][]byte, deleted []string) (testRun, error) {
 	p.runs++
 	cmd := []string{"sh", "-c", command}
 	env := append(testreport.Env(agent.PluginDir, agent.ChannelSocket), testreport.SetupUserBaseEnv+"="+agent.UserBase)
@@ -128,26 +128,26 @@ func (p *proof) runCommand(ctx context.Context, box RepoSandbox, task RepoTask, 
 // on the untouched tree: once, and once more when some failed, to tell
 // flaky tests from failing ones. The tests the issue names that fail there
 // are the targets. It records all of it in log.Baseline.
-func newProof(ctx context.Context, box RepoSandbox, task RepoTask, s Settings, log *attemptlog.Log) (*proof, error) {
-	p := &proof{plan: testreport.NewPlan(task.TestCommand, isFileIn(task.Repo)), timeout: cmp.Or(task.MaxTestTimeout, task.TestTimeout), runNumber: s.RunNumber, withoutTripwire: s.withoutTripwire}
+func newProof(ctx context.Context, box Sandbox, plan Plan, log *attemptlog.Log) (*proof, error) {
+	p := &proof{plan: testreport.NewPlan(plan.TestCommand, isFileIn(plan.Dir)), timeout: cmp.Or(plan.MaxTestTimeout, plan.Limits.Timeout), runNumber: plan.Settings.RunNumber, withoutTripwire: plan.withoutTripwire}
 	rec := &attemptlog.Baseline{Plan: p.plan.Note}
 	log.Baseline = rec
-	first, err := p.run(ctx, box, task, nil, nil)
+	first, err := p.run(ctx, box, plan, nil, nil)
 	if err != nil {
 		return nil, fmt.Errorf("baseline: %w", err)
 	}
-	rec.Runs = append(rec.Runs, runRecord(first.cmd, s.Image, first.res))
-	if p.plan.Command == task.TestCommand && !p.plan.GoJSON {
-		rec.Plan = observedPlan(task.TestCommand, first.gate.Report)
+	rec.Runs = append(rec.Runs, runRecord(first.cmd, plan.Settings.Image, first.res))
+	if p.plan.Command == plan.TestCommand && !p.plan.GoJSON {
+		rec.Plan = observedPlan(plan.TestCommand, first.gate.Report)
 	}
-	defer func() { p.timeout, rec.Timeout = attemptTimeout(task, first.res) }()
+	defer func() { p.timeout, rec.Timeout = attemptTimeout(plan, first.res) }()
 	runs := []gate.Run{first.gate}
 	if once, err := gate.NewBaseline(first.gate); err == nil && len(once.Failing()) > 0 {
-		second, err := p.rerun(ctx, box, task, nil, nil, once.Failing())
+		second, err := p.rerun(ctx, box, plan, nil, nil, once.Failing())
 		if err != nil {
 			return nil, fmt.Errorf("baseline: %w", err)
 		}
-		rec.Runs = append(rec.Runs, runRecord(second.cmd, s.Image, second.res))
+		rec.Runs = append(rec.Runs, runRecord(second.cmd, plan.Settings.Image, second.res))
 		// The rerun's outcomes over the first run's: a test that changed
 		// is flaky. A rerun that cannot be trusted tells nothing.
 		if second.gate.Untrusted() == "" {
@@ -161,7 +161,7 @@ func newProof(ctx context.Context, box RepoSandbox, task RepoTask, s Settings, l
 	}
 	p.baseline = b
 	p.testFiles = testFiles(first.gate.Report)
-	p.targets = b.Named(namedTests(task.Title + "\n" + task.Body)...)
+	p.targets = b.Named(namedTests(plan.Title + "\n" + plan.Body)...)
 	rec.Tests = b.Len()
 	for _, id := range b.Failing() {
 		rec.Failing = append(rec.Failing, id.String())
@@ -199,7 +199,7 @@ func observedPlan(command string, rep *testreport.Report) string {
 // a baseline, through the gate (rerunning once the tests that regressed, to
 // tell flaky ones), else by the exit status. The verdict is nil without a
 // baseline.
-func (p *proof) check(ctx context.Context, box RepoSandbox, task RepoTask, files map[string][]byte, deleted []string) (testRun, *gate.Verdict, error) {
+func (p *proof) check(ctx context.Context, box Sandbox, plan Plan, files map[string][]byte, deleted []string) (testRun, *gate.Verdict, error) {
 	file := ""
 	if p.repro != nil {
 		file = p.repro.Path
@@ -208,7 +208,7 @@ func (p *proof) check(ctx context.Context, box RepoSandbox, task RepoTask, files
 	for _, t := range p.targets {
 		ids = append(ids, t.ID)
 	}
-	tr, err := p.runTargets(ctx, box, task, files, deleted, file, ids)
+	tr, err := p.runTargets(ctx, box, plan, files, deleted, file, ids)
 	if err != nil || p.baseline == nil {
 		return tr, nil, err
 	}
@@ -216,7 +216,7 @@ func (p *proof) check(ctx context.Context, box RepoSandbox, task RepoTask, files
 	changed := p.changed(files)
 	v := gate.Check(p.baseline, p.targets, tr.gate, nil, changed)
 	if len(v.Rerun) > 0 {
-		again, err := p.rerun(ctx, box, task, files, deleted, v.Rerun)
+		again, err := p.rerun(ctx, box, plan, files, deleted, v.Rerun)
 		if err != nil {
 			return tr, nil, err
 		}
@@ -246,12 +246,12 @@ const maxRerunIDs = 100
 // them, by node id through the command's own prefix (testreport.TestsCommand),
 // so that a rerun costs their time and not the suite's; with go test, or
 // too many of them, the whole command.
-func (p *proof) rerun(ctx context.Context, box RepoSandbox, task RepoTask, files map[string][]byte, deleted []string, ids []gate.ID) (testRun, error) {
+func (p *proof) rerun(ctx context.Context, box Sandbox, plan Plan, files map[string][]byte, deleted []string, ids []gate.ID) (testRun, error) {
 	if p.plan.GoJSON || len(ids) > maxRerunIDs {
-		return p.run(ctx, box, task, files, deleted)
+		return p.run(ctx, box, plan, files, deleted)
 	}
-	cmd, _ := testreport.TestsCommand(p.plan.Command, idStrings(ids), isPathIn(task.Repo), agent.Workspace)
-	return p.runCommand(ctx, box, task, cmd, files, deleted)
+	cmd, _ := testreport.TestsCommand(p.plan.Command, idStrings(ids), isPathIn(plan.Dir), agent.Workspace)
+	return p.runCommand(ctx, box, plan, cmd, files, deleted)
 }
 
 // runTargets runs the test command over files with the tests that must
@@ -261,7 +261,7 @@ func (p *proof) rerun(ctx context.Context, box RepoSandbox, task RepoTask, files
 // (testreport.WithTests); those its run still left out then run by node
 // id in a second invocation through the command's prefix and environment
 // (testreport.TestsCommand), and the two reports are read as one run.
-func (p *proof) runTargets(ctx context.Context, box RepoSandbox, task RepoTask, files map[string][]byte, deleted []string, file string, ids []gate.ID) (testRun, error) {
+func (p *proof) runTargets(ctx context.Context, box Sandbox, plan Plan, files map[string][]byte, deleted []string, file string, ids []gate.ID) (testRun, error) {
 	var want []string
 	if file != "" {
 		want = append(want, file)
@@ -272,10 +272,10 @@ func (p *proof) runTargets(ctx context.Context, box RepoSandbox, task RepoTask, 
 		}
 	}
 	if p.plan.GoJSON || len(want) == 0 {
-		return p.run(ctx, box, task, files, deleted)
+		return p.run(ctx, box, plan, files, deleted)
 	}
-	tg := testreport.WithTests(p.plan.Command, want, isPathIn(task.Repo))
-	first, err := p.runCommand(ctx, box, task, tg.Command, files, deleted)
+	tg := testreport.WithTests(p.plan.Command, want, isPathIn(plan.Dir))
+	first, err := p.runCommand(ctx, box, plan, tg.Command, files, deleted)
 	if err != nil || first.res.TimedOut || first.res.OOMKilled {
 		return first, err
 	}
@@ -283,8 +283,8 @@ func (p *proof) runTargets(ctx context.Context, box RepoSandbox, task RepoTask, 
 	if len(left) == 0 {
 		return first, nil
 	}
-	cmd, note := testreport.TestsCommand(p.plan.Command, left, isPathIn(task.Repo), agent.Workspace)
-	second, err := p.runCommand(ctx, box, task, cmd, files, deleted)
+	cmd, note := testreport.TestsCommand(p.plan.Command, left, isPathIn(plan.Dir), agent.Workspace)
+	second, err := p.runCommand(ctx, box, plan, cmd, files, deleted)
 	if err != nil {
 		return testRun{}, err
 	}
@@ -414,14 +414,14 @@ const attemptTimeFactor = 3
 // test designer's) may take: attemptTimeFactor times the baseline's first
 // run, at least the repository's timeout and at most the operator's
 // maximum; and a note saying so for the log.
-func attemptTimeout(task RepoTask, baseline sandbox.Result) (time.Duration, string) {
-	most := cmp.Or(task.MaxTestTimeout, task.TestTimeout)
-	t := max(task.TestTimeout, (attemptTimeFactor * baseline.Duration).Round(time.Second))
+func attemptTimeout(plan Plan, baseline sandbox.Result) (time.Duration, string) {
+	most := cmp.Or(plan.MaxTestTimeout, plan.Limits.Timeout)
+	t := max(plan.Limits.Timeout, (attemptTimeFactor * baseline.Duration).Round(time.Second))
 	if most > 0 && t > most {
 		t = most
 	}
 	return t, fmt.Sprintf("each later run may take %s: %d times the baseline's %s, at least the timeout of %s, at most the operator's %s",
-		t, attemptTimeFactor, baseline.Duration.Round(time.Millisecond), task.TestTimeout, most)
+		t, attemptTimeFactor, baseline.Duration.Round(time.Millisecond), plan.Limits.Timeout, most)
 }
 
 // overlaid is run with the outcomes of the tests ids taken from rerun,

@@ -1,9 +1,11 @@
-// Package reposolve is the one way into repository mode: it resolves a
-// task's plan from the repository's configuration, the operator's maxima
-// and overrides, and runs the loop (package pipeline) on it in a new
-// sandbox session. The command line (capsule solve), the Action and the
-// App all solve through it; it knows nothing about GitHub.
-package reposolve
+// Package repo is repository mode: it resolves a task's plan from the
+// repository's configuration, the operator's maxima and overrides, and runs
+// the loop (package pipeline) on it in a sandbox session: the repository
+// context, the set-up, the baseline and the test designer's reproducing
+// test (the proof), then the programmer's answers, placed, checked and
+// tested against the gate. The command line (capsule solve), the Action
+// and the App all solve through it; it knows nothing about GitHub.
+package repo
 
 import (
 	"cmp"
@@ -11,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
@@ -19,10 +22,10 @@ import (
 	"github.com/capsulehq/capsule/sandbox/image"
 )
 
-// Task is an issue to solve in a fetched tree.
+// Task is an issue to solve in a fetched tree: the input of a Plan.
 type Task struct {
-	ID          string
-	Dir         string // the tree; the solver never writes it
+	ID          string // names the task in the log, e.g. "issue-12"
+	Dir         string // the tree on the host; the loop never writes it
 	Config      repoconfig.Config
 	Title, Body string
 	// Progress hears of each attempt as it ends; nil hears nothing.
@@ -66,16 +69,54 @@ type Sandboxed struct {
 	Maxima    Maxima
 }
 
-// Plan is a task's settings resolved from the configuration, the
+// Plan is a task with its settings resolved from the configuration, the
 // operator's maxima and the overrides: what the loop will run.
 type Plan struct {
-	Task     pipeline.RepoTask
+	Task
+	// TestCommand is run by sh in the workspace root; TestReason says how
+	// it was chosen.
+	TestCommand, TestReason string
+	// Setup, when set, runs once before the tests, with the network when
+	// SetupNetwork is set; the tests never have it.
+	Setup        string
+	SetupNetwork bool
+	// MaxTestTimeout, the operator's maximum, bounds the baseline and
+	// every run; zero means Limits.Timeout, the repository's timeout,
+	// which bounds the set-up and is the least time of one run of the
+	// tests after the baseline (see attemptTimeout).
+	MaxTestTimeout time.Duration
+	// Protected reports the pattern that protects an existing file from
+	// edits; nil protects nothing.
+	Protected func(path string) (pattern string, ok bool)
+	// AllowTestInfrastructure lets answers change the test infrastructure
+	// (conftest.py, pytest's settings and the like; see package edits).
+	AllowTestInfrastructure bool
+	// MaxFiles is the most files one answer may change; zero means
+	// DefaultMaxFiles.
+	MaxFiles int
+	// ContextBudget is the token budget of the repository context; zero
+	// means repocontext.DefaultBudget.
+	ContextBudget int
+	// Reproduce says whether the test designer first writes a test that
+	// shows the issue; "" is ReproduceAuto. ReproduceTries bounds its
+	// answers; zero means DefaultReproduceTries.
+	Reproduce      Reproduce
+	ReproduceTries int
+	// TestModel is the test designer's model, chosen by the operator; nil
+	// means the programmer's.
+	TestModel pipeline.Model
+
 	Settings pipeline.Settings
 	Image    string
 	Limits   sandbox.Limits
 	// Capped notes each value of the configuration cut to the operator's
 	// maximum.
 	Capped []string
+
+	// withoutScan and withoutTripwire turn one defence of the proof off,
+	// so that Capsule's own tests show each of the others holding alone
+	// (export_test.go); nothing else sets them.
+	withoutScan, withoutTripwire bool
 }
 
 // NewPlan resolves a task's settings: the repository's configuration,
@@ -89,23 +130,24 @@ func NewPlan(t Task, o Overrides, m Maxima) (Plan, error) {
 		return Plan{}, err
 	}
 	cfg, capped := m.Cap(t.Config)
-	task := pipeline.RepoTask{
-		ID: t.ID, Title: t.Title, Body: t.Body, Repo: t.Dir,
-		Setup: cfg.Setup, SetupNetwork: cfg.Network, TestTimeout: cfg.Timeout, MaxTestTimeout: m.Timeout,
+	plan := Plan{
+		Task:  t,
+		Setup: cfg.Setup, SetupNetwork: cfg.Network, MaxTestTimeout: m.Timeout,
 		ContextBudget: o.ContextBudget,
 		Protected:     func(p string) (string, bool) { return repoconfig.Protected(p, cfg.Protected) },
 		MaxFiles:      m.AnswerFiles,
 
 		AllowTestInfrastructure: cfg.AllowTestInfrastructureChanges,
 		ReproduceTries:          cfg.ReproduceTries,
+		Capped:                  capped,
 	}
 	var err error
-	if task.Reproduce, err = pipeline.ParseReproduce(cmp.Or(o.Reproduce, cfg.Reproduce)); err != nil {
+	if plan.Reproduce, err = ParseReproduce(cmp.Or(o.Reproduce, cfg.Reproduce)); err != nil {
 		return Plan{}, err
 	}
-	task.TestCommand, task.TestReason = o.TestCommand, "from --test-cmd"
-	if task.TestCommand == "" {
-		if task.TestCommand, task.TestReason, err = cfg.TestCommand(t.Dir); err != nil {
+	plan.TestCommand, plan.TestReason = o.TestCommand, "from --test-cmd"
+	if plan.TestCommand == "" {
+		if plan.TestCommand, plan.TestReason, err = cfg.TestCommand(t.Dir); err != nil {
 			return Plan{}, err
 		}
 	}
@@ -124,14 +166,15 @@ func NewPlan(t Task, o Overrides, m Maxima) (Plan, error) {
 	if err := limits.Validate(); err != nil {
 		return Plan{}, err
 	}
-	img := cmp.Or(o.Image, cfg.Image, image.Default())
-	s.Image = img
-	return Plan{Task: task, Settings: s, Image: img, Limits: limits, Capped: capped}, nil
+	plan.Image = cmp.Or(o.Image, cfg.Image, image.Default())
+	s.Image = plan.Image
+	plan.Settings, plan.Limits = s, limits
+	return plan, nil
 }
 
 // Solve plans the task with x's overrides and maxima, logs what the
 // maxima cut, and runs the plan. An error of the plan wraps ErrConfig.
-func (x *Sandboxed) Solve(ctx context.Context, t Task) (*pipeline.RepoOutcome, error) {
+func (x *Sandboxed) Solve(ctx context.Context, t Task) (*Outcome, error) {
 	plan, err := NewPlan(t, x.Overrides, x.Maxima)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
@@ -146,18 +189,18 @@ func (x *Sandboxed) Solve(ctx context.Context, t Task) (*pipeline.RepoOutcome, e
 // Run runs a plan in a new sandbox session with x's models: it makes sure
 // the image is there (pulling any image but Capsule's own), starts the
 // session on the task's tree (without .git) and runs the loop.
-func (x *Sandboxed) Run(ctx context.Context, plan Plan) (*pipeline.RepoOutcome, error) {
+func (x *Sandboxed) Run(ctx context.Context, plan Plan) (*Outcome, error) {
 	if err := x.Engine.EnsureImage(ctx, plan.Image, plan.Image != image.Default()); err != nil {
 		return nil, err
 	}
-	box, err := x.Engine.NewSession(ctx, sandbox.Spec{Image: plan.Image, Workspace: plan.Task.Repo, Exclude: []string{".git"}, Limits: plan.Limits, Helpers: testreport.HelperFiles()})
+	box, err := x.Engine.NewSession(ctx, sandbox.Spec{Image: plan.Image, Workspace: plan.Dir, Exclude: []string{".git"}, Limits: plan.Limits, Helpers: testreport.HelperFiles()})
 	if err != nil {
 		return nil, err
 	}
 	defer box.Close()
 	plan.Settings.Model = x.ModelName
-	plan.Task.TestModel = x.TestModel
-	return pipeline.SolveRepo(ctx, x.Model, box, plan.Task, plan.Settings)
+	plan.TestModel = x.TestModel
+	return Solve(ctx, x.Model, box, plan)
 }
 
 // ErrConfig marks a task the repository's configuration makes impossible,

@@ -1,4 +1,4 @@
-package pipeline
+package repo
 
 import (
 	"os"
@@ -30,7 +30,7 @@ func answerRepo(t *testing.T) string {
 	return dir
 }
 
-func parseFiles(t *testing.T, answer string) []response.File {
+func parseFiles(t *testing.T, answer string) []edits.FileEdit {
 	t.Helper()
 	r, err := response.Parse(answer)
 	if err != nil {
@@ -70,7 +70,7 @@ func TestPlaceAnswerKeepsWhatMatched(t *testing.T) {
 		t.Fatalf("placeAnswer = %v, %v; want the kept parts and the new block placed", ok, err)
 	}
 	if len(got) != 2 || !strings.Contains(got[0].Content, "def main(argv: list) -> int:\n    return len(argv) - 1\n") || got[1].Path != "tests/test_cli.py" {
-		t.Errorf("edits = %q", got)
+		t.Errorf("edits = %+v", got)
 	}
 	if kept != nil {
 		t.Errorf("kept = %v after a placed answer", kept)

@@ -1,12 +1,12 @@
-package pipeline_test
+package repo_test
 
 import (
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
+	"github.com/capsulehq/capsule/pipeline/repo"
 	"github.com/capsulehq/capsule/testsupport/calculatortest"
 )
 
@@ -31,13 +31,13 @@ func TestEachLayerHolds(t *testing.T) {
 				continue
 			}
 			t.Run(l.name+"/"+a.Name, func(t *testing.T) {
-				repo := calculator(t, map[string]string{"tests/test_stats.py": calculatortest.WithoutEmptyListTests(t)})
+				dir := calculator(t, map[string]string{"tests/test_stats.py": calculatortest.WithoutEmptyListTests(t)})
 				if a.Prepare != nil {
-					a.Prepare(t, repo)
+					a.Prepare(t, dir)
 				}
-				task := issueTask(t, repo)
+				task := issueTask(t, dir)
 				task.Title, task.Body = "mean([]) fails", "Calling mean([]) or median([]) raises; both should return 0.0."
-				_, out := solveTuned(t, task, func(s *pipeline.Settings) { *s = pipeline.WithoutLayers(*s, l.scan, l.tripwire) },
+				_, out := solveScripted(t, repo.WithoutLayers(task, l.scan, l.tripwire),
 					calculatortest.DesignerAnswer("tests/test_capsule_reproduction.py"), a.Answer(t))
 				if out.Log.Reproduction == nil || !out.Log.Reproduction.Accepted {
 					t.Fatalf("the honest reproducing test was not accepted: %+v", out.Log.Reproduction)

@@ -1,4 +1,4 @@
-package pipeline
+package repo
 
 import (
 	"bufio"
@@ -17,7 +17,7 @@ import (
 )
 
 // TestAnswerSizes measures, on the gold fixes of the localization cases
-// (repocontext/testdata/localization/cases.jsonl), the completion tokens
+// (../repocontext/testdata/localization/cases.jsonl), the completion tokens
 // (estimated as the repository context does) of each fix written as
 // SEARCH/REPLACE blocks, as whole files and as a unified diff, and checks
 // that the blocks place back to the fixed files. The repositories are read
@@ -30,7 +30,7 @@ func TestAnswerSizes(t *testing.T) {
 	if root == "" {
 		t.Skip("set CAPSULE_LOCALIZATION_REPOS to a folder made by scripts/localization-repos.sh")
 	}
-	f, err := os.Open("repocontext/testdata/localization/cases.jsonl")
+	f, err := os.Open("../repocontext/testdata/localization/cases.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestAnswerSizes(t *testing.T) {
 		}
 		gitDir := filepath.Join(root, c.Repo+".git")
 		dir := t.TempDir()
-		var blocks, whole []programmer.File
+		var blocks, whole []edits.FileEdit
 		var changes []edits.Edit
 		for _, g := range c.Gold {
 			old, errOld := gitShow(gitDir, c.Parent, g.File)
@@ -58,10 +58,10 @@ func TestAnswerSizes(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %s: %v", c.Repo, g.File, err)
 			}
-			whole = append(whole, programmer.File{Path: g.File, Content: new})
+			whole = append(whole, edits.FileEdit{Path: g.File, Whole: true, Content: new})
 			changes = append(changes, edits.Edit{Path: g.File, Content: new})
 			if errOld != nil { // a new file is written whole in every form
-				blocks = append(blocks, programmer.File{Path: g.File, Content: new})
+				blocks = append(blocks, edits.FileEdit{Path: g.File, Whole: true, Content: new})
 				continue
 			}
 			writeFile(t, filepath.Join(dir, g.File), old)
@@ -70,11 +70,7 @@ func TestAnswerSizes(t *testing.T) {
 			if err != nil || placed[0].Content != new {
 				t.Fatalf("%s %.8s %s: the blocks do not place back to the fix: %v", c.Repo, c.Commit, g.File, err)
 			}
-			pf := programmer.File{Path: g.File}
-			for _, b := range bs {
-				pf.Blocks = append(pf.Blocks, programmer.Block{Search: b.Search, Replace: b.Replace})
-			}
-			blocks = append(blocks, pf)
+			blocks = append(blocks, edits.FileEdit{Path: g.File, Blocks: bs})
 		}
 		patch, err := edits.Diff(dir, changes)
 		if err != nil {
@@ -107,18 +103,18 @@ func TestAnswerSizes(t *testing.T) {
 // quotes the diff's three lines of context would: context and removed
 // lines in SEARCH, context and added lines in REPLACE. (New files are left
 // out: they are whole in every form.)
-func hunkBlocks(patch string) []programmer.File {
-	var files []programmer.File
+func hunkBlocks(patch string) []edits.FileEdit {
+	var files []edits.FileEdit
 	inHunk := false
 	for _, l := range strings.SplitAfter(patch, "\n") {
 		switch {
 		case strings.HasPrefix(l, "diff --git "):
 			inHunk = false
 		case !inHunk && strings.HasPrefix(l, "+++ b/"):
-			files = append(files, programmer.File{Path: strings.TrimSpace(l[len("+++ b/"):]), Blocks: []programmer.Block{}})
+			files = append(files, edits.FileEdit{Path: strings.TrimSpace(l[len("+++ b/"):]), Blocks: []edits.Block{}})
 		case strings.HasPrefix(l, "@@") && len(files) > 0:
 			f := &files[len(files)-1]
-			f.Blocks, inHunk = append(f.Blocks, programmer.Block{}), true
+			f.Blocks, inHunk = append(f.Blocks, edits.Block{}), true
 		case inHunk && l != "":
 			f := &files[len(files)-1]
 			b := &f.Blocks[len(f.Blocks)-1]

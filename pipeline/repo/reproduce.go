@@ -1,9 +1,10 @@
-package pipeline
+package repo
 
 import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/capsulehq/capsule/pipeline"
 	"path"
 	"strings"
 
@@ -44,7 +45,7 @@ func ParseReproduce(s string) (Reproduce, error) {
 }
 
 // DefaultReproduceTries is how many answers the test designer may give
-// for one job when RepoTask.ReproduceTries is zero.
+// for one job when Plan.ReproduceTries is zero.
 const DefaultReproduceTries = 3
 
 // reproFile is the reproducing test's file name (see placeRepro).
@@ -54,15 +55,15 @@ const reproFile = "test_capsule_reproduction.py"
 // untouched tree, when the job has per-test results and the issue names no
 // failing test. A file that is not collected, errors before its tests
 // run, or passes, goes back to the designer with why and the output of its
-// own tests, within task.ReproduceTries answers. The accepted file becomes
+// own tests, within plan.ReproduceTries answers. The accepted file becomes
 // the job's targets and is returned, to lay under every attempt; nil when
 // none was accepted or none was asked for. It records all of it in
 // log.Reproduction.
-func reproduce(ctx context.Context, model Model, box RepoSandbox, task RepoTask, s Settings, rc repocontext.Context, pf *proof, log *attemptlog.Log) (*edits.Edit, error) {
-	rec := &attemptlog.Reproduction{Mode: string(cmp.Or(task.Reproduce, ReproduceAuto))}
+func reproduce(ctx context.Context, model pipeline.Model, box Sandbox, plan Plan, rc repocontext.Context, pf *proof, log *attemptlog.Log) (*edits.Edit, error) {
+	rec := &attemptlog.Reproduction{Mode: string(cmp.Or(plan.Reproduce, ReproduceAuto))}
 	log.Reproduction = rec
 	switch {
-	case task.Reproduce == ReproduceOff:
+	case plan.Reproduce == ReproduceOff:
 		rec.Skipped = "reproduce: off"
 	case pf.baseline == nil:
 		rec.Skipped = "the tests give no per-test results to check a reproducing test against"
@@ -75,26 +76,26 @@ func reproduce(ctx context.Context, model Model, box RepoSandbox, task RepoTask,
 		return nil, nil
 	}
 	designer := model
-	if task.TestModel != nil {
-		designer = task.TestModel
+	if plan.TestModel != nil {
+		designer = plan.TestModel
 	}
-	pl := placeRepro(task.Repo, pf.testFiles, rc)
-	dt := programmer.DesignTask{Title: task.Title, Body: task.Body, Context: rc.Text + pl.nearby(task.Repo, rc), Path: pl.Path}
+	pl := placeRepro(plan.Dir, pf.testFiles, rc)
+	dt := programmer.DesignTask{Title: plan.Title, Body: plan.Body, Context: rc.Text + pl.nearby(plan.Dir, rc), Path: pl.Path}
 	rec.File, rec.Placed = dt.Path, pl.Why
 	msgs := dt.Messages()
-	tries := cmp.Or(task.ReproduceTries, DefaultReproduceTries)
+	tries := cmp.Or(plan.ReproduceTries, DefaultReproduceTries)
 	for range tries {
 		reply, err := designer.Complete(ctx, msgs)
 		if err != nil {
 			return nil, fmt.Errorf("test designer: %w", err)
 		}
 		try := attemptlog.DesignTry{Answer: reply.Content, PromptTokens: reply.PromptTokens, CompletionTokens: reply.CompletionTokens, ModelDuration: reply.Duration}
-		file, content, problem := designedFile(reply.Content, dt.Path, func(p string) string { return pl.check(task.Repo, p) })
+		file, content, problem := designedFile(reply.Content, dt.Path, func(p string) string { return pl.check(plan.Dir, p) })
 		var output string
 		if problem == "" {
 			dt.Path, rec.File = file, file
 			var rep *testreport.Report
-			if try.Run, rep, problem, err = pf.tryReproduction(ctx, box, task, s, log, dt.Path, content); err != nil {
+			if try.Run, rep, problem, err = pf.tryReproduction(ctx, box, plan, log, dt.Path, content); err != nil {
 				return nil, err
 			}
 			if problem == "" {
@@ -117,25 +118,25 @@ func reproduce(ctx context.Context, model Model, box RepoSandbox, task RepoTask,
 // tryReproduction runs a test file alone on the untouched tree and checks
 // that it reproduces the issue; when it does, its failing tests become the
 // targets. problem says why it does not; rep is the run's report.
-func (p *proof) tryReproduction(ctx context.Context, box RepoSandbox, task RepoTask, s Settings, log *attemptlog.Log, file, content string) (*attemptlog.Run, *testreport.Report, string, error) {
-	tr, err := p.runTargets(ctx, box, task, map[string][]byte{file: []byte(content)}, nil, file, nil)
+func (p *proof) tryReproduction(ctx context.Context, box Sandbox, plan Plan, log *attemptlog.Log, file, content string) (*attemptlog.Run, *testreport.Report, string, error) {
+	tr, err := p.runTargets(ctx, box, plan, map[string][]byte{file: []byte(content)}, nil, file, nil)
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("run the reproducing test: %w", err)
 	}
-	targets, problem := gate.Reproduction(tr.gate, file, task.Title+"\n"+task.Body)
+	targets, problem := gate.Reproduction(tr.gate, file, plan.Title+"\n"+plan.Body)
 	if problem == "" {
 		p.targets, log.Baseline.Targets = targets, nil
 		for _, t := range targets {
 			log.Baseline.Targets = append(log.Baseline.Targets, t.ID.String())
 		}
 	}
-	return tr.record(s.Image), tr.gate.Report, problem, nil
+	return tr.record(plan.Settings.Image), tr.gate.Report, problem, nil
 }
 
 // design is the test designer's conversation that wrote the accepted
 // test, kept for a revision.
 type design struct {
-	model     Model
+	model     pipeline.Model
 	task      programmer.DesignTask
 	msgs      []chat.Message
 	answer    string // the accepted answer
@@ -164,7 +165,7 @@ func onlyTargetsFail(v gate.Verdict) bool {
 // a revised file must still fail on the untouched tree, else the old one
 // stays. It is logged as a try of the reproduction, and the attempt's
 // feedback says when the test changed.
-func (p *proof) revise(ctx context.Context, box RepoSandbox, task RepoTask, s Settings, log *attemptlog.Log, a *attemptlog.Attempt) error {
+func (p *proof) revise(ctx context.Context, box Sandbox, plan Plan, log *attemptlog.Log, a *attemptlog.Attempt) error {
 	d := p.design
 	if d == nil || a.Verdict == nil {
 		return nil
@@ -193,7 +194,7 @@ func (p *proof) revise(ctx context.Context, box RepoSandbox, task RepoTask, s Se
 		problem = "kept unchanged by the test designer"
 	}
 	if problem == "" {
-		if try.Run, _, problem, err = p.tryReproduction(ctx, box, task, s, log, d.task.Path, content); err != nil {
+		if try.Run, _, problem, err = p.tryReproduction(ctx, box, plan, log, d.task.Path, content); err != nil {
 			return err
 		}
 		if problem == "" {

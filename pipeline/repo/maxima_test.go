@@ -1,4 +1,4 @@
-package reposolve
+package repo
 
 import (
 	"cmp"

@@ -1,4 +1,4 @@
-package pipeline
+package repo
 
 import (
 	"slices"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/capsulehq/capsule/pipeline/feedback"
 	"github.com/capsulehq/capsule/pipeline/gate"
 	"github.com/capsulehq/capsule/pipeline/testreport"
 	"github.com/capsulehq/capsule/sandbox"
@@ -23,7 +24,7 @@ func TestAttemptTimeout(t *testing.T) {
 		{"no maximum set: the timeout is the maximum", time.Minute, 0, 50 * time.Second, time.Minute},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, note := attemptTimeout(RepoTask{TestTimeout: tc.timeout, MaxTestTimeout: tc.most}, sandbox.Result{Duration: tc.run})
+			got, note := attemptTimeout(Plan{Limits: sandbox.Limits{Timeout: tc.timeout}, MaxTestTimeout: tc.most}, sandbox.Result{Duration: tc.run})
 			if got != tc.want || !strings.Contains(note, got.String()) {
 				t.Errorf("attemptTimeout = %s (%s), want %s", got, note, tc.want)
 			}
@@ -87,5 +88,22 @@ func TestJoinRuns(t *testing.T) {
 	}
 	if rec := got.record("img"); rec.Also == "" || rec.Command[2] != "pytest tests/test_a.py" {
 		t.Errorf("record %+v", rec)
+	}
+}
+
+// The error handler reads a failed run's output as the runner the plan
+// found in the test command.
+func TestFeedbackStyle(t *testing.T) {
+	for cmd, want := range map[string]feedback.Style{
+		"python3 -m pytest -q":         feedback.Pytest,
+		"python -m unittest":           feedback.Unittest,
+		"tox -e pytest":                feedback.Pytest,
+		"go test ./...":                feedback.Generic,
+		"make test":                    feedback.Generic,
+		"python -m unittest && pytest": feedback.Pytest,
+	} {
+		if got := feedbackStyle(testreport.NewPlan(cmd, func(string) bool { return false }).Runner); got != want {
+			t.Errorf("%q: style %s, want %s", cmd, got, want)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package pipeline
+package repo
 
 import (
 	"context"
@@ -27,7 +27,7 @@ func TestRunCommandEnv(t *testing.T) {
 	for _, runNumber := range []bool{false, true} {
 		box := &recordingBox{}
 		p := &proof{plan: testreport.NewPlan("python3 -m pytest", func(string) bool { return false }), runNumber: runNumber}
-		if _, err := p.run(context.Background(), box, RepoTask{}, nil, nil); err != nil {
+		if _, err := p.run(context.Background(), box, Plan{}, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		want := append(testreport.Env(agent.PluginDir, agent.ChannelSocket), testreport.SetupUserBaseEnv+"="+agent.UserBase)

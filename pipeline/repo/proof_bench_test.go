@@ -1,4 +1,4 @@
-package pipeline_test
+package repo_test
 
 import (
 	"context"
@@ -45,12 +45,12 @@ func BenchmarkProofCost(b *testing.B) {
 	eng := sandboxtest.Engine(b)
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
-			repo := calculator(b, c.files)
-			task := issueTask(b, repo)
+			dir := calculator(b, c.files)
+			task := issueTask(b, dir)
 			var suite, baseline, attempts time.Duration
 			var designCalls, designTokens int
 			for b.Loop() {
-				box, err := eng.NewSession(context.Background(), sandboxtest.SpecWith(repo, testreport.HelperFiles()))
+				box, err := eng.NewSession(context.Background(), sandboxtest.SpecWith(dir, testreport.HelperFiles()))
 				if err != nil {
 					b.Fatal(err)
 				}

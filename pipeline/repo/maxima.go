@@ -1,4 +1,4 @@
-package reposolve
+package repo
 
 import (
 	"cmp"
@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
 	"github.com/capsulehq/capsule/sandbox"
+	"github.com/capsulehq/capsule/sandbox/limits"
 )
 
 // Maxima are the operator's bounds on what a repository's configuration
@@ -44,7 +44,7 @@ func DefaultMaxima() Maxima {
 		Memory:      4 << 30,
 		CPUs:        min(4, float64(runtime.NumCPU())),
 		Disk:        4 << 30,
-		AnswerFiles: pipeline.DefaultMaxFiles,
+		AnswerFiles: DefaultMaxFiles,
 
 		ReproduceTries: 5,
 	}
@@ -59,12 +59,12 @@ func (m Maxima) Validate() error {
 		return fmt.Errorf("the maximum timeout must be positive, got %s", m.Timeout)
 	case m.History < 0:
 		return fmt.Errorf("the maximum history must not be negative, got %d", m.History)
-	case m.Memory < sandbox.MinMemory:
-		return fmt.Errorf("the maximum memory %s is below Docker's minimum of 6 MiB", sandbox.FormatBytes(m.Memory))
+	case !limits.Memory.Allows(m.Memory):
+		return fmt.Errorf("the maximum memory %s is below Docker's minimum of %s", limits.FormatBytes(m.Memory), limits.Memory)
 	case !(m.CPUs > 0):
 		return fmt.Errorf("the maximum of cpus must be positive, got %g", m.CPUs)
-	case m.Disk < sandbox.MinDisk:
-		return fmt.Errorf("the maximum disk %s is below the sandbox's minimum of 1 MiB", sandbox.FormatBytes(m.Disk))
+	case !limits.Disk.Allows(m.Disk):
+		return fmt.Errorf("the maximum disk %s is below the sandbox's minimum of %s", limits.FormatBytes(m.Disk), limits.Disk)
 	case m.AnswerFiles < 1:
 		return errors.New("the maximum of files per answer must be at least 1")
 	case m.ReproduceTries < 1:
@@ -86,9 +86,9 @@ func (m Maxima) Cap(cfg repoconfig.Config) (repoconfig.Config, []string) {
 	capTo(&c, "max_attempts", &cfg.MaxAttempts, def.MaxAttempts, m.Attempts, strconv.Itoa)
 	capTo(&c, "timeout", &cfg.Timeout, def.Timeout, m.Timeout, time.Duration.String)
 	capTo(&c, "history", &cfg.History, def.History, m.History, strconv.Itoa)
-	capTo(&c, "memory", &cfg.Memory, sandbox.DefaultMemory, m.Memory, sandbox.FormatBytes)
+	capTo(&c, "memory", &cfg.Memory, sandbox.DefaultMemory, m.Memory, limits.FormatBytes)
 	capTo(&c, "cpus", &cfg.CPUs, sandbox.DefaultCPUs, m.CPUs, func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) })
-	capTo(&c, "disk", &cfg.Disk, sandbox.DefaultDisk, m.Disk, sandbox.FormatBytes)
+	capTo(&c, "disk", &cfg.Disk, sandbox.DefaultDisk, m.Disk, limits.FormatBytes)
 	capTo(&c, "reproduce_tries", &cfg.ReproduceTries, def.ReproduceTries, m.ReproduceTries, strconv.Itoa)
 	return cfg, c.notes
 }

@@ -1,4 +1,4 @@
-package reposolve
+package repo
 
 import (
 	"context"
@@ -22,7 +22,7 @@ type planView struct {
 	Feedback             pipeline.FeedbackMode
 	Image                string
 	TestCommand, Reason  string
-	Reproduce            pipeline.Reproduce
+	Reproduce            Reproduce
 	Timeout, MaxTimeout  time.Duration
 	Memory, Disk         int64
 	CPUs                 float64
@@ -34,9 +34,9 @@ type planView struct {
 func view(p Plan) planView {
 	return planView{
 		MaxAttempts: p.Settings.MaxAttempts, History: p.Settings.History, Feedback: p.Settings.Feedback,
-		Image: p.Image, TestCommand: p.Task.TestCommand, Reason: p.Task.TestReason, Reproduce: p.Task.Reproduce,
-		Timeout: p.Limits.Timeout, MaxTimeout: p.Task.MaxTestTimeout, Memory: p.Limits.Memory, Disk: p.Limits.Disk, CPUs: p.Limits.CPUs,
-		Network: p.Limits.Network, MaxFiles: p.Task.MaxFiles, Capped: p.Capped,
+		Image: p.Image, TestCommand: p.TestCommand, Reason: p.TestReason, Reproduce: p.Reproduce,
+		Timeout: p.Limits.Timeout, MaxTimeout: p.MaxTestTimeout, Memory: p.Limits.Memory, Disk: p.Limits.Disk, CPUs: p.Limits.CPUs,
+		Network: p.Limits.Network, MaxFiles: p.MaxFiles, Capped: p.Capped,
 	}
 }
 
@@ -54,7 +54,7 @@ func TestNewPlan(t *testing.T) {
 	// testMaxima.
 	defaults := planView{
 		MaxAttempts: 5, History: 1, Feedback: pipeline.FeedbackRefined, Image: image.Default(),
-		TestCommand: "pytest", Reason: "from .github/capsule.yml", Reproduce: pipeline.ReproduceAuto,
+		TestCommand: "pytest", Reason: "from .github/capsule.yml", Reproduce: ReproduceAuto,
 		Timeout: 5 * time.Minute, MaxTimeout: time.Hour, Memory: sandbox.DefaultMemory, Disk: sandbox.DefaultDisk, CPUs: sandbox.DefaultCPUs,
 		MaxFiles: 20,
 	}
@@ -96,14 +96,14 @@ func TestNewPlan(t *testing.T) {
 			},
 			want: func(v *planView) {
 				v.MaxAttempts, v.History, v.Memory, v.CPUs, v.Disk = 20, 0, 3<<30, 3, 3<<30
-				v.TestCommand, v.Reason, v.Image, v.Feedback, v.Reproduce = "make test", "from --test-cmd", "mine:1", pipeline.FeedbackRaw, pipeline.ReproduceRequired
+				v.TestCommand, v.Reason, v.Image, v.Feedback, v.Reproduce = "make test", "from --test-cmd", "mine:1", pipeline.FeedbackRaw, ReproduceRequired
 				v.Capped = []string{"max_attempts 1000000 in .github/capsule.yml capped to 10 by the operator"}
 			},
 		},
 		{
 			name:   "the configuration's image and reproduce",
 			config: func(c *repoconfig.Config) { c.Image, c.Reproduce = "python:3.12", "off" },
-			want:   func(v *planView) { v.Image, v.Reproduce = "python:3.12", pipeline.ReproduceOff },
+			want:   func(v *planView) { v.Image, v.Reproduce = "python:3.12", ReproduceOff },
 		},
 		{
 			name:   "network only for a set-up",
@@ -171,8 +171,8 @@ func TestNewPlan(t *testing.T) {
 			if got := view(plan); !reflect.DeepEqual(got, want) {
 				t.Errorf("plan =\n%+v\nwant\n%+v", got, want)
 			}
-			if plan.Task.ID != "issue-1" || plan.Task.Repo != dir || plan.Settings.Image != plan.Image {
-				t.Errorf("task %q in %q, settings' image %q; want issue-1 in %q and %q", plan.Task.ID, plan.Task.Repo, plan.Settings.Image, dir, plan.Image)
+			if plan.ID != "issue-1" || plan.Dir != dir || plan.Settings.Image != plan.Image {
+				t.Errorf("task %q in %q, settings' image %q; want issue-1 in %q and %q", plan.ID, plan.Dir, plan.Settings.Image, dir, plan.Image)
 			}
 		})
 	}
