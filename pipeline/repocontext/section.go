@@ -107,35 +107,11 @@ func outlineText(o *pyOutline, spans []candidate, limit int) string {
 		}
 		return false
 	}
-	type entry struct {
-		text      string
-		important bool
-	}
-	var entries []entry
+	var entries []outlineEntry
 	for _, collapse := range []bool{false, true} {
-		entries = entries[:0]
-		for _, r := range o.imports {
-			entries = append(entries, entry{fmt.Sprintf("imports  # lines %s\n", r), true})
-		}
+		entries = o.entries(collapse, holds)
 		size := 0
-		for k, d := range o.defs {
-			depth, visible := o.depth(k, collapse, holds)
-			if !visible {
-				continue
-			}
-			h := d.header
-			if len(h) > maxHeaderBytes {
-				h = strings.ToValidUTF8(h[:maxHeaderBytes], "") + "…"
-			}
-			note := ""
-			if n := o.children(k); collapse && d.class && n > 0 && !holds(d) {
-				note = fmt.Sprintf(", %d defs not listed", n)
-			}
-			text := fmt.Sprintf("%s%s  # lines %s%s\n", strings.Repeat("    ", depth), h, lineRange{d.start, d.end}, note)
-			entries = append(entries, entry{text, d.class && depth == 0 || holds(d)})
-			size += len(text)
-		}
-		for _, e := range entries[:len(o.imports)] {
+		for _, e := range entries {
 			size += len(e.text)
 		}
 		if size <= limit {
@@ -146,6 +122,46 @@ func outlineText(o *pyOutline, spans []candidate, limit int) string {
 			return b.String()
 		}
 	}
+	return keepWithin(entries, limit)
+}
+
+// An outlineEntry is one line of a file's outline; the important ones
+// (imports, top-level classes, defs holding spans) are kept first.
+type outlineEntry struct {
+	text      string
+	important bool
+}
+
+// entries returns the outline's lines: the imports, then the defs listed
+// (see depth), classes holding no span collapsed when collapse is set.
+func (o *pyOutline) entries(collapse bool, holds func(pyDef) bool) []outlineEntry {
+	var entries []outlineEntry
+	for _, r := range o.imports {
+		entries = append(entries, outlineEntry{fmt.Sprintf("imports  # lines %s\n", r), true})
+	}
+	for k, d := range o.defs {
+		depth, visible := o.depth(k, collapse, holds)
+		if !visible {
+			continue
+		}
+		h := d.header
+		if len(h) > maxHeaderBytes {
+			h = strings.ToValidUTF8(h[:maxHeaderBytes], "") + "…"
+		}
+		note := ""
+		if n := o.children(k); collapse && d.class && n > 0 && !holds(d) {
+			note = fmt.Sprintf(", %d defs not listed", n)
+		}
+		text := fmt.Sprintf("%s%s  # lines %s%s\n", strings.Repeat("    ", depth), h, lineRange{d.start, d.end}, note)
+		entries = append(entries, outlineEntry{text, d.class && depth == 0 || holds(d)})
+	}
+	return entries
+}
+
+// keepWithin keeps the important entries, then the others, in file order
+// while they fit in limit bytes with a last line counting those left out;
+// "" when none fits.
+func keepWithin(entries []outlineEntry, limit int) string {
 	keep := make([]bool, len(entries))
 	used, kept := len("… 100000 more entries\n"), 0
 	for _, pass := range []bool{true, false} {

@@ -55,17 +55,6 @@ func unescape(s string, isBytes bool) (string, bool) {
 		return s, true
 	}
 	buf := make([]byte, 0, len(s))
-	put := func(r rune) bool {
-		if isBytes {
-			if r > 0xff {
-				return false
-			}
-			buf = append(buf, byte(r))
-			return true
-		}
-		buf = utf8.AppendRune(buf, r)
-		return true
-	}
 	for i := 0; i < len(s); i++ {
 		if s[i] != '\\' || i+1 == len(s) {
 			buf = append(buf, s[i])
@@ -80,42 +69,48 @@ func unescape(s string, isBytes bool) (string, bool) {
 		switch {
 		case c == '\n':
 			// A backslash at the end of a line joins the lines.
-		case '0' <= c && c <= '7':
-			n := 1
-			for n < 3 && i+n < len(s) && '0' <= s[i+n] && s[i+n] <= '7' {
-				n++
-			}
-			v, _ := strconv.ParseUint(s[i:i+n], 8, 32)
-			if !put(rune(v)) {
-				return "", false
-			}
-			i += n - 1
-		case c == 'x' || !isBytes && (c == 'u' || c == 'U'):
-			n := 2
-			switch c {
-			case 'u':
-				n = 4
-			case 'U':
-				n = 8
-			}
-			if i+n >= len(s) {
-				return "", false
-			}
-			v, err := strconv.ParseUint(s[i+1:i+1+n], 16, 32)
-			if err != nil || v > utf8.MaxRune {
-				return "", false
-			}
-			if !put(rune(v)) {
-				return "", false
-			}
-			i += n
 		case c == 'N' && !isBytes:
 			return "", false // named characters need the Unicode name table
+		case '0' <= c && c <= '7' || c == 'x' || !isBytes && (c == 'u' || c == 'U'):
+			r, n, ok := numericEscape(s, i)
+			if !ok || isBytes && r > 0xff {
+				return "", false
+			}
+			if isBytes {
+				buf = append(buf, byte(r))
+			} else {
+				buf = utf8.AppendRune(buf, r)
+			}
+			i += n - 1
 		default:
 			buf = append(buf, '\\', c)
 		}
 	}
 	return string(buf), true
+}
+
+// numericEscape reads the octal (\101), hexadecimal (\x41) or Unicode
+// (\u0041, \U00000041) escape whose letter or first digit is at s[i],
+// returning its value and how many bytes it takes from s[i] on.
+func numericEscape(s string, i int) (rune, int, bool) {
+	c := s[i]
+	if '0' <= c && c <= '7' {
+		n := 1
+		for n < 3 && i+n < len(s) && '0' <= s[i+n] && s[i+n] <= '7' {
+			n++
+		}
+		v, _ := strconv.ParseUint(s[i:i+n], 8, 32)
+		return rune(v), n, true
+	}
+	digits := map[byte]int{'x': 2, 'u': 4, 'U': 8}[c]
+	if i+digits >= len(s) {
+		return 0, 0, false
+	}
+	v, err := strconv.ParseUint(s[i+1:i+1+digits], 16, 32)
+	if err != nil || v > utf8.MaxRune {
+		return 0, 0, false
+	}
+	return rune(v), 1 + digits, true
 }
 
 // stringLit evaluates adjacent string literals, which Python concatenates.

@@ -37,76 +37,95 @@ var operators = []string{
 // newlines inside brackets are dropped, as in Python; the only error is an
 // unterminated string.
 func tokenize(src string) ([]token, error) {
-	var toks []token
-	depth := 0
-	emit := func(kind tokenKind, pos, end int) {
-		toks = append(toks, token{kind: kind, text: src[pos:end], pos: pos, end: end})
-	}
-	newline := func(pos, end int) {
-		if depth == 0 && len(toks) > 0 && toks[len(toks)-1].kind != tokNewline {
-			emit(tokNewline, pos, end)
+	t := &tokenizer{src: src}
+	for t.i < len(src) {
+		if err := t.next(); err != nil {
+			return nil, err
 		}
 	}
-	for i := 0; i < len(src); {
-		c := src[i]
-		switch {
-		case c == '\n' || c == ';':
-			newline(i, i+1)
-			i++
-		case c == ' ' || c == '\t' || c == '\r' || c == '\f':
-			i++
-		case c == '#':
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-		case c == '\\' && (strings.HasPrefix(src[i+1:], "\n") || strings.HasPrefix(src[i+1:], "\r\n")):
-			i += 2
-		case c == '\'' || c == '"':
-			end, err := scanString(src, i)
-			if err != nil {
-				return nil, err
-			}
-			emit(tokString, i, end)
-			i = end
-		case isDigit(c) || c == '.' && i+1 < len(src) && isDigit(src[i+1]):
-			end := scanNumber(src, i)
-			emit(tokNumber, i, end)
-			i = end
-		default:
-			r, size := utf8.DecodeRuneInString(src[i:])
-			if isIdentStart(r) {
-				end := scanName(src, i)
-				if end < len(src) && (src[end] == '\'' || src[end] == '"') && isStringPrefix(src[i:end]) {
-					send, err := scanString(src, end)
-					if err != nil {
-						return nil, err
-					}
-					emit(tokString, i, send)
-					i = send
-					continue
-				}
-				emit(tokName, i, end)
-				i = end
-				continue
-			}
-			end := i + size
-			for _, op := range operators {
-				if strings.HasPrefix(src[i:], op) {
-					end = i + len(op)
-					break
-				}
-			}
-			switch src[i:end] {
-			case "(", "[", "{":
-				depth++
-			case ")", "]", "}":
-				depth = max(depth-1, 0)
-			}
-			emit(tokOp, i, end)
-			i = end
+	return t.toks, nil
+}
+
+// tokenizer is tokenize's state: the source, the position, the bracket
+// depth and the tokens so far.
+type tokenizer struct {
+	src   string
+	i     int
+	depth int
+	toks  []token
+}
+
+func (t *tokenizer) emit(kind tokenKind, end int) {
+	t.toks = append(t.toks, token{kind: kind, text: t.src[t.i:end], pos: t.i, end: end})
+	t.i = end
+}
+
+// next reads what starts at the position: a token, or something skipped.
+func (t *tokenizer) next() error {
+	src, i := t.src, t.i
+	c := src[i]
+	switch {
+	case c == '\n' || c == ';':
+		if t.depth == 0 && len(t.toks) > 0 && t.toks[len(t.toks)-1].kind != tokNewline {
+			t.emit(tokNewline, i+1)
+		}
+		t.i = i + 1
+	case c == ' ' || c == '\t' || c == '\r' || c == '\f':
+		t.i++
+	case c == '#':
+		for t.i < len(src) && src[t.i] != '\n' {
+			t.i++
+		}
+	case c == '\\' && (strings.HasPrefix(src[i+1:], "\n") || strings.HasPrefix(src[i+1:], "\r\n")):
+		t.i += 2
+	case c == '\'' || c == '"':
+		return t.str(i)
+	case isDigit(c) || c == '.' && i+1 < len(src) && isDigit(src[i+1]):
+		t.emit(tokNumber, scanNumber(src, i))
+	default:
+		return t.wordOrOperator()
+	}
+	return nil
+}
+
+// str emits the string literal whose opening quote is at from.
+func (t *tokenizer) str(from int) error {
+	end, err := scanString(t.src, from)
+	if err != nil {
+		return err
+	}
+	t.emit(tokString, end)
+	return nil
+}
+
+// wordOrOperator emits a name, a prefixed string (r"...", b'...') or an
+// operator, counting brackets.
+func (t *tokenizer) wordOrOperator() error {
+	src, i := t.src, t.i
+	r, size := utf8.DecodeRuneInString(src[i:])
+	if isIdentStart(r) {
+		end := scanName(src, i)
+		if end < len(src) && (src[end] == '\'' || src[end] == '"') && isStringPrefix(src[i:end]) {
+			return t.str(end)
+		}
+		t.emit(tokName, end)
+		return nil
+	}
+	end := i + size
+	for _, op := range operators {
+		if strings.HasPrefix(src[i:], op) {
+			end = i + len(op)
+			break
 		}
 	}
-	return toks, nil
+	switch src[i:end] {
+	case "(", "[", "{":
+		t.depth++
+	case ")", "]", "}":
+		t.depth = max(t.depth-1, 0)
+	}
+	t.emit(tokOp, end)
+	return nil
 }
 
 // scanString returns the end of the string literal whose opening quote is at
