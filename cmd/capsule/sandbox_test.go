@@ -59,15 +59,25 @@ func startCapsule(t *testing.T, eng *sandbox.Engine) (*exec.Cmd, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if ids := containersOf(t, eng, cmd.Process.Pid); len(ids) > 0 {
-			return cmd, ids[0]
-		}
-		time.Sleep(100 * time.Millisecond)
+	ids, ok := waitContainers(t, eng, cmd.Process.Pid, func(ids []string) bool { return len(ids) > 0 })
+	if !ok {
+		t.Fatal("the capsule process started no container")
 	}
-	t.Fatal("the capsule process started no container")
-	return nil, ""
+	return cmd, ids[0]
+}
+
+// waitContainers polls the containers of pid (containersOf) for up to
+// 30 s until done accepts them, and returns the last seen and whether
+// done did.
+func waitContainers(t *testing.T, eng *sandbox.Engine, pid int, done func([]string) bool) ([]string, bool) {
+	t.Helper()
+	var ids []string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if ids = containersOf(t, eng, pid); done(ids) {
+			return ids, true
+		}
+	}
+	return ids, false
 }
 
 // containersOf lists the sandbox containers whose owner label names pid.
@@ -106,13 +116,9 @@ func TestKilledProcessLeftoversRemovedAtStart(t *testing.T) {
 	// Connect has removed it; the engine's list may still show it while
 	// the removal settles on a busy machine (seen once under two CPU
 	// hogs, right after the remove call returned), but not for long.
-	var ids []string
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if ids = containersOf(t, eng, cmd.Process.Pid); len(ids) == 0 {
-			return
-		}
+	if ids, ok := waitContainers(t, eng, cmd.Process.Pid, func(ids []string) bool { return len(ids) == 0 }); !ok {
+		t.Errorf("leftover container %v not removed at start-up (still listed 30 s after)", ids)
 	}
-	t.Errorf("leftover container %v not removed at start-up (still listed 30 s after)", ids)
 }
 
 func TestSignalsRemoveContainer(t *testing.T) {
