@@ -16,7 +16,12 @@ import (
 // text (the fixing commit's message), the commit before the fix, and the
 // lines the fix changed in non-test files.
 type locCase struct {
-	Repo   string `json:"repo"`
+	Repo string `json:"repo"`
+	// Issue, URL and Split are set in the holdout (testdata/holdout): the
+	// issue's number and address, and its half, "dev" or "test".
+	Issue  int    `json:"issue,omitempty"`
+	URL    string `json:"url,omitempty"`
+	Split  string `json:"split,omitempty"`
 	Commit string `json:"commit"`
 	Parent string `json:"parent"`
 	Title  string `json:"title"`
@@ -47,13 +52,7 @@ func BenchmarkLocalization(b *testing.B) {
 		b.Skip("set CAPSULE_LOCALIZATION_REPOS to a folder made by scripts/localization-repos.sh")
 	}
 	cases := readCases(b, "testdata/localization/cases.jsonl")
-	dirs := make([]string, len(cases))
-	for i, c := range cases {
-		dirs[i] = filepath.Join(b.TempDir(), "repo")
-		if err := gitarchive.Checkout(filepath.Join(root, c.Repo+".git"), c.Parent, dirs[i]); err != nil {
-			b.Fatalf("%s at %s: %v", c.Repo, c.Parent, err)
-		}
-	}
+	dirs := checkouts(b, root, cases)
 	type result struct{ files, lines int }
 	var res map[string]*result
 	var misses []string
@@ -95,6 +94,104 @@ func BenchmarkLocalization(b *testing.B) {
 		}
 	}
 	fmt.Fprintf(&t, "changed lines not shown at %d tokens with spans:\n  %s\n", DefaultBudget, strings.Join(misses, "\n  "))
+	b.Log(t.String())
+}
+
+// checkouts extracts each case's tree at its parent commit from the bare
+// clones under root: into $CAPSULE_LOCALIZATION_WORK/OWNER/NAME/PARENT,
+// kept for the next run, when that is set, else into temporary folders.
+func checkouts(b *testing.B, root string, cases []locCase) []string {
+	b.Helper()
+	work := os.Getenv("CAPSULE_LOCALIZATION_WORK")
+	dirs := make([]string, len(cases))
+	for i, c := range cases {
+		if work == "" {
+			dirs[i] = filepath.Join(b.TempDir(), "repo")
+		} else {
+			dirs[i] = filepath.Join(work, c.Repo, c.Parent)
+			if _, err := os.Stat(dirs[i] + ".done"); err == nil {
+				continue
+			}
+			if err := os.RemoveAll(dirs[i]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := gitarchive.Checkout(filepath.Join(root, c.Repo+".git"), c.Parent, dirs[i]); err != nil {
+			b.Fatalf("%s at %s: %v", c.Repo, c.Parent, err)
+		}
+		if work != "" {
+			if err := os.WriteFile(dirs[i]+".done", nil, 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	return dirs
+}
+
+// BenchmarkHoldout measures, on the localization holdout of
+// testdata/holdout/cases.jsonl (real issues as their reporters wrote them;
+// see its README), the share of issues whose fixed files are in the
+// context and whose changed lines are shown, at each of locBudgets, for
+// each half. Only the development half's misses are listed: the test half
+// is never looked at while tuning. $CAPSULE_HOLDOUT_SPLIT=dev measures
+// one half only.
+//
+//	CAPSULE_LOCALIZATION_REPOS=$HOME/capsule-loc go test -run '^$' -bench Holdout -benchtime 1x ./pipeline/repocontext/
+func BenchmarkHoldout(b *testing.B) {
+	root := os.Getenv("CAPSULE_LOCALIZATION_REPOS")
+	if root == "" {
+		b.Skip("set CAPSULE_LOCALIZATION_REPOS to a folder made by scripts/localization-repos.sh holdout DIR")
+	}
+	var cases []locCase
+	for _, c := range readCases(b, "testdata/holdout/cases.jsonl") {
+		if only := os.Getenv("CAPSULE_HOLDOUT_SPLIT"); only == "" || c.Split == only {
+			cases = append(cases, c)
+		}
+	}
+	dirs := checkouts(b, root, cases)
+	type result struct{ n, files, lines int }
+	var res map[string]*result
+	var misses []string
+	for b.Loop() {
+		res, misses = make(map[string]*result), nil
+		for _, budget := range locBudgets {
+			for i, c := range cases {
+				ctx, err := Build(dirs[i], Issue{Title: c.Title, Body: c.Body}, Options{Budget: budget})
+				if err != nil {
+					b.Fatal(err)
+				}
+				key := fmt.Sprintf("%s-%dk", c.Split, budget/1000)
+				if res[key] == nil {
+					res[key] = &result{}
+				}
+				r := res[key]
+				r.n++
+				files, lines := c.visible(ctx)
+				if files {
+					r.files++
+				}
+				if lines {
+					r.lines++
+				} else if budget == DefaultBudget && c.Split == "dev" {
+					misses = append(misses, fmt.Sprintf("%s#%d %.8s %q (file shown: %v)", c.Repo, c.Issue, c.Parent, c.Title, files))
+				}
+			}
+		}
+	}
+	var t strings.Builder
+	fmt.Fprintf(&t, "share of issues whose fixed files are in the context / whose changed lines are shown:\n")
+	fmt.Fprintf(&t, "%-6s %-7s %-7s %-14s\n", "half", "issues", "budget", "files / lines")
+	for _, split := range []string{"dev", "test"} {
+		for _, budget := range locBudgets {
+			key := fmt.Sprintf("%s-%dk", split, budget/1000)
+			if r := res[key]; r != nil {
+				fmt.Fprintf(&t, "%-6s %-7d %-7d %3.0f%% / %3.0f%%\n", split, r.n, budget, pct(r.files, r.n), pct(r.lines, r.n))
+				b.ReportMetric(pct(r.files, r.n), "file%-"+key)
+				b.ReportMetric(pct(r.lines, r.n), "lines%-"+key)
+			}
+		}
+	}
+	fmt.Fprintf(&t, "development half, changed lines not shown at %d tokens:\n  %s\n", DefaultBudget, strings.Join(misses, "\n  "))
 	b.Log(t.String())
 }
 
