@@ -264,12 +264,39 @@ func readCases(tb testing.TB, path string) []locCase {
 	return cases
 }
 
-// TestLocalizationCases checks the case list: every case names its
-// repository, commits, issue text and gold lines.
+// TestLocalizationCases checks the case lists: every case names its
+// repository, commits, issue text and gold lines; the holdout's cases each
+// name their issue and half, at least 300 of them from at least 15
+// projects, none twice.
 func TestLocalizationCases(t *testing.T) {
-	cases := readCases(t, "testdata/localization/cases.jsonl")
-	if len(cases) < 30 {
-		t.Errorf("%d cases, want at least 30", len(cases))
+	checkCases(t, readCases(t, "testdata/localization/cases.jsonl"), 30)
+	holdout := readCases(t, "testdata/holdout/cases.jsonl")
+	checkCases(t, holdout, 300)
+	projects := make(map[string]bool)
+	seen := make(map[string]bool)
+	halves := make(map[string]int)
+	for _, c := range holdout {
+		projects[c.Repo] = true
+		halves[c.Split]++
+		key := fmt.Sprintf("%s#%d", c.Repo, c.Issue)
+		if c.Issue < 1 || c.URL != "https://github.com/"+key[:strings.IndexByte(key, '#')]+fmt.Sprintf("/issues/%d", c.Issue) || seen[key] {
+			t.Errorf("holdout case %s: bad or repeated issue, or an address not its own: %q", key, c.URL)
+		}
+		seen[key] = true
+	}
+	if len(projects) < 15 {
+		t.Errorf("holdout from %d projects, want at least 15", len(projects))
+	}
+	if len(halves) != 2 || halves["dev"] == 0 || halves["test"] == 0 {
+		t.Errorf("holdout halves %v, want dev and test only", halves)
+	}
+}
+
+// checkCases checks that a case list holds at least least complete cases.
+func checkCases(t *testing.T, cases []locCase, least int) {
+	t.Helper()
+	if len(cases) < least {
+		t.Errorf("%d cases, want at least %d", len(cases), least)
 	}
 	for i, c := range cases {
 		if c.Repo == "" || len(c.Commit) != 40 || len(c.Parent) != 40 || c.Title == "" || len(c.Gold) == 0 {
