@@ -1,7 +1,9 @@
 package repocontext
 
 import (
+	"cmp"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -14,6 +16,14 @@ const (
 	// maxPathMatches is how many equally shallow files a base name such
 	// as "ops.py" may match before it counts as ambiguous and matches none.
 	maxPathMatches = 3
+	// minNameLen is the shortest name the issue may name: one or two
+	// letters (x, df, _) are everywhere.
+	minNameLen = 3
+	// minSuffixParts is the fewest trailing path parts a traceback's path
+	// outside the repository (an installed package's) must share with a
+	// repository file: "_pytest/python.py" for
+	// ".../site-packages/_pytest/python.py" and "src/_pytest/python.py".
+	minSuffixParts = 2
 )
 
 // symbol is a name the issue mentions.
@@ -63,6 +73,44 @@ type analysis struct {
 	words   []string
 	// lines are the line numbers traceback frames give, by file.
 	lines map[int][]int
+	// quoted are the lines of code the issue quotes, by file, and quoters
+	// the files holding them, most quotes first.
+	quoted  map[int][]int
+	quoters []int
+}
+
+// quotedIn finds the files holding lines the issue quotes, from the scans:
+// a quote found in more than maxDefiners files is too common to tell.
+func (a *analysis) quotedIn(scans []fileScan) {
+	files := make(map[int32]int)
+	for _, s := range scans {
+		seen := make(map[int32]bool)
+		for _, h := range s.quoted {
+			if !seen[h.quote] {
+				seen[h.quote] = true
+				files[h.quote]++
+			}
+		}
+	}
+	a.quoted = make(map[int][]int)
+	count := make(map[int]int)
+	for f, s := range scans {
+		seen := make(map[int32]bool)
+		for _, h := range s.quoted {
+			if files[h.quote] > maxDefiners {
+				continue
+			}
+			a.quoted[f] = append(a.quoted[f], int(h.line))
+			if !seen[h.quote] {
+				seen[h.quote] = true
+				count[f]++
+			}
+		}
+		if count[f] > 0 {
+			a.quoters = append(a.quoters, f)
+		}
+	}
+	slices.SortStableFunc(a.quoters, func(x, y int) int { return cmp.Compare(count[y], count[x]) })
 }
 
 // analyze resolves the mentions of an issue against the repository.
@@ -71,7 +119,24 @@ func (r *repo) analyze(iss issueText) *analysis {
 	for _, m := range iss.mentions {
 		r.resolveMention(a, m)
 	}
+	a.innermostFirst()
 	return a
+}
+
+// innermostFirst reverses the order of the files traceback frames name,
+// among their places in a.named: a traceback lists the outermost frame
+// first, and the innermost, where the error was raised, is likeliest to
+// hold the bug.
+func (a *analysis) innermostFirst() {
+	var at []int
+	for k, p := range a.named {
+		if len(a.lines[p.file]) > 0 {
+			at = append(at, k)
+		}
+	}
+	for i, j := 0, len(at)-1; i < j; i, j = i+1, j-1 {
+		a.named[at[i]], a.named[at[j]] = a.named[at[j]], a.named[at[i]]
+	}
 }
 
 // resolveMention resolves one mention to named files or symbols.
@@ -135,7 +200,7 @@ func (a *analysis) addQualified(parts []string, n int, strong bool) {
 // addSymbol records a mention of name, keeping the best spelling: a
 // signature, else the first strong one, else the first.
 func (a *analysis) addSymbol(name, spelled string, sig, strong, listed bool) {
-	if stopNames[name] {
+	if stopNames[name] || len(name) < minNameLen {
 		return
 	}
 	s := a.byName[name]
@@ -168,7 +233,7 @@ func (a *analysis) addNamed(file int, why string) {
 // traceback, a URL); else the shallowest files that end with the token
 // ("ops.py", "calc/ops.py" for src/calc/ops.py).
 func (r *repo) matchPath(tok string) []int {
-	tok = strings.TrimPrefix(tok, "./")
+	tok = strings.TrimPrefix(strings.ReplaceAll(tok, `\`, "/"), "./")
 	cands := r.byBase[path.Base(tok)]
 	if len(cands) == 0 {
 		return nil
@@ -185,12 +250,21 @@ func (r *repo) matchPath(tok string) []int {
 	if best >= 0 {
 		return []int{best}
 	}
+	if strings.Contains(tok, "/") {
+		if f := r.sharedSuffix(tok, cands); f >= 0 {
+			return []int{f}
+		}
+	}
 	var out []int
 	minDepth := -1
+	bare := !strings.Contains(tok, "/")
 	for _, c := range cands {
 		f := r.files[c]
 		if !strings.HasSuffix(f, "/"+tok) {
 			continue
+		}
+		if bare && isTestFile(f) && !isTestFile(tok) {
+			continue // a configfile: pytest.ini of a pasted log, not the test fixtures'
 		}
 		switch depth := strings.Count(f, "/"); {
 		case minDepth < 0 || depth < minDepth:
@@ -203,6 +277,32 @@ func (r *repo) matchPath(tok string) []int {
 		return nil
 	}
 	return out
+}
+
+// sharedSuffix returns the one file of cands whose trailing path parts
+// match the most of tok's, at least minSuffixParts: the repository's
+// src/_pytest/python.py for an installed .../site-packages/_pytest/python.py.
+// It returns -1 when none matches enough or two match equally.
+func (r *repo) sharedSuffix(tok string, cands []int) int {
+	parts := strings.Split(tok, "/")
+	best, bestN, tie := -1, 0, false
+	for _, c := range cands {
+		fp := strings.Split(r.files[c], "/")
+		n := 0
+		for n < len(fp) && n < len(parts) && fp[len(fp)-1-n] == parts[len(parts)-1-n] {
+			n++
+		}
+		switch {
+		case n > bestN:
+			best, bestN, tie = c, n, false
+		case n == bestN:
+			tie = true
+		}
+	}
+	if bestN < minSuffixParts || tie {
+		return -1
+	}
+	return best
 }
 
 // moduleRoots are where a single-part module name is looked for: an issue

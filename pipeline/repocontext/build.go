@@ -26,7 +26,8 @@ func newBuilder(r *repo, issue Issue, opts Options) *builder {
 // build ranks the files, then fits the tree and the files into the
 // budget.
 func (b *builder) build() Context {
-	a := b.r.analyze(parseIssue(b.issue))
+	iss := parseIssue(b.issue)
+	a := b.r.analyze(iss)
 	names := make([]string, len(a.symbols))
 	b.a, b.names = a, make(map[string]bool, len(names))
 	for k, s := range a.symbols {
@@ -34,9 +35,10 @@ func (b *builder) build() Context {
 		b.names[s.name] = true
 	}
 	terms := queryTerms(b.issue)
-	scans := b.r.scan(names, terms)
+	scans := b.r.scan(names, terms, iss)
+	a.quotedIn(scans)
 	b.ret = retrieve(b.r, terms, scans)
-	picks := rank(b.r, a, scans, b.ret)
+	picks := rank(b.r, a, scans, b.ret, iss.literals)
 
 	ctx := Context{Symbols: symbolsOf(a, scans)}
 	issueTokens := EstimateTokens(b.issue.Title + "\n\n" + b.issue.Body)
@@ -93,9 +95,9 @@ func (b *builder) place(l *layout, p pick) (placed, string) {
 }
 
 // placed is a file added to the layout: what Context.Included says of it,
-// and its part of the layout. A file shown in part that would be better
-// whole carries its whole section, shown instead when the budget leaves
-// room after every ranked file is placed; included is then its index in
+// and its part of the layout. A file shown in part carries its whole
+// section, shown instead when the budget leaves room after every ranked
+// file is placed, in rank order; included is then its index in
 // Context.Included.
 type placed struct {
 	in       Included
@@ -127,21 +129,28 @@ func (f file) whole(l *layout, section string) placed {
 // whole later (see placed). Another language is shown whole if it fits,
 // else by its head and tail.
 func (b *builder) placeLarge(l *layout, p pick, f file, whole string) (placed, string) {
-	share := max(b.opts.Budget/6, SmallFileTokens)
-	part := &partial{path: f.path, why: f.why, readOnly: f.readOnly, lines: splitLines(f.content)}
-	// top marks the files the issue points at, not their neighbours.
+	// top marks the files the issue points at, not their neighbours: their
+	// share of the budget is larger.
 	top := p.tier == tierSeed || p.tier == tierRetrieved
+	share := max(b.opts.Budget/6, SmallFileTokens)
+	if top {
+		share = max(b.opts.Budget/3, SmallFileTokens)
+	}
+	part := &partial{path: f.path, why: f.why, readOnly: f.readOnly, lines: splitLines(f.content)}
 	var cands []candidate
 	if langOf(f.path) == langPython {
 		o := parsePython([]byte(f.content))
-		var words map[string]float64
-		if top {
-			words = b.ret.weights
-		}
-		cands = findSpans(o, b.names, b.a.lines[p.file], words)
+		cands = findSpans(o, spanQuery{names: b.names, lines: b.a.lines[p.file], quoted: b.a.quoted[p.file], words: b.ret.weights, top: top})
 		part.outline = outlineText(o, cands, 4*min(b.opts.Budget/16, max(l.left/4, 0)))
 	}
-	if need := l.cost(whole); len(cands) == 0 && (top && need <= min(l.left, share) || part.outline == "" && need <= l.left) {
+	need := l.cost(whole)
+	switch {
+	case top && need <= min(l.left, b.opts.Budget/3):
+		// A file the issue points at, shown whole while it takes at most a
+		// third of the budget: spans miss what the fix needs more often
+		// than a whole file costs.
+		return f.whole(l, whole), ""
+	case len(cands) == 0 && (top && need <= min(l.left, share) || part.outline == "" && need <= l.left):
 		return f.whole(l, whole), ""
 	}
 	if part.outline == "" {
@@ -171,11 +180,7 @@ func (b *builder) placeLarge(l *layout, p pick, f file, whole string) (placed, s
 		return placed{}, overBudget(need, l.left, p.why)
 	}
 	in.Tokens, in.Spans = EstimateTokens(section), part.spans
-	pl := placed{in: in, part: l.addFile(section)}
-	if top {
-		pl.whole = whole
-	}
-	return pl, ""
+	return placed{in: in, part: l.addFile(section), whole: whole}, ""
 }
 
 // headAndTail returns spans for the first lines of a file, in three

@@ -1,6 +1,7 @@
 package repocontext
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -33,6 +34,52 @@ type issueText struct {
 	// words are the identifiers of the prose in lower case, for matching
 	// file names when the issue names nothing else.
 	words []string
+	// quotes are the lines of code the issue quotes, trimmed, that are long
+	// enough to be looked for as they are in the repository's files.
+	quotes []string
+	// literals are the hyphenated names it writes (a message id such as
+	// function-redefined, an option such as --add-imports without its
+	// dashes), looked for as string literals.
+	literals []string
+}
+
+// maxLiterals caps the hyphenated names looked for.
+const maxLiterals = 8
+
+// literal records tok if it is a hyphenated name: two or more parts of
+// letters, digits and underscores joined by single hyphens, six bytes or
+// more.
+func (p *issueText) literal(tok string) {
+	tok = strings.TrimLeft(tok, "-")
+	if len(tok) < 6 || len(p.literals) >= maxLiterals || slices.Contains(p.literals, tok) {
+		return
+	}
+	parts := strings.Split(tok, "-")
+	if len(parts) < 2 {
+		return
+	}
+	for _, part := range parts {
+		if part == "" || !isIdent(part) {
+			return
+		}
+	}
+	p.literals = append(p.literals, tok)
+}
+
+const (
+	// minQuoteLen is the shortest quoted line looked for in the files.
+	minQuoteLen = 16
+	// maxQuotes caps the quoted lines looked for.
+	maxQuotes = 96
+)
+
+// quote records a line of code the issue quotes, if it is long enough to
+// tell one file's line from another's.
+func (p *issueText) quote(line string) {
+	t := strings.TrimSpace(line)
+	if len(t) >= minQuoteLen && len(p.quotes) < maxQuotes && !slices.Contains(p.quotes, t) {
+		p.quotes = append(p.quotes, t)
+	}
 }
 
 // parseIssue reads the title and body of an issue as Markdown: fenced code
@@ -96,7 +143,7 @@ func (p *issueText) markdownLine(line string) {
 func (p *issueText) traceback(line string) bool {
 	_, rest, ok := strings.Cut(line, `File "`)
 	if !ok {
-		return false
+		return p.shortFrame(line)
 	}
 	file, rest, ok := strings.Cut(rest, `"`)
 	if !ok || !strings.HasPrefix(rest, ", line ") {
@@ -111,6 +158,27 @@ func (p *issueText) traceback(line string) bool {
 	return true
 }
 
+// shortFrame reads a frame of pytest's short traceback,
+// `src/calc/ops.py:3: in divide` or `calc\ops.py:3: ZeroDivisionError`,
+// at the start of a line.
+func (p *issueText) shortFrame(line string) bool {
+	t := strings.TrimLeft(line, " \t")
+	file, rest, ok := strings.Cut(t, ".py:")
+	if !ok || file == "" || strings.ContainsAny(file, " \t\"'`") {
+		return false
+	}
+	num, rest, ok := strings.Cut(rest, ":")
+	n, err := strconv.Atoi(num)
+	if !ok || err != nil || n < 1 {
+		return false
+	}
+	p.add(mention{text: file + ".py", code: true, line: n})
+	if fn, ok := strings.CutPrefix(rest, " in "); ok && isIdent(strings.TrimSpace(fn)) {
+		p.add(mention{text: strings.TrimSpace(fn), code: true})
+	}
+	return true
+}
+
 // prose reads text outside code: paths and dotted names, calls, and
 // identifiers that look like code (snake_case strongly, CamelCase weakly).
 func (p *issueText) prose(s string) {
@@ -120,6 +188,8 @@ func (p *issueText) prose(s string) {
 			p.add(mention{text: tok, call: true, strong: empty || looksLikeCode(tok)})
 		case strings.ContainsAny(tok, "./"):
 			p.add(mention{text: tok, strong: isDottedName(tok) && looksLikeCode(tok)})
+		case strings.Contains(tok, "-"):
+			p.literal(tok)
 		case isIdent(tok):
 			p.words = append(p.words, strings.ToLower(tok))
 			if isSnake(tok) || isCamel(tok) {
@@ -159,6 +229,7 @@ func (p *issueText) inlineCode(s string) {
 			return
 		}
 	}
+	p.quote(s)
 	p.codeTokens(s, true)
 }
 
@@ -171,6 +242,7 @@ func (p *issueText) codeBlock(src []byte) {
 		var line []byte
 		line, off = nextLine(src, off)
 		t := string(trimIndent(line))
+		p.quote(t)
 		switch {
 		case p.traceback(t):
 		case isSignatureStart(t):
@@ -216,8 +288,11 @@ func (p *issueText) imports(stmt string, strong bool) bool {
 // codeTokens reads the calls, paths and dotted names in a line of code.
 func (p *issueText) codeTokens(s string, strong bool) {
 	scanTokens(s, func(tok string, call, _ bool) {
-		if call || strings.ContainsAny(tok, "./") {
+		switch {
+		case call || strings.ContainsAny(tok, "./"):
 			p.add(mention{text: tok, call: call, code: true, strong: strong})
+		case strings.Contains(tok, "-"):
+			p.literal(tok)
 		}
 	})
 }

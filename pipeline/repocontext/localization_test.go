@@ -173,7 +173,7 @@ func BenchmarkHoldout(b *testing.B) {
 				if lines {
 					r.lines++
 				} else if budget == DefaultBudget && c.Split == "dev" {
-					misses = append(misses, fmt.Sprintf("%s#%d %.8s %q (file shown: %v)", c.Repo, c.Issue, c.Parent, c.Title, files))
+					misses = append(misses, c.miss(ctx, files))
 				}
 			}
 		}
@@ -191,8 +191,52 @@ func BenchmarkHoldout(b *testing.B) {
 			}
 		}
 	}
-	fmt.Fprintf(&t, "development half, changed lines not shown at %d tokens:\n  %s\n", DefaultBudget, strings.Join(misses, "\n  "))
+	fmt.Fprintf(&t, "development half, %d issues whose changed lines are not shown at %d tokens", len(misses), DefaultBudget)
+	if out := os.Getenv("CAPSULE_HOLDOUT_MISSES"); out != "" {
+		if err := os.WriteFile(out, []byte(strings.Join(misses, "\n")), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		fmt.Fprintf(&t, ", in %s", out)
+	}
 	b.Log(t.String())
+}
+
+// miss describes a case whose changed lines ctx does not show: the gold
+// files, where each is in the context or why it is left out, and the
+// files shown.
+func (c locCase) miss(ctx Context, files bool) string {
+	var t strings.Builder
+	fmt.Fprintf(&t, "%s#%d %.8s %q (file shown: %v)\n", c.Repo, c.Issue, c.Parent, c.Title, files)
+	for _, g := range c.Gold {
+		fmt.Fprintf(&t, "    gold %s %v: ", g.File, g.Lines)
+		found := false
+		for k, in := range ctx.Included {
+			if in.Path == g.File {
+				fmt.Fprintf(&t, "included #%d (%s), %d tokens, spans", k+1, in.Why, in.Tokens)
+				for _, s := range in.Spans {
+					fmt.Fprintf(&t, " %d-%d", s.Start, s.End)
+				}
+				for _, s := range in.LeftOut {
+					fmt.Fprintf(&t, "; left out %d-%d: %s", s.Start, s.End, s.Why)
+				}
+				found = true
+			}
+		}
+		for _, o := range ctx.Omitted {
+			if o.Path == g.File {
+				fmt.Fprintf(&t, "omitted: %s", o.Why)
+				found = true
+			}
+		}
+		if !found {
+			t.WriteString("not ranked")
+		}
+		t.WriteString("\n")
+	}
+	for k, in := range ctx.Included {
+		fmt.Fprintf(&t, "    #%d %s (%s) %d tokens\n", k+1, in.Path, in.Why, in.Tokens)
+	}
+	return t.String()
 }
 
 // locKey names a measurement: "whole-24k" or "spans-24k".

@@ -38,23 +38,29 @@ type ranking struct {
 
 // rank returns the files to show, best first, in the tiers the package
 // documentation describes.
-func rank(r *repo, a *analysis, scans []fileScan, ret retrieval) []pick {
+func rank(r *repo, a *analysis, scans []fileScan, ret retrieval, literals []string) []pick {
 	k := &ranking{r: r, a: a, scans: scans, seen: make(map[int]bool)}
 	for _, p := range a.named {
 		k.add(p.file, tierSeed, p.why)
 	}
+	for _, f := range a.quoters {
+		k.add(f, tierSeed, "holds lines the issue quotes")
+	}
+	k.literals(literals)
 	k.definers()
 	if len(k.picks) == 0 {
-		k.stems()
+		k.stems(tierSeed)
 	}
 	seeds := slices.Clone(k.picks)
 	if len(seeds) == 0 {
 		k.retrieved(ret, tierSeed)
 		seeds = slices.Clone(k.picks)
 	} else {
+		k.stems(tierRetrieved)
 		k.retrieved(ret, tierRetrieved)
 	}
 	k.neighbours(seeds)
+	k.moreRetrieved(ret)
 	k.tests(seeds)
 	k.project()
 	return k.picks
@@ -68,8 +74,31 @@ func (k *ranking) add(file, tier int, why string) {
 	}
 }
 
-// definers picks the files that define the named symbols, by the order
-// of the names; a name defined in too many files is skipped.
+// literals picks the files that hold a hyphenated name of the issue as a
+// string literal (where a message id or an option is declared), by the
+// order of the names; a name held by more than maxDefiners files is
+// skipped.
+func (k *ranking) literals(lits []string) {
+	byLit := make([][]int, len(lits))
+	for f, s := range k.scans {
+		for _, l := range s.literals {
+			byLit[l] = append(byLit[l], f)
+		}
+	}
+	for l, files := range byLit {
+		if len(files) <= maxDefiners {
+			for _, f := range files {
+				k.add(f, tierSeed, fmt.Sprintf("holds the string %q", lits[l]))
+			}
+		}
+	}
+}
+
+// definers picks the files that define the named symbols: names defined
+// in fewer files first (a name defined once is the most telling), ties in
+// the order the issue names them, files that are not tests before tests
+// (a class of the issue's reproducer may share a test's name); a name
+// defined in too many files is skipped.
 func (k *ranking) definers() {
 	byName := make([][]int, len(k.a.symbols))
 	for f, s := range k.scans {
@@ -77,49 +106,69 @@ func (k *ranking) definers() {
 			byName[n] = append(byName[n], f)
 		}
 	}
-	for _, files := range byName {
-		if len(files) > maxDefiners {
-			continue
+	order := make([]int, 0, len(byName))
+	for n, files := range byName {
+		if len(files) > 0 && len(files) <= maxDefiners {
+			order = append(order, n)
 		}
-		for _, f := range files {
-			var names []string
-			for _, d := range k.scans[f].defines {
-				if len(byName[d]) <= maxDefiners {
-					names = append(names, k.a.symbols[d].name)
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(len(byName[a]), len(byName[b])) })
+	for _, tests := range []bool{false, true} {
+		for _, n := range order {
+			for _, f := range byName[n] {
+				if isTestFile(k.r.files[f]) != tests {
+					continue
 				}
+				var names []string
+				for _, d := range k.scans[f].defines {
+					if len(byName[d]) <= maxDefiners {
+						names = append(names, k.a.symbols[d].name)
+					}
+				}
+				k.add(f, tierSeed, "defines "+strings.Join(names, ", "))
 			}
-			k.add(f, tierSeed, "defines "+strings.Join(names, ", "))
 		}
 	}
 }
 
-// stems picks source files whose name, without extension, is a word of the
-// issue: the fallback when the issue names no file and no defined symbol.
-func (k *ranking) stems() {
-	words := make(map[string]bool)
-	for _, w := range k.a.words {
+// stems picks source files whose name, without extension and
+// underscores, is a word of the issue or two words of it in a row ("man
+// page" for manpage.py): as seeds when the issue names no file and no
+// defined symbol, else after the seeds, in the given tier.
+func (k *ranking) stems(tier int) {
+	var words []string
+	for i, w := range k.a.words {
 		if len(w) >= 4 && !stopStems[w] {
-			words[w] = true
+			words = append(words, w)
+		}
+		if i > 0 && len(k.a.words[i-1])+len(w) >= 6 && !stopStems[k.a.words[i-1]+w] {
+			words = append(words, k.a.words[i-1]+w)
 		}
 	}
+	wanted := makeSet(strings.Join(words, " "))
 	byStem := make(map[string][]int)
 	for i, f := range k.r.files {
 		if langOf(f) == langNone || isTestFile(f) {
 			continue
 		}
-		stem := strings.ToLower(strings.TrimSuffix(path.Base(f), path.Ext(f)))
-		if words[stem] {
+		stem := strings.ReplaceAll(strings.ToLower(strings.TrimSuffix(path.Base(f), path.Ext(f))), "_", "")
+		if wanted[stem] {
 			byStem[stem] = append(byStem[stem], i)
 		}
 	}
-	for _, w := range k.a.words {
-		if files := byStem[w]; len(files) <= maxStemPicks {
-			for _, f := range files {
-				if len(k.picks) < maxStemPicks {
-					k.add(f, tierSeed, fmt.Sprintf("file name matches %q in the issue", w))
-				}
+	picked := 0
+	for _, w := range words {
+		files := byStem[w]
+		if len(files) > maxStemPicks {
+			continue
+		}
+		for _, f := range files {
+			if picked < maxStemPicks && !k.seen[f] {
+				k.add(f, tier, fmt.Sprintf("file name matches %q in the issue", w))
+				picked++
 			}
 		}
+		delete(byStem, w)
 	}
 }
 
@@ -129,6 +178,16 @@ func (k *ranking) stems() {
 func (k *ranking) retrieved(ret retrieval, tier int) {
 	for _, f := range ret.best(maxRetrieved) {
 		k.add(f, tier, "uses words of the issue: "+strings.Join(ret.words[f], ", "))
+	}
+}
+
+// moreRetrieved picks the files retrieval ranks after the first
+// maxRetrieved, up to maxMoreRetrieved, after the seeds' neighbours: the
+// issue's words are the only lead to a file it does not name, and budget
+// left over serves them better than tests.
+func (k *ranking) moreRetrieved(ret retrieval) {
+	for _, f := range ret.best(maxRetrieved + maxMoreRetrieved)[min(maxRetrieved, len(ret.best(maxRetrieved))):] {
+		k.add(f, tierNeighbour, "uses words of the issue: "+strings.Join(ret.words[f], ", "))
 	}
 }
 

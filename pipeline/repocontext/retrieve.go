@@ -15,6 +15,9 @@ const (
 	minTermLen = 3
 	// maxRetrieved is how many files retrieval picks.
 	maxRetrieved = 3
+	// maxMoreRetrieved is how many more files retrieval picks, ranked
+	// after the seeds' neighbours.
+	maxMoreRetrieved = 6
 	// BM25's parameters, as commonly set.
 	bm25K1, bm25B = 1.2, 0.75
 	// pathBoost weighs a word of the issue found in a file's path (a

@@ -1,6 +1,7 @@
 package repocontext
 
 import (
+	"bytes"
 	"runtime"
 	"slices"
 	"sync"
@@ -20,6 +21,18 @@ type fileScan struct {
 	// test uses, and size its identifier parts, for retrieval.
 	terms []termHit
 	size  int
+	// quoted are the lines of a source file that is not a test that the
+	// issue quotes.
+	quoted []quoteHit
+	// literals are the hyphenated names of the issue (indexes into
+	// issueText.literals) such a file holds as a string literal.
+	literals []int32
+}
+
+// quoteHit is a line of a file the issue quotes: the quote's index in
+// issueText.quotes and the line's number.
+type quoteHit struct {
+	quote, line int32
 }
 
 // scanner scans source files for definitions of the wanted names, for
@@ -30,20 +43,35 @@ type scanner struct {
 	wanted map[string]int32
 	// terms are the words of the issue to count.
 	terms termIndex
+	// quotes maps the lines the issue quotes, trimmed, to their index.
+	quotes map[string]int32
+	// literals are the forms each hyphenated name of the issue takes as a
+	// string literal: "name", 'name', and an option's -name" and -name'.
+	literals [][][]byte
 }
 
 // scan reads the head of every source file once, in parallel, and returns
 // what it found by file index. With no names and no terms only Python
 // files are read, for their imports.
-func (r *repo) scan(names, terms []string) []fileScan {
-	s := &scanner{r: r, names: names, wanted: make(map[string]int32, len(names)), terms: newTermIndex(terms)}
+func (r *repo) scan(names, terms []string, iss issueText) []fileScan {
+	quotes := iss.quotes
+	s := &scanner{r: r, names: names, wanted: make(map[string]int32, len(names)), terms: newTermIndex(terms),
+		quotes: make(map[string]int32, len(quotes))}
+	for _, lit := range iss.literals {
+		s.literals = append(s.literals, [][]byte{
+			[]byte(`"` + lit + `"`), []byte(`'` + lit + `'`), []byte(`-` + lit + `"`), []byte(`-` + lit + `'`),
+		})
+	}
 	for k, n := range names {
 		s.wanted[n] = int32(k)
+	}
+	for k, q := range quotes {
+		s.quotes[q] = int32(k)
 	}
 	var targets []int
 	for i, f := range r.files {
 		lang := langOf(f)
-		if !r.symlink[i] && (lang == langPython || lang != langNone && len(names)+len(terms) > 0) {
+		if !r.symlink[i] && (lang == langPython || lang != langNone && len(names)+len(terms)+len(quotes)+len(iss.literals) > 0) {
 			targets = append(targets, i)
 		}
 	}
@@ -74,6 +102,9 @@ func (s *scanner) file(i int, buf []byte) fileScan {
 		return res
 	}
 	py := langOf(s.r.files[i]) == langPython
+	test := isTestFile(s.r.files[i])
+	quotes := len(s.quotes) > 0 && !test
+	n := int32(1) // the number of the line at off
 	for off := 0; off < len(data); {
 		start := off
 		var line []byte
@@ -85,13 +116,30 @@ func (s *scanner) file(i int, buf []byte) fileScan {
 				}
 			}
 		}
+		if quotes {
+			if t := bytes.TrimSpace(line); len(t) >= minQuoteLen {
+				if k, ok := s.quotes[string(t)]; ok {
+					res.quoted = append(res.quoted, quoteHit{quote: k, line: n})
+				}
+			}
+		}
 		if py && isImportStart(trimIndent(line)) {
 			var stmt string
 			stmt, off = logicalLine(data, start, true)
 			res.imports = s.imports(i, stmt, res.imports)
 		}
+		n += int32(bytes.Count(data[start:off], []byte{'\n'}))
 	}
-	test := isTestFile(s.r.files[i])
+	if !test {
+		for k, forms := range s.literals {
+			for _, form := range forms {
+				if bytes.Contains(data, form) {
+					res.literals = append(res.literals, int32(k))
+					break
+				}
+			}
+		}
+	}
 	if len(s.terms.ids) > 0 && !test {
 		res.terms, res.size = s.terms.count(data)
 	}

@@ -38,7 +38,7 @@ const (
 	// maxWordSpans caps the defs shown for the words of the issue when
 	// nothing else points into a large file; minWordHits is the fewest
 	// distinct words such a def must contain.
-	maxWordSpans = 6
+	maxWordSpans = 10
 	minWordHits  = 2
 )
 
@@ -72,27 +72,61 @@ type spanFinder struct {
 }
 
 // findSpans returns the spans of the file outlined by o that matter to the
-// issue, most important first: the code around the lines a traceback
-// names, the definitions of the names the issue mentions, their callees
+// issue, most important first: the code around the lines the issue quotes
+// and the lines a traceback names, the definitions of the names the issue mentions, their callees
 // in the file, the defs calling those names, and, when nothing else
 // points into the file and it is a seed or retrieved (words is not nil),
 // the defs that hold the rarest words of the issue.
-func findSpans(o *pyOutline, names map[string]bool, lines []int, words map[string]float64) []candidate {
-	f := &spanFinder{o: o, names: names, picked: make(map[int]bool)}
-	for _, n := range lines {
-		f.traceback(n)
+func findSpans(o *pyOutline, q spanQuery) []candidate {
+	f := &spanFinder{o: o, names: q.names, picked: make(map[int]bool)}
+	for _, n := range q.quoted {
+		f.around(n, fmt.Sprintf("line %d quoted in the issue", n))
+	}
+	for _, n := range q.lines {
+		f.around(n, fmt.Sprintf("line %d in the traceback", n))
 	}
 	for k, d := range o.defs {
-		if names[d.name] {
+		if q.names[d.name] {
 			f.definition(k)
 		}
 	}
+	if q.top {
+		f.imports()
+	}
 	f.callees()
 	f.callers()
-	if len(f.out) == 0 {
-		f.words(words)
+	if q.top {
+		f.words(q.words)
 	}
 	return f.out
+}
+
+// spanQuery is what findSpans looks for in a file: the names the issue
+// names, the lines its traceback gives and the lines it quotes, and, for a
+// file it points at (top), the file's imports and the weights of its
+// words.
+type spanQuery struct {
+	names         map[string]bool
+	lines, quoted []int
+	words         map[string]float64
+	top           bool
+}
+
+// maxImportLines caps the top-level imports shown as a span: a fix that
+// needs another import must quote the lines it goes after.
+const maxImportLines = 60
+
+// imports adds the file's top-level import statements, the first block
+// after the docstring, when they are short enough.
+func (f *spanFinder) imports() {
+	if len(f.o.imports) == 0 {
+		return
+	}
+	r := f.o.imports[0]
+	if r.end-r.start >= maxImportLines {
+		return
+	}
+	f.add(-1, lineRange{r.start, r.end}, "imports", spanPrimary)
 }
 
 // add records a span, with the lines around it, once per def, up to
@@ -117,12 +151,12 @@ func (f *spanFinder) add(def int, r lineRange, why string, kind spanKind) {
 	}
 }
 
-// traceback adds the def holding line n, or the lines around it.
-func (f *spanFinder) traceback(n int) {
+// around adds the def holding line n, or the lines around it: a line of a
+// traceback, or one the issue quotes.
+func (f *spanFinder) around(n int, why string) {
 	if n < 1 || n > len(f.o.lines) {
 		return
 	}
-	why := fmt.Sprintf("line %d in the traceback", n)
 	if k := f.o.innermost(n); k >= 0 {
 		if d := f.o.defs[k]; d.end-d.start < maxSpanLines {
 			f.add(k, lineRange{d.start, d.end}, why, spanPrimary)
@@ -147,7 +181,18 @@ func (f *spanFinder) definition(k int) {
 		}
 	}
 	f.add(k, r, "defines "+d.name, spanPrimary)
+	if r.end < d.end {
+		for c, m := range f.o.defs[k+1:] {
+			if m.parent == k && constructors[m.name] {
+				f.add(k+1+c, lineRange{m.start, m.end}, "constructor of "+d.name, spanPrimary)
+			}
+		}
+	}
 }
+
+// constructors are the methods that build an instance: shown with the
+// header of a class too long to show whole.
+var constructors = makeSet("__init__ __new__ __post_init__ __init_subclass__")
 
 // callees adds the defs of the file that the spans so far call.
 func (f *spanFinder) callees() {

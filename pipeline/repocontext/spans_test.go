@@ -25,10 +25,12 @@ func TestFindSpans(t *testing.T) {
 	o := parsePython(src)
 	tests := []struct {
 		name  string
-		names []string
-		lines []int
-		words map[string]float64
-		want  []string
+		names  []string
+		lines  []int
+		quoted []int
+		words  map[string]float64
+		top    bool
+		want   []string
 	}{
 		{
 			name:  "a named function, its callee and its caller",
@@ -56,16 +58,33 @@ func TestFindSpans(t *testing.T) {
 			},
 		},
 		{
-			name:  "words of the issue when nothing else points in",
-			words: map[string]float64{"remote": 2, "sent": 1, "fruit": 3},
+			name:   "quoted lines before traceback lines",
+			lines:  []int{355},
+			quoted: []int{330},
 			want: []string{
+				"327-341 line 330 quoted in the issue",
+				"348-359 line 355 in the traceback",
+			},
+		},
+		{
+			name:  "a file the issue points at: its imports, then the words of the issue",
+			words: map[string]float64{"remote": 2, "sent": 1, "fruit": 3},
+			top:   true,
+			want: []string{
+				"7-19 imports",
 				"356-369 holds words of the issue: fruit, remote, sent",
 				"25-34 holds words of the issue: fruit", // in its name
 			},
 		},
 		{
-			name:  "no words, no spans",
+			name:  "no words: the imports only",
 			words: map[string]float64{"nowhere": 1},
+			top:   true,
+			want:  []string{"7-19 imports"},
+		},
+		{
+			name:  "a neighbour: no imports, no words, so no spans",
+			words: map[string]float64{"remote": 2, "sent": 1, "fruit": 3},
 		},
 	}
 	for _, tt := range tests {
@@ -75,11 +94,11 @@ func TestFindSpans(t *testing.T) {
 				names[n] = true
 			}
 			var got []string
-			for _, c := range findSpans(o, names, tt.lines, tt.words) {
+			for _, c := range findSpans(o, spanQuery{names: names, lines: tt.lines, quoted: tt.quoted, words: tt.words, top: tt.top}) {
 				got = append(got, c.lineRange.String()+" "+c.why)
 			}
-			if len(got) > len(tt.want) {
-				got = got[:max(len(tt.want), 2)]
+			if len(tt.want) > 0 && len(got) > len(tt.want) {
+				got = got[:len(tt.want)] // the first spans are the ones that matter
 			}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("spans:\n got %q\nwant %q", got, tt.want)
