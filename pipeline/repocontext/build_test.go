@@ -197,6 +197,64 @@ func TestRanking(t *testing.T) {
 			wantIncluded: projectTail,
 		},
 		{
+			name:  "installed package's traceback path mapped onto src/, innermost frame first",
+			extra: map[string]string{"src/pkgx/core.py": "def go_on():\n    pass\n", "src/pkgx/base.py": "def begin():\n    pass\n"},
+			title: "Crash",
+			body: "```\nvenv\\lib\\site-packages\\pkgx\\base.py:2: in begin\n" +
+				"  File \"/usr/lib/python3/site-packages/pkgx/core.py\", line 2, in go_on\n```",
+			wantIncluded: append([]string{
+				"src/pkgx/core.py (named in the issue)",
+				"src/pkgx/base.py (named in the issue)",
+			}, projectTail...),
+		},
+		{
+			name: "a bare file name skips the tests' copies",
+			extra: map[string]string{
+				"pytest.ini": "[pytest]\n", "tests/a/pytest.ini": "[pytest]\n", "tests/b/pytest.ini": "[pytest]\n",
+			},
+			title:        "rootdir: /x, configfile: pytest.ini",
+			wantIncluded: append([]string{"pytest.ini (named in the issue)"}, projectTail...),
+		},
+		{
+			name:  "a quoted line and a hyphenated name located in the files",
+			extra: map[string]string{
+				"calc/msgs.py":     "MESSAGES = {\n    'divide-by-zero': 'cannot divide',\n}\n",
+				"calc/rounding.py": "def rounded(value, digits):\n    return round(value, digits) + 0.5\n",
+			},
+			title: "Wrong `divide-by-zero` message",
+			body:  "This line looks wrong:\n\n```python\n    return round(value, digits) + 0.5\n```\n",
+			wantIncluded: append([]string{
+				"calc/rounding.py (holds lines the issue quotes)",
+				`calc/msgs.py (holds the string "divide-by-zero")`,
+			}, projectTail...),
+		},
+		{
+			name: "rarer names first, tests after the code",
+			extra: map[string]string{
+				"tests/test_shape.py": "class Shape:\n    pass\n",
+				"calc/shape.py":       "class Shape:\n    pass\n\n\ndef area_of_shape(s):\n    return 0\n",
+				"calc/solid.py":       "def area_of_shape(s):\n    return 1\n",
+				"calc/one.py":         "def unique_volume(s):\n    return 2\n",
+			},
+			title: "`Shape`, `area_of_shape` and `unique_volume` are wrong",
+			wantIncluded: append([]string{
+				"calc/one.py (defines unique_volume)",
+				"calc/shape.py (defines Shape, area_of_shape)",
+				"calc/solid.py (defines area_of_shape)",
+				"tests/test_shape.py (defines Shape)",
+			}, projectTail...),
+		},
+		{
+			name:  "two words of the issue name a file",
+			extra: map[string]string{"calc/manpage.py": "def write_page():\n    pass\n", "calc/unused.py": "X = 1\n"},
+			title: "The man page builder drops `fmt_number` output",
+			wantIncluded: append([]string{
+				"calc/fmt.py (defines fmt_number)",
+				`calc/manpage.py (file name matches "manpage" in the issue)`,
+				"tests/test_fmt.py (test that imports calc/fmt.py and mentions fmt_number)",
+			}, projectTail...),
+		},
+		{
 			name:  "skipped and excluded directories",
 			title: "`divide` by zero",
 			extra: map[string]string{

@@ -6,38 +6,48 @@
 // virtual-environment, cache and build directories. It reads what the
 // issue names: paths and base names, module paths such as calc.ops, and
 // symbols (names in backticks, calls, signatures in code blocks, dotted
-// names such as calc.ops.divide, frames of a pasted traceback). It then
-// reads the head of every source file once, in parallel, for definitions
-// of those symbols (Python, Go, JavaScript and TypeScript), for Python
+// names such as calc.ops.divide, names in quotes as error messages print
+// them, frames of a pasted traceback in Python's or pytest's form, an
+// installed package's path mapped onto the repository's own), the lines of
+// code it quotes, and its hyphenated names (a message id, an option). It
+// then reads the head of every source file once, in parallel, for
+// definitions of those symbols (Python, Go, JavaScript and TypeScript), for
+// the quoted lines and the hyphenated names as string literals, for Python
 // imports, in tests for mentions of the symbols, and for the words of the
-// issue (identifier parts, snake_case and camelCase split). Files are
-// ranked in tiers:
+// issue (identifier parts, snake_case and camelCase split). Names of one or
+// two letters are ignored. Files are ranked in tiers:
 //
-//  1. files the issue names, and files that define a symbol it names (or,
-//     when there are none, source files named like a word of the issue,
-//     or else the files retrieval ranks first);
-//  2. the three source files retrieval ranks first: BM25 over the words
-//     of the issue, a word in the file's path weighed in;
-//  3. the files the seeds import, and a few files that import them;
+//  1. files the issue names (a traceback's innermost frame first), files
+//     holding lines it quotes or its hyphenated names, and files that
+//     define a symbol it names (names defined in fewer files first, tests
+//     after the code) — or, when there are none, source files named like a
+//     word of the issue or two in a row ("man page", manpage.py), or else
+//     the files retrieval ranks first;
+//  2. files named like words of the issue, and the three source files
+//     retrieval ranks first: BM25 over the words of the issue, a word in
+//     the file's path weighed in;
+//  3. the files the seeds import, a few files that import them, and the
+//     next six files retrieval ranks;
 //  4. tests that mention a named symbol or import a file of tier 1;
 //  5. the README and setup files at the root, while budget remains.
 //
 // Each pick carries a reason, shown in the text. Files are placed in rank
 // order while they fit. A file of at most [SmallFileTokens] is shown
-// whole. A larger Python file is shown as its outline (imports, classes
-// and defs with their line ranges) and the spans that matter, each span's
-// exact text in its own fenced block under its line range, with a
-// "⋮ lines 120-340 omitted" mark for the lines between: the defs the
-// issue names, the code around the lines of a quoted traceback, the
-// callees of those in the file and the defs that use the names, and, in
-// a file of tier 1 or 2 nothing else points into, the defs holding the
-// rarest words of the issue. Once every file is placed, a file of tier 1
-// or 2 shown in part is shown whole if the budget left has room. A larger
-// file in another language is shown whole if it fits, else by its head
-// and tail. A file that does not fit at all, or is binary, over 1 MiB, or
-// a symlink leading outside the repository, is listed in
-// [Context.Omitted] with the reason; a span that does not fit is listed
-// in its file's [Included.LeftOut]. The file tree takes about a tenth of
-// the budget and is collapsed to fit, keeping the paths to the files of
-// tier 1.
+// whole, and so is a file of tier 1 or 2 whose whole section takes at most
+// a third of the budget. A larger Python file is shown as its outline
+// (imports, classes and defs with their line ranges) and the spans that
+// matter, each span's exact text in its own fenced block under its line
+// range, with a "⋮ lines 120-340 omitted" mark for the lines between: the
+// code around the lines the issue quotes and a traceback names, the defs
+// the issue names (a long class by its header and its constructor), the
+// callees of those in the file and the defs that use the names, and, in a
+// file of tier 1 or 2, its imports and the defs holding the rarest words
+// of the issue. Once every file is placed, a file shown in part is shown
+// whole, in rank order, if the budget left has room. A larger file in
+// another language is shown whole if it fits, else by its head and tail.
+// A file that does not fit at all, or is binary, over 1 MiB, or a symlink
+// leading outside the repository, is listed in [Context.Omitted] with the
+// reason; a span that does not fit is listed in its file's
+// [Included.LeftOut]. The file tree takes about a tenth of the budget and
+// is collapsed to fit, keeping the paths to the files of tier 1.
 package repocontext

@@ -1,6 +1,7 @@
 package repocontext
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -182,6 +183,9 @@ func (p *issueText) shortFrame(line string) bool {
 // prose reads text outside code: paths and dotted names, calls, and
 // identifiers that look like code (snake_case strongly, CamelCase weakly).
 func (p *issueText) prose(s string) {
+	for _, m := range quotedName.FindAllStringSubmatch(s, -1) {
+		p.add(mention{text: m[1], code: true})
+	}
 	scanTokens(s, func(tok string, call, empty bool) {
 		switch {
 		case call:
@@ -198,6 +202,10 @@ func (p *issueText) prose(s string) {
 		}
 	})
 }
+
+// quotedName matches a name in quotes in prose, as error messages print
+// them: local variable 'noqa', no attribute "fields", ‘ignore-paths’.
+var quotedName = regexp.MustCompile(`['"‘“]([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)['"’”]`)
 
 // looksLikeCode reports whether a name or dotted name is spelled as only
 // code is: with an underscore, mixed case, or a capitalised word followed

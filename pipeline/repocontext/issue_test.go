@@ -33,6 +33,8 @@ func TestSymbols(t *testing.T) {
 		{"import in a code block", "Crash", "```python\nfrom calc.ops import divide\n```", []string{"calc.ops.divide"}},
 		{"inline import", "`from calc.ops import divide` fails", "", []string{"calc.ops.divide"}},
 		{"unclosed fence", "Crash", "```\ndivide(1, 0)", []string{"divide"}},
+		{"a name in quotes, as an error prints it", "UnboundLocalError: local variable 'divide' referenced before assignment", "", []string{"divide"}},
+		{"names of one or two letters", "`ab` and `x` are wrong", "", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

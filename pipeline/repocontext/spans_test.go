@@ -107,6 +107,25 @@ func TestFindSpans(t *testing.T) {
 	}
 }
 
+// TestLongClassShowsConstructor checks that a class too long to show
+// whole is shown by its header and its constructor.
+func TestLongClassShowsConstructor(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("class Big:\n    \"\"\"A long class.\"\"\"\n\n    def __init__(self, x):\n        self.x = x\n\n")
+	for i := range 60 {
+		fmt.Fprintf(&src, "    def m%d(self):\n        return %d\n\n", i, i)
+	}
+	o := parsePython([]byte(src.String()))
+	var got []string
+	for _, c := range findSpans(o, spanQuery{names: map[string]bool{"Big": true}}) {
+		got = append(got, c.lineRange.String()+" "+c.why)
+	}
+	want := []string{"1-6 defines Big", "1-8 constructor of Big"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("spans:\n got %q\nwant %q", got, want)
+	}
+}
+
 // spanHeader matches the line above a span's fenced block.
 var spanHeader = regexp.MustCompile(`(?m)^Lines (\d+)(?:-(\d+))? \(.*\):\n(` + "`{3,}" + `)python\n`)
 
