@@ -216,7 +216,7 @@ func TestRanking(t *testing.T) {
 			wantIncluded: append([]string{"pytest.ini (named in the issue)"}, projectTail...),
 		},
 		{
-			name:  "a quoted line and a hyphenated name located in the files",
+			name: "a quoted line and a hyphenated name located in the files",
 			extra: map[string]string{
 				"calc/msgs.py":     "MESSAGES = {\n    'divide-by-zero': 'cannot divide',\n}\n",
 				"calc/rounding.py": "def rounded(value, digits):\n    return round(value, digits) + 0.5\n",

@@ -24,7 +24,7 @@ func TestFindSpans(t *testing.T) {
 	}
 	o := parsePython(src)
 	tests := []struct {
-		name  string
+		name   string
 		names  []string
 		lines  []int
 		quoted []int
