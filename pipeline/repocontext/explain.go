@@ -70,13 +70,16 @@ type Explanation struct {
 	// LeftOut are the spans over them that were chosen but left out,
 	// why first.
 	Shown, LeftOut []Span
-	// Budget is the context's token budget; IssueTokens and TreeTokens
-	// what the issue and the file tree took of it.
-	Budget, IssueTokens, TreeTokens int
+	// Budget is the context's token budget; IssueTokens, TreeTokens and
+	// HeadingTokens what the issue, the file tree and the heading of the
+	// files took of it, the heading only when a file was placed before
+	// the file's turn.
+	Budget, IssueTokens, TreeTokens, HeadingTokens int
 	// Left is the budget left when the file's turn came, never below
 	// zero; for a file nothing ranked, what was left once every ranked
-	// file was placed.
-	Left int
+	// file was placed. Unused is what the context left of the budget in
+	// the end, every file placed and widened.
+	Left, Unused int
 	// Before are the files placed before the file's turn, in rank order,
 	// with the tokens each took; Skipped counts the ranked files before
 	// it that were left out, which took none.
@@ -96,8 +99,8 @@ type Use struct {
 	Path string
 	// Why is the reason the ranking gave.
 	Why string
-	// Tokens is what the file took of the budget: its section, and for
-	// the first file the files heading.
+	// Tokens is what the file's section took of the budget, as in
+	// Included.Tokens when it was placed.
 	Tokens int
 	// Whole reports that the file was shown whole.
 	Whole bool
@@ -133,9 +136,11 @@ type trace struct {
 // step is the placement of one ranked file.
 type step struct {
 	use Use
-	// left is the budget left before it; omitted why it was left out.
-	left    int
-	omitted string
+	// left is the budget left before it, took what it took (the files
+	// heading included for the first file); omitted is why it was left
+	// out.
+	left, took int
+	omitted    string
 }
 
 // newTrace checks a target against the repository and reads the file.
@@ -249,8 +254,8 @@ func (t *trace) placed(in Included, p pick, left, took int, omitted string) {
 	if t == nil {
 		return
 	}
-	u := Use{Rank: len(t.steps) + 1, Path: t.r.files[p.file], Why: p.why, Tokens: took, Whole: omitted == "" && in.Whole()}
-	t.steps = append(t.steps, step{use: u, left: left, omitted: omitted})
+	u := Use{Rank: len(t.steps) + 1, Path: t.r.files[p.file], Why: p.why, Tokens: in.Tokens, Whole: omitted == "" && in.Whole()}
+	t.steps = append(t.steps, step{use: u, left: left, took: took, omitted: omitted})
 }
 
 // widened records a file shown whole after every ranked file was placed.
@@ -297,9 +302,17 @@ func (t *trace) explain(b *builder, ctx Context) *Explanation {
 			continue
 		}
 		e.Before = append(e.Before, s.use)
-		e.Left = s.left - s.use.Tokens
+		e.HeadingTokens += s.took - s.use.Tokens
+		e.Left = s.left - s.took
 	}
-	e.Left = max(e.Left, 0)
+	e.Unused = e.Budget - e.IssueTokens - e.TreeTokens
+	if n := len(t.steps); n > 0 {
+		e.Unused = t.steps[n-1].left - t.steps[n-1].took
+	}
+	for _, u := range t.wider {
+		e.Unused -= u.Tokens
+	}
+	e.Left, e.Unused = max(e.Left, 0), max(e.Unused, 0)
 	e.Seen = t.seen(b)
 	t.measure(e, b)
 	for k := range ctx.Included {

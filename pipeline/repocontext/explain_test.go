@@ -237,7 +237,7 @@ func checkBudget(t *testing.T, e *Explanation, left int) {
 	if left >= 0 && e.Left != left {
 		t.Errorf("left %d, want %d", e.Left, left)
 	}
-	sum := e.IssueTokens + e.TreeTokens + e.Left
+	sum := e.IssueTokens + e.TreeTokens + e.HeadingTokens + e.Left
 	for _, u := range e.Before {
 		if u.Tokens <= 0 || u.Rank <= 0 || u.Rank >= e.Rank && e.Rank > 0 {
 			t.Errorf("before: %+v", u)
@@ -245,7 +245,10 @@ func checkBudget(t *testing.T, e *Explanation, left int) {
 		sum += u.Tokens
 	}
 	if e.Left > 0 && sum != e.Budget {
-		t.Errorf("issue %d + tree %d + before + left %d = %d, not the budget %d", e.IssueTokens, e.TreeTokens, e.Left, sum, e.Budget)
+		t.Errorf("issue %d + tree %d + heading %d + before + left %d = %d, not the budget %d", e.IssueTokens, e.TreeTokens, e.HeadingTokens, e.Left, sum, e.Budget)
+	}
+	if e.Unused > e.Left && len(e.Widened) == 0 && e.Rank > 0 {
+		t.Errorf("%d unused at the end, more than the %d left at the file's turn", e.Unused, e.Left)
 	}
 }
 
