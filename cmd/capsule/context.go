@@ -19,7 +19,7 @@ func runContext(_ context.Context, env *environment, args []string) int {
 	issuePath := fs.String("issue", "", "the issue in Markdown, a `FILE` or - for standard input; its first \"# \" heading is the title (required)")
 	budget := fs.Int("budget", 0, fmt.Sprintf("token budget of the repository context (default %d)", repocontext.DefaultBudget))
 	file := fs.String("file", "", "explain where the file at `PATH`, relative to the repository, stands in the context")
-	lines := fs.String("lines", "", "explain where lines of a file stand in the context: `PATH:START-END`, lines from 1, both included")
+	lines := fs.String("lines", "", "explain where lines of a file stand in the context: `LINES` is PATH:START-END, lines from 1, both included, PATH as for --file")
 	if code := parseFlags(fs, env, args); code >= 0 {
 		return code
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,6 +38,22 @@ func TestContextExplain(t *testing.T) {
 			}
 			goldenfile.Check(t, filepath.Join("testdata", "context", tt.golden+".golden"), stdout, *update)
 		})
+	}
+}
+
+// TestContextExplainDocumented checks that docs/solve.md shows the
+// explanation of lines as capsule context prints it.
+func TestContextExplainDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "solve.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden, err := os.ReadFile(filepath.Join("testdata", "context", "explain-lines.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), "```text\n"+string(golden)+"```\n") {
+		t.Errorf("docs/solve.md does not show testdata/context/explain-lines.golden as printed")
 	}
 }
 
