@@ -33,6 +33,8 @@ type explainCase struct {
 	skipped int
 	// shown are Explanation.Shown as "3-9 (why)".
 	shown []string
+	// leftOut are Explanation.LeftOut as "3-9".
+	leftOut []string
 	// widened are the paths of Explanation.Widened.
 	widened []string
 	// left is Explanation.Left; -1 when not checked.
@@ -138,6 +140,16 @@ func TestExplain(t *testing.T) {
 			left: -1,
 		},
 		{
+			name: "lines a large file shows in part, spans over them left out",
+			repo: "testdata/large", title: restock.Title, body: restock.Body,
+			opts:   Options{Budget: 500, Protected: protectTests},
+			target: Target{Path: "inventory/store.py", Start: 321, End: 359},
+			rank:   1, tier: "tier 1", why: "named in the issue", status: "in part",
+			shown:   []string{"327-341 (line 336 in the traceback)", "348-359 (line 355 in the traceback)"},
+			leftOut: []string{"321-330", "338-351"},
+			left:    -1,
+		},
+		{
 			name:  "a file shown whole once every ranked file was placed",
 			extra: map[string]string{"calc/huge.py": hugeRepoFile}, title: "`huge_fn_7` fails",
 			target: Target{Path: "calc/huge.py", Start: 100, End: 101},
@@ -213,6 +225,16 @@ func checkExplain(t *testing.T, tt explainCase) {
 	}
 	if !reflect.DeepEqual(shown, tt.shown) {
 		t.Errorf("shown: %q, want %q", shown, tt.shown)
+	}
+	var leftOut []string
+	for _, s := range e.LeftOut {
+		leftOut = append(leftOut, lineRange{s.Start, s.End}.String())
+		if !strings.HasPrefix(s.Why, "over budget") {
+			t.Errorf("left out: %s, not over budget", s)
+		}
+	}
+	if !reflect.DeepEqual(leftOut, tt.leftOut) {
+		t.Errorf("left out: %q, want %q", leftOut, tt.leftOut)
 	}
 	checkBudget(t, e, tt.left)
 	checkTokens(t, e, tt.target)
