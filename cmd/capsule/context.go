@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -13,10 +14,12 @@ import (
 const contextReportHeading = "\n==== What the context holds ====\n"
 
 func runContext(_ context.Context, env *environment, args []string) int {
-	fs := newFlagSet("context", "Usage: capsule context --repo DIR --issue FILE|- [--budget N]\n\nPrints the repository context `capsule solve` would give the model for the\nissue, then the files and spans it includes and leaves out, and why.")
+	fs := newFlagSet("context", "Usage: capsule context --repo DIR --issue FILE|- [--budget N] [--file PATH | --lines PATH:START-END]\n\nPrints the repository context `capsule solve` would give the model for the\nissue, then the files and spans it includes and leaves out, and why. With\n--file or --lines it prints instead why that file, or those lines, are in\nthe context or not: where the file ranked and why, what it would take, and\nwhat took the budget before it.")
 	dir := fs.String("repo", "", "the repository's directory (required)")
 	issuePath := fs.String("issue", "", "the issue in Markdown, a `FILE` or - for standard input; its first \"# \" heading is the title (required)")
 	budget := fs.Int("budget", 0, fmt.Sprintf("token budget of the repository context (default %d)", repocontext.DefaultBudget))
+	file := fs.String("file", "", "explain where the file at `PATH`, relative to the repository, stands in the context")
+	lines := fs.String("lines", "", "explain where lines of a file stand in the context: `LINES` is PATH:START-END, lines from 1, both included, PATH as for --file")
 	if code := parseFlags(fs, env, args); code >= 0 {
 		return code
 	}
@@ -26,6 +29,10 @@ func runContext(_ context.Context, env *environment, args []string) int {
 	}
 	if *budget < 0 {
 		return fail(env, fmt.Errorf("%w: --budget must not be negative", errUsage))
+	}
+	target, err := explainTarget(*file, *lines)
+	if err != nil {
+		return fail(env, err)
 	}
 	local, err := localTask(*dir, *issuePath)
 	if err != nil {
@@ -38,9 +45,18 @@ func runContext(_ context.Context, env *environment, args []string) int {
 	if err != nil {
 		return fail(env, fmt.Errorf("%w: %w", errUsage, err))
 	}
-	rc, err := repo.Context(plan)
+	opts := repo.ContextOptions(plan)
+	opts.Explain = target
+	rc, err := repocontext.Build(plan.Dir, repocontext.Issue{Title: plan.Title, Body: plan.Body}, opts)
+	if errors.Is(err, repocontext.ErrTarget) {
+		err = fmt.Errorf("%w: %w", errUsage, err)
+	}
 	if err != nil {
 		return fail(env, err)
+	}
+	if rc.Explanation != nil {
+		writeExplanation(env.stdout, rc.Explanation)
+		return exitOK
 	}
 	fmt.Fprint(env.stdout, rc.Text)
 	writeContextReport(env.stdout, rc, *budget)

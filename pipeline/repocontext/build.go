@@ -16,6 +16,9 @@ type builder struct {
 	// files scored by the words of the issue, for picking spans.
 	names map[string]bool
 	ret   retrieval
+	// trace records the ranking and each placement for an explanation;
+	// nil when none is asked for.
+	trace *trace
 }
 
 // newBuilder returns a builder for issue in r.
@@ -39,6 +42,7 @@ func (b *builder) build() Context {
 	a.quotedIn(scans)
 	b.ret = retrieve(b.r, terms, scans)
 	picks := rank(b.r, a, scans, b.ret, iss.literals)
+	b.trace.ranked(picks, scans)
 
 	ctx := Context{Symbols: symbolsOf(a, scans)}
 	issueTokens := EstimateTokens(b.issue.Title + "\n\n" + b.issue.Body)
@@ -49,7 +53,9 @@ func (b *builder) build() Context {
 	}
 	var partial []placed
 	for _, p := range picks {
+		left := l.left
 		pl, why := b.place(l, p)
+		b.trace.placed(pl.in, p, left, left-l.left, why)
 		if why != "" {
 			ctx.Omitted = append(ctx.Omitted, Omitted{Path: b.r.files[p.file], Why: why})
 			continue
@@ -64,6 +70,7 @@ func (b *builder) build() Context {
 		if delta := EstimateTokens(pl.whole) - EstimateTokens(l.parts[pl.part]); delta <= l.left {
 			l.replace(pl.part, pl.whole)
 			in := &ctx.Included[pl.included]
+			b.trace.widened(*in, delta)
 			in.Tokens, in.Outline, in.LeftOut = EstimateTokens(pl.whole), false, nil
 			in.Spans = []Span{{Start: 1, End: in.Lines, Why: "whole file: the budget left room"}}
 		}

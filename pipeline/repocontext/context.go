@@ -30,6 +30,11 @@ type Options struct {
 	// WholeFiles shows every file whole, as Build did before it showed
 	// large files in part: for measuring the two side by side.
 	WholeFiles bool
+	// Explain names a file, and perhaps lines of it, for Build to explain
+	// in Context.Explanation: where it ranked, why, what it would take
+	// and what took the budget before it. It leaves the context as it
+	// would be without it. Nil explains nothing.
+	Explain *Target
 }
 
 // Context is the repository context for one issue.
@@ -56,6 +61,9 @@ type Context struct {
 	// blocks or in prose without code markup are listed only when the
 	// repository defines them.
 	Symbols []string
+	// Explanation explains the file Options.Explain names; nil when it
+	// names none.
+	Explanation *Explanation
 }
 
 // Included is a file shown in the context.
@@ -119,8 +127,9 @@ type Omitted struct {
 var ErrBudget = errors.New("repocontext: negative budget")
 
 // Build builds the context for issue from the repository checked out at
-// repoDir. It fails only when the repository cannot be read at all; files
-// it cannot show are listed in Context.Omitted.
+// repoDir. It fails only when the repository cannot be read at all, or
+// when Options.Explain names a file or lines it does not have (ErrTarget);
+// files it cannot show are listed in Context.Omitted.
 func Build(repoDir string, issue Issue, opts Options) (Context, error) {
 	if opts.Budget < 0 {
 		return Context{}, fmt.Errorf("%w: %d", ErrBudget, opts.Budget)
@@ -133,5 +142,13 @@ func Build(repoDir string, issue Issue, opts Options) (Context, error) {
 		return Context{}, err
 	}
 	defer r.close()
-	return newBuilder(r, issue, opts).build(), nil
+	b := newBuilder(r, issue, opts)
+	if opts.Explain != nil {
+		if b.trace, err = r.newTrace(*opts.Explain); err != nil {
+			return Context{}, err
+		}
+	}
+	ctx := b.build()
+	ctx.Explanation = b.trace.explain(b, ctx)
+	return ctx, nil
 }
