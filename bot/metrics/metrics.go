@@ -126,10 +126,13 @@ type Attempt struct {
 	PromptTokens, CompletionTokens int
 	// TestDuration is how long the test run took.
 	TestDuration time.Duration
+	// Requests counts the attempt's answers that asked to see more of the
+	// repository: model calls besides the attempt's own.
+	Requests int
 }
 
-// Attempt records an attempt of the loop: the model call, its tokens and
-// its test run.
+// Attempt records an attempt of the loop: its model calls, their tokens
+// and its test run.
 func (m *Metrics) Attempt(a Attempt) {
 	result := "fail"
 	switch {
@@ -139,7 +142,7 @@ func (m *Metrics) Attempt(a Attempt) {
 		result = "pass"
 	}
 	m.attempts.WithLabelValues(result).Inc()
-	m.modelCalls.Inc()
+	m.modelCalls.Add(float64(1 + a.Requests))
 	m.tokens.WithLabelValues("prompt").Add(float64(a.PromptTokens))
 	m.tokens.WithLabelValues("completion").Add(float64(a.CompletionTokens))
 	if a.Tested {

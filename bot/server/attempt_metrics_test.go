@@ -22,6 +22,8 @@ func TestAttemptMetrics(t *testing.T) {
 			metrics.Attempt{Tested: true, PromptTokens: 1, TestDuration: time.Second}},
 		{"passed", attemptlog.Attempt{CompletionTokens: 3, Run: &attemptlog.Run{Passed: true, Duration: 2 * time.Second}},
 			metrics.Attempt{Tested: true, Passed: true, CompletionTokens: 3, TestDuration: 2 * time.Second}},
+		{"after two requests", attemptlog.Attempt{PromptTokens: 30, Requests: make([]attemptlog.Request, 2)},
+			metrics.Attempt{PromptTokens: 30, Requests: 2}},
 	}
 	for _, tt := range tests {
 		if got := attemptMetrics(pipeline.Event{Record: tt.rec}); got != tt.want {

@@ -366,7 +366,7 @@ func sleep(ctx context.Context, d time.Duration) {
 
 // attemptMetrics is what the metrics record of an attempt of the loop.
 func attemptMetrics(e pipeline.Event) metrics.Attempt {
-	a := metrics.Attempt{PromptTokens: e.Record.PromptTokens, CompletionTokens: e.Record.CompletionTokens}
+	a := metrics.Attempt{PromptTokens: e.Record.PromptTokens, CompletionTokens: e.Record.CompletionTokens, Requests: len(e.Record.Requests)}
 	if r := e.Record.Run; r != nil {
 		a.Tested, a.Passed, a.TestDuration = true, r.Passed, r.Duration
 	}

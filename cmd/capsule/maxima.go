@@ -33,6 +33,7 @@ var operatorLimitEnv = []struct{ flag, env string }{
 	{"max-answer-bytes", "CAPSULE_MAX_ANSWER_BYTES"},
 	{"max-answer-files", "CAPSULE_MAX_ANSWER_FILES"},
 	{"max-reproduce-tries", "CAPSULE_MAX_REPRODUCE_TRIES"},
+	{"max-requests", "CAPSULE_MAX_REQUESTS"},
 	{"max-ci-rounds", "CAPSULE_MAX_CI_ROUNDS"},
 }
 
@@ -50,6 +51,7 @@ func (l *operatorLimits) register(fs *flag.FlagSet) error {
 	fs.Var((*byteSize)(&l.answerBytes), "max-answer-bytes", "largest model response read, a `SIZE` such as 4m; a longer answer is a failed attempt ($CAPSULE_MAX_ANSWER_BYTES)")
 	fs.IntVar(&l.max.AnswerFiles, "max-answer-files", d.AnswerFiles, "most files one answer may change ($CAPSULE_MAX_ANSWER_FILES)")
 	fs.IntVar(&l.max.ReproduceTries, "max-reproduce-tries", d.ReproduceTries, "most answers of the test designer a repository's reproduce_tries may ask for ($CAPSULE_MAX_REPRODUCE_TRIES)")
+	fs.IntVar(&l.max.Requests, "max-requests", d.Requests, "most requests to see more of the repository the model may make in one job; 0 turns them off ($CAPSULE_MAX_REQUESTS)")
 	fs.IntVar(&l.ciRounds, "max-ci-rounds", job.DefaultMaxCIRounds, "most CI rounds on one pull request a repository's ci_rounds may ask for; 0 turns them off ($CAPSULE_MAX_CI_ROUNDS)")
 	for _, e := range operatorLimitEnv {
 		if v := os.Getenv(e.env); v != "" {

@@ -27,10 +27,10 @@ func TestOperatorLimits(t *testing.T) {
 			env: map[string]string{
 				"CAPSULE_MAX_ATTEMPTS": "3", "CAPSULE_MAX_TIMEOUT": "10m", "CAPSULE_MAX_HISTORY": "2",
 				"CAPSULE_MAX_MEMORY": "2g", "CAPSULE_MAX_CPUS": "0.5", "CAPSULE_MAX_DISK": "3g", "CAPSULE_MAX_ANSWER_BYTES": "512k", "CAPSULE_MAX_ANSWER_FILES": "7",
-				"CAPSULE_MAX_CI_ROUNDS": "1",
+				"CAPSULE_MAX_CI_ROUNDS": "1", "CAPSULE_MAX_REQUESTS": "0",
 			},
 			want: func(l *operatorLimits) {
-				l.max = repo.Maxima{Attempts: 3, Timeout: 10 * time.Minute, History: 2, Memory: 2 << 30, CPUs: 0.5, Disk: 3 << 30, AnswerFiles: 7, ReproduceTries: 5}
+				l.max = repo.Maxima{Attempts: 3, Timeout: 10 * time.Minute, History: 2, Memory: 2 << 30, CPUs: 0.5, Disk: 3 << 30, AnswerFiles: 7, ReproduceTries: 5, Requests: 0}
 				l.answerBytes, l.ciRounds = 512<<10, 1
 			},
 		},
@@ -53,6 +53,7 @@ func TestOperatorLimits(t *testing.T) {
 		{name: "no time", args: []string{"--max-timeout", "0s"}, err: "maximum timeout must be positive"},
 		{name: "tiny answers", args: []string{"--max-answer-bytes", "100"}, err: "below 1 KiB"},
 		{name: "no files", env: map[string]string{"CAPSULE_MAX_ANSWER_FILES": "0"}, err: "files per answer"},
+		{name: "negative requests", env: map[string]string{"CAPSULE_MAX_REQUESTS": "-1"}, err: "requests must not be negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -181,6 +181,42 @@ type Attempt struct {
 	// per-test results.
 	Verdict *gate.Verdict `json:"verdict,omitempty"`
 
+	// Requests are the answers of this attempt that asked to see more of
+	// the repository instead of changing it, in order, each with what
+	// the model got back; Answer is the answer that came after them.
+	Requests []Request `json:"requests,omitempty"`
+
+	// PromptTokens, CompletionTokens and ModelDuration add up the
+	// attempt's model calls, its requests' included.
+	PromptTokens     int           `json:"prompt_tokens"`
+	CompletionTokens int           `json:"completion_tokens"`
+	ModelDuration    time.Duration `json:"model_duration_ns"`
+}
+
+// Request is an answer of the programmer agent that asked to see more of
+// the repository instead of changing it, and what it got back.
+type Request struct {
+	// Text is the model's answer holding the request.
+	Text string `json:"text"`
+	// Items are the items read, as the request syntax writes them, e.g.
+	// "file calc/stats.py 40-90".
+	Items []string `json:"items,omitempty"`
+	// Number is the request's number among the job's answered requests;
+	// 0 for a refused one.
+	Number int `json:"number,omitempty"`
+	// Refused says why the request was refused as a whole, which used up
+	// nothing; empty when it was answered.
+	Refused string `json:"refused,omitempty"`
+	// Notes say what the request asked for that was not shown, and why.
+	Notes []string `json:"notes,omitempty"`
+	// Reply is the message the model got back: the repository's text
+	// inside the issue's boundary, or the note refusing the request.
+	Reply string `json:"reply"`
+	// Tokens estimates the repository's text in Reply, as the context
+	// counts tokens.
+	Tokens int `json:"tokens,omitempty"`
+	// PromptTokens, CompletionTokens and ModelDuration are the request's
+	// own model call; the attempt's totals include them.
 	PromptTokens     int           `json:"prompt_tokens"`
 	CompletionTokens int           `json:"completion_tokens"`
 	ModelDuration    time.Duration `json:"model_duration_ns"`
@@ -204,9 +240,19 @@ type Run struct {
 	Also string `json:"also,omitempty"`
 }
 
-// ModelCalls is the number of calls made to the model: one per attempt,
-// and one per answer of the test designer.
-func (l *Log) ModelCalls() int { return len(l.Attempts) + l.DesignCalls() }
+// ModelCalls is the number of calls made to the model: one per attempt
+// and per request it made, and one per answer of the test designer.
+func (l *Log) ModelCalls() int { return len(l.Attempts) + l.RequestCalls() + l.DesignCalls() }
+
+// RequestCalls is the number of the programmer's answers that were
+// requests, answered or refused.
+func (l *Log) RequestCalls() int {
+	n := 0
+	for _, a := range l.Attempts {
+		n += len(a.Requests)
+	}
+	return n
+}
 
 // DesignCalls is the number of calls made to the test designer.
 func (l *Log) DesignCalls() int {

@@ -225,6 +225,7 @@ func (m *rendering) row(a *Attempt) {
 func (m *rendering) details(a *Attempt, t AttemptTrim) {
 	fmt.Fprintf(m, "\n<details><summary>Attempt %d (%s)</summary>\n\n", a.Index, a.Mode)
 	m.facts(a)
+	m.requests(a, t.Feedback)
 	m.code(a, t.Code)
 	m.feedback(a, t.Feedback)
 	m.output(a, t)
@@ -277,6 +278,42 @@ func (m *rendering) code(a *Attempt, leaveOut bool) {
 	}
 }
 
+// requests writes the attempt's requests: what each asked for, how it
+// went, and what the model got back, which is left out with the
+// feedback.
+func (m *rendering) requests(a *Attempt, leaveOut bool) {
+	for _, r := range a.Requests {
+		items := "nothing it could read"
+		if len(r.Items) > 0 {
+			items = "`" + strings.Join(r.Items, "`, `") + "`"
+		}
+		if r.Refused != "" {
+			fmt.Fprintf(m, "Request refused, using up nothing: %s. It asked for %s.\n\n", strings.TrimSuffix(r.Refused, "."), items)
+		} else {
+			fmt.Fprintf(m, "Request %d answered, %d tokens of the repository: %s.\n\n", r.Number, r.Tokens, items)
+		}
+		for _, n := range r.Notes {
+			fmt.Fprintf(m, "- not shown: %s\n", n)
+		}
+		if len(r.Notes) > 0 {
+			m.WriteString("\n")
+		}
+		if leaveOut {
+			m.leftOut(&m.omitted.Feedback, a.Index, fmt.Sprintf("What request %s got back", requestName(r)), r.Reply)
+			continue
+		}
+		fmt.Fprintf(m, "What the request got back:\n\n%s\n\n", markdown.Fence("text", r.Reply))
+	}
+}
+
+// requestName names a request in a line: its number, or "refused".
+func requestName(r Request) string {
+	if r.Number == 0 {
+		return "(refused)"
+	}
+	return fmt.Sprint(r.Number)
+}
+
 // feedback writes what the model was told about the attempt.
 func (m *rendering) feedback(a *Attempt, leaveOut bool) {
 	switch {
@@ -314,7 +351,9 @@ func (m *rendering) output(a *Attempt, t AttemptTrim) {
 // index, and notes the attempt in list.
 func (m *rendering) leftOut(list *[]int, index int, name, text string) {
 	fmt.Fprintf(m, "%s left out (%s).\n\n", name, lineCount(text))
-	*list = append(*list, index)
+	if n := len(*list); n == 0 || (*list)[n-1] != index {
+		*list = append(*list, index)
+	}
 }
 
 // baseline says how the untouched tree's tests went and what the gate

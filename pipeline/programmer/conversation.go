@@ -20,6 +20,11 @@ type Conversation struct {
 	// failed holds the attempts still shown, oldest first: the current one
 	// and at most history earlier ones.
 	failed []attempt
+	// requests and items are the requests a job allows and the items one
+	// may name (AllowRequests); kept are the answered requests' exchanges,
+	// shown after the task in every fix call.
+	requests, items int
+	kept            []chat.Message
 }
 
 // attempt is code that ran and the feedback it earned.
@@ -38,14 +43,15 @@ func NewConversation(kind TaskKind, task string, history int) *Conversation {
 // GenerationMessages returns the messages of the generation call.
 func (c *Conversation) GenerationMessages() []chat.Message {
 	return []chat.Message{
-		{Role: chat.System, Content: SystemPrompt(c.kind, ModeGenerate)},
+		{Role: chat.System, Content: c.system(ModeGenerate)},
 		{Role: chat.User, Content: c.task},
 	}
 }
 
 // FixMessages records that previousCode failed with feedback, and returns
-// the messages of the next fix call: the fix system prompt, the task, then
-// for each retained earlier attempt and finally for this one, the code as
+// the messages of the next fix call: the fix system prompt, the task, the
+// exchanges of the answered requests (Answered), then for each retained
+// earlier attempt and finally for this one, the code as
 // the assistant's answer followed by the feedback as the user's reply.
 //
 // previousCode is the code as it ran: for KindFunction the Python source,
@@ -60,9 +66,10 @@ func (c *Conversation) FixMessages(feedback, previousCode string) []chat.Message
 		c.failed = slices.Delete(c.failed, 0, extra)
 	}
 	msgs := []chat.Message{
-		{Role: chat.System, Content: SystemPrompt(c.kind, ModeFix)},
+		{Role: chat.System, Content: c.system(ModeFix)},
 		{Role: chat.User, Content: c.task},
 	}
+	msgs = append(msgs, c.kept...)
 	for _, a := range c.failed {
 		msgs = append(msgs,
 			chat.Message{Role: chat.Assistant, Content: c.answer(a.code)},

@@ -29,6 +29,9 @@ type Maxima struct {
 	// ReproduceTries is reproduce_tries: answers of the test designer in
 	// one job.
 	ReproduceTries int
+	// Requests is the most requests of the programmer to see more of the
+	// repository answered in one job; 0 allows none.
+	Requests int
 }
 
 // DefaultMaxima are the bounds when the operator sets none: twice the
@@ -47,6 +50,7 @@ func DefaultMaxima() Maxima {
 		AnswerFiles: DefaultMaxFiles,
 
 		ReproduceTries: 5,
+		Requests:       DefaultMaxRequests,
 	}
 }
 
@@ -69,6 +73,8 @@ func (m Maxima) Validate() error {
 		return errors.New("the maximum of files per answer must be at least 1")
 	case m.ReproduceTries < 1:
 		return fmt.Errorf("the maximum of the test designer's tries must be at least 1, got %d", m.ReproduceTries)
+	case m.Requests < 0:
+		return fmt.Errorf("the maximum of requests must not be negative, got %d (0 turns them off)", m.Requests)
 	}
 	return nil
 }

@@ -94,6 +94,9 @@ type Plan struct {
 	// MaxFiles is the most files one answer may change; zero means
 	// DefaultMaxFiles.
 	MaxFiles int
+	// MaxRequests is the most requests to see more of the repository
+	// answered in the job (see ask.go); zero allows none.
+	MaxRequests int
 	// ContextBudget is the token budget of the repository context; zero
 	// means repocontext.DefaultBudget.
 	ContextBudget int
@@ -136,6 +139,7 @@ func NewPlan(t Task, o Overrides, m Maxima) (Plan, error) {
 		ContextBudget: o.ContextBudget,
 		Protected:     func(p string) (string, bool) { return repoconfig.Protected(p, cfg.Protected) },
 		MaxFiles:      m.AnswerFiles,
+		MaxRequests:   m.Requests,
 
 		AllowTestInfrastructure: cfg.AllowTestInfrastructureChanges,
 		ReproduceTries:          cfg.ReproduceTries,

@@ -28,6 +28,7 @@ type planView struct {
 	CPUs                 float64
 	Network              bool
 	MaxFiles             int
+	MaxRequests          int
 	Capped               []string
 }
 
@@ -36,7 +37,7 @@ func view(p Plan) planView {
 		MaxAttempts: p.Settings.MaxAttempts, History: p.Settings.History, Feedback: p.Settings.Feedback,
 		Image: p.Image, TestCommand: p.TestCommand, Reason: p.TestReason, Reproduce: p.Reproduce,
 		Timeout: p.Limits.Timeout, MaxTimeout: p.MaxTestTimeout, Memory: p.Limits.Memory, Disk: p.Limits.Disk, CPUs: p.Limits.CPUs,
-		Network: p.Limits.Network, MaxFiles: p.MaxFiles, Capped: p.Capped,
+		Network: p.Limits.Network, MaxFiles: p.MaxFiles, MaxRequests: p.MaxRequests, Capped: p.Capped,
 	}
 }
 
@@ -128,14 +129,20 @@ func TestNewPlan(t *testing.T) {
 				c.MaxAttempts = 1_000_000
 			},
 			want: func(v *planView) {
-				v.MaxAttempts, v.MaxFiles, v.MaxTimeout = DefaultMaxima().Attempts, DefaultMaxima().AnswerFiles, DefaultMaxima().Timeout
+				v.MaxAttempts, v.MaxFiles, v.MaxTimeout, v.MaxRequests = DefaultMaxima().Attempts, DefaultMaxima().AnswerFiles, DefaultMaxima().Timeout, DefaultMaxRequests
 				v.Capped = []string{"max_attempts 1000000 in .github/capsule.yml capped to 10 by the operator"}
 			},
 		},
 		{name: "no test command", config: func(c *repoconfig.Config) { c.Test = "" }, err: "no test command detected"},
 		{name: "a bad reproduce", o: func(o *Overrides) { o.Reproduce = "sometimes" }, err: "reproduce must be auto, required or off"},
 		{name: "limits the sandbox refuses", o: func(o *Overrides) { o.Memory = 1 << 20 }, err: "below Docker's minimum"},
+		{
+			name: "the operator's requests",
+			max:  &Maxima{Attempts: 10, Timeout: time.Hour, History: 3, Memory: 2 << 30, CPUs: 2, Disk: 2 << 30, AnswerFiles: 20, ReproduceTries: 5, Requests: 2},
+			want: func(v *planView) { v.MaxRequests = 2 },
+		},
 		{name: "maxima that allow nothing", max: &Maxima{Attempts: -1}, err: "must not be negative"},
+		{name: "negative requests", max: &Maxima{Attempts: 10, Timeout: time.Hour, History: 3, Memory: 2 << 30, CPUs: 2, Disk: 2 << 30, AnswerFiles: 20, ReproduceTries: 5, Requests: -1}, err: "requests must not be negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -26,6 +26,7 @@ import (
 	"github.com/capsulehq/capsule/pipeline/response"
 	"github.com/capsulehq/capsule/pipeline/specialcase"
 	"github.com/capsulehq/capsule/pipeline/testreport"
+	"github.com/capsulehq/capsule/pipeline/untrusted"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/agent"
 )
@@ -107,11 +108,17 @@ func Solve(ctx context.Context, model pipeline.Model, box Sandbox, plan Plan) (*
 		return out, nil
 	}
 
-	prompt := programmer.RepoTask{Title: plan.Title, Body: plan.Body, Context: rc.Text, Signatures: rc.Symbols}.Render()
+	boundary := untrusted.Random()
+	prompt := programmer.RepoTask{Title: plan.Title, Body: plan.Body, Context: rc.Text, Signatures: rc.Symbols, Boundary: boundary}.Render()
 	conv := programmer.NewConversation(programmer.KindRepo, prompt, plan.Settings.History)
+	asks, err := newAsker(plan, conv, boundary)
+	if err != nil {
+		return out, err
+	}
+	defer asks.close()
 	var kept []edits.FileEdit // the parts of a refused answer that could be placed
 	err = pipeline.Iterate(log, conv, plan.Settings, func(msgs []chat.Message) (attemptlog.Attempt, error) {
-		a, accepted, err := repoAttempt(ctx, model, box, plan, pf, names, &kept, msgs)
+		a, accepted, err := repoAttempt(ctx, model, box, plan, pf, names, &kept, asks, msgs)
 		if err == nil {
 			err = pf.revise(ctx, box, plan, log, &a)
 		}
@@ -119,7 +126,7 @@ func Solve(ctx context.Context, model pipeline.Model, box Sandbox, plan Plan) (*
 			out.Edits, out.Patch = accepted, a.Patch
 		}
 		return a, err
-	}, attemptSummary)
+	}, func(a attemptlog.Attempt) string { return requestSummary(a) + attemptSummary(a) })
 	switch v := log.Proof(); {
 	case !log.Solved:
 	case v != nil && v.Proven() && len(log.SpecialCasing()) == 0 && log.Tampered() == nil:
@@ -178,11 +185,11 @@ func probeNames(ctx context.Context, box Sandbox, log *attemptlog.Log) pynames.S
 // probeTimeout bounds the module-name probe.
 const probeTimeout = time.Minute
 
-// repoAttempt makes one model call, checks the files it answered and runs
-// the tests with them. names are the module names no new module may
-// shadow.
-func repoAttempt(ctx context.Context, model pipeline.Model, box Sandbox, plan Plan, pf *proof, names pynames.Set, kept *[]edits.FileEdit, msgs []chat.Message) (attemptlog.Attempt, []edits.Edit, error) {
-	a, reply, ok, err := repoAnswer.Ask(ctx, model, msgs)
+// repoAttempt makes one model call (more when the programmer answers with
+// requests: see asker), checks the files it answered and runs the tests
+// with them. names are the module names no new module may shadow.
+func repoAttempt(ctx context.Context, model pipeline.Model, box Sandbox, plan Plan, pf *proof, names pynames.Set, kept *[]edits.FileEdit, asks *asker, msgs []chat.Message) (attemptlog.Attempt, []edits.Edit, error) {
+	a, reply, ok, err := asks.ask(ctx, model, msgs)
 	if err != nil || !ok {
 		return a, nil, err
 	}

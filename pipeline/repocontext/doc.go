@@ -45,9 +45,14 @@
 // of the issue. Once every file is placed, a file shown in part is shown
 // whole, in rank order, if the budget left has room. A larger file in
 // another language is shown whole if it fits, else by its head and tail.
-// A file that does not fit at all, or is binary, over 1 MiB, or a symlink
-// leading outside the repository, is listed in [Context.Omitted] with the
-// reason; a span that does not fit is listed in its file's
+// A file that does not fit at all, or is binary, over 1 MiB, named like a
+// file of credentials (.env, private keys), or a symlink leading outside
+// the repository, is listed in [Context.Omitted] with the reason; a span that does not fit is listed in its file's
 // [Included.LeftOut]. The file tree takes about a tenth of the budget and
 // is collapsed to fit, keeping the paths to the files of tier 1.
+//
+// [Lookup] answers the programmer agent's requests to see more: a file,
+// some of its lines, the definitions of a name, the lines holding a
+// string, read with the same exclusions and rendered as the context
+// renders files.
 package repocontext

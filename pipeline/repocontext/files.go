@@ -33,10 +33,14 @@ const (
 // directory, so the path of a regular file stays inside the repository. A
 // symlink is read only when it leads to a regular file the walk would
 // list (never into .git, say), and is opened through the root, which
-// refuses to leave the repository. A non-empty reason says why the file
-// cannot be shown.
+// refuses to leave the repository. A file named like a file of credentials,
+// or a link to one, is never opened (isSecret). A non-empty reason says why
+// the file cannot be shown.
 func (r *repo) open(i int) (*os.File, string) {
 	p := r.files[i]
+	if isSecret(p) {
+		return nil, reasonSecret
+	}
 	if r.symlink[i] {
 		if reason := r.symlinkReason(p); reason != "" {
 			return nil, reason
@@ -83,6 +87,9 @@ func (r *repo) symlinkReason(p string) string {
 	}
 	if r.inSkipped(filepath.ToSlash(rel)) {
 		return reasonSkipped
+	}
+	if isSecret(rel) {
+		return reasonSecret
 	}
 	// Stat before opening: opening a named pipe would block.
 	if fi, err := os.Stat(target); err != nil || !fi.Mode().IsRegular() {

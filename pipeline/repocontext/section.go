@@ -35,6 +35,9 @@ type partial struct {
 	lines     []string
 	outline   string
 	spans     []Span // in line order, merged
+	// intro, when set, follows the line count in the heading instead of
+	// saying the file is too long to show whole (a lookup's answer).
+	intro string
 }
 
 // merged returns spans sorted by line and joined where they overlap or
@@ -66,14 +69,19 @@ func (p *partial) render() string {
 	if p.readOnly {
 		b.WriteString(" (read-only)")
 	}
-	fmt.Fprintf(&b, " (%s)\n%d lines, too long to show whole", p.why, len(p.lines))
+	fmt.Fprintf(&b, " (%s)\n%d lines", p.why, len(p.lines))
+	switch {
+	case p.intro != "":
+		b.WriteString(p.intro + "\n")
+	case p.outline != "":
+		b.WriteString(", too long to show whole: its outline (definitions with their lines), then the parts that matter.\n")
+	default:
+		b.WriteString(", too long to show whole: the parts that matter.\n")
+	}
 	if p.outline != "" {
-		b.WriteString(": its outline (definitions with their lines), then the parts that matter.\n")
 		b.WriteString("```text\n")
 		b.WriteString(p.outline)
 		b.WriteString("```\n")
-	} else {
-		b.WriteString(": the parts that matter.\n")
 	}
 	next := 1
 	for _, s := range p.spans {

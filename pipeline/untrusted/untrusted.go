@@ -94,7 +94,14 @@ func (b Boundary) Tag() string { return b.tag }
 // occurrence of the tag's name in the text is removed first, so that not
 // even a text that knew it could close the boundary.
 func (b Boundary) Wrap(text string) string {
-	text = Clean(text)
+	return b.Enclose(Clean(text))
+}
+
+// Enclose encloses text in the boundary's tags as Wrap does, but without
+// cleaning it: for text that must stay exact, such as a repository's
+// files, whose lines the model quotes back. Only the tag's name is
+// removed from it.
+func (b Boundary) Enclose(text string) string {
 	for strings.Contains(text, b.tag) {
 		text = strings.ReplaceAll(text, b.tag, "")
 	}
