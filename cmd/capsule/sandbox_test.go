@@ -131,8 +131,12 @@ func TestSignalsRemoveContainer(t *testing.T) {
 			if code := cmd.ProcessState.ExitCode(); code != exitCanceled {
 				t.Errorf("exit code %d (%v), want %d", code, err, exitCanceled)
 			}
-			if ids := containersOf(t, eng, cmd.Process.Pid); len(ids) != 0 {
-				t.Errorf("containers left after %s: %v", sig, ids)
+			// The process removed its container before it exited; as in
+			// TestKilledProcessLeftoversRemovedAtStart, the engine's list
+			// may still show it for a moment under load (seen once under
+			// two CPU hogs), but not for long.
+			if ids, ok := waitContainers(t, eng, cmd.Process.Pid, func(ids []string) bool { return len(ids) == 0 }); !ok {
+				t.Errorf("containers left after %s (still listed 30 s after): %v", sig, ids)
 			}
 		})
 	}
