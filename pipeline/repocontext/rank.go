@@ -186,7 +186,8 @@ func (k *ranking) retrieved(ret retrieval, tier int) {
 // issue's words are the only lead to a file it does not name, and budget
 // left over serves them better than tests.
 func (k *ranking) moreRetrieved(ret retrieval) {
-	for _, f := range ret.best(maxRetrieved + maxMoreRetrieved)[min(maxRetrieved, len(ret.best(maxRetrieved))):] {
+	files := ret.best(maxRetrieved + maxMoreRetrieved)
+	for _, f := range files[min(maxRetrieved, len(files)):] {
 		k.add(f, tierNeighbour, "uses words of the issue: "+strings.Join(ret.words[f], ", "))
 	}
 }
