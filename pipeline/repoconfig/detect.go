@@ -7,11 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"strings"
 )
 
 // ErrNoTestCommand is returned when detection finds no test command.
-var ErrNoTestCommand = errors.New("no test command detected (looked for pytest, unittest, go test and npm test): set test: in " + Path)
+var ErrNoTestCommand = errors.New("no test command detected (looked for pytest, unittest, go test, npm/pnpm/yarn test, cargo test, mvn test and gradle test): set test: in " + Path)
 
 // The commands detection chooses from.
 const (
@@ -19,6 +20,9 @@ const (
 	unittestCommand = "python3 -m unittest discover -v"
 	goCommand       = "go test ./..."
 	npmCommand      = "npm test"
+	cargoCommand    = "cargo test"
+	mavenCommand    = "mvn -o test"
+	gradleCommand   = "gradle test"
 )
 
 const (
@@ -38,8 +42,11 @@ type Detection struct {
 // checked out at repoDir. In order of priority: pytest when anything points
 // to it, unittest when every Python test file is a unittest module that
 // unittest's discovery finds, pytest for other Python test files (it runs
-// unittest tests too), go test for a go.mod, and npm test for a package.json
-// with a real test script. It returns ErrNoTestCommand when none applies.
+// unittest tests too), go test for a go.mod, npm, pnpm or yarn test (by
+// the lock file) for a package.json with a real test script, cargo test for
+// a Cargo.toml, mvn test for a pom.xml and gradle test for a Gradle build,
+// whose proof is unavailable offline. It returns ErrNoTestCommand when none
+// applies.
 //
 // The walk skips hidden directories, .git, node_modules, vendor, venv and
 // .venv, does not follow symbolic links, and stops after 20,000 entries.
@@ -65,7 +72,7 @@ func detect(fsys fs.FS, limit int) (Detection, error) {
 	if t.truncated {
 		partial = fmt.Sprintf(" (looked at the first %d files only)", limit)
 	}
-	for _, find := range []detector{detectPython, detectGo, detectNode} {
+	for _, find := range []detector{detectPython, detectGo, detectNode, detectCargo, detectMaven, detectGradle} {
 		d, ok, err := find(fsys, t)
 		if err != nil {
 			return Detection{}, fmt.Errorf("detect test command: %w", err)
@@ -170,7 +177,8 @@ func detectGo(_ fs.FS, t *tree) (Detection, bool, error) {
 }
 
 // detectNode finds a package.json whose test script is not the placeholder
-// "npm init" writes.
+// "npm init" writes, run by the package manager its lock file names, and
+// says whether the script runs Jest or Vitest.
 func detectNode(fsys fs.FS, t *tree) (Detection, bool, error) {
 	if !t.top["package.json"] {
 		return Detection{}, false, nil
@@ -180,7 +188,9 @@ func detectNode(fsys fs.FS, t *tree) (Detection, bool, error) {
 		return Detection{}, false, fmt.Errorf("read package.json: %w", err)
 	}
 	var pkg struct {
-		Scripts map[string]any `json:"scripts"`
+		Scripts         map[string]any `json:"scripts"`
+		DevDependencies map[string]any `json:"devDependencies"`
+		Dependencies    map[string]any `json:"dependencies"`
 	}
 	if err := json.Unmarshal(data, &pkg); err != nil {
 		return Detection{}, false, fmt.Errorf("parse package.json: %w", err)
@@ -189,5 +199,74 @@ func detectNode(fsys fs.FS, t *tree) (Detection, bool, error) {
 	if strings.TrimSpace(test) == "" || strings.Contains(test, "no test specified") {
 		return Detection{}, false, nil
 	}
-	return Detection{npmCommand, fmt.Sprintf("npm: package.json has scripts.test %q", shorten(test, 60))}, true, nil
+	manager, lock := "npm", ""
+	switch {
+	case t.top["pnpm-lock.yaml"]:
+		manager, lock = "pnpm", "pnpm-lock.yaml"
+	case t.top["yarn.lock"]:
+		manager, lock = "yarn", "yarn.lock"
+	}
+	reason := fmt.Sprintf("%s: package.json has scripts.test %q", manager, shorten(test, 60))
+	if lock != "" {
+		reason += " and " + lock + " is the lock file"
+	}
+	if runner := nodeRunner(test, pkg.DevDependencies, pkg.Dependencies); runner != "" {
+		reason += "; it runs " + runner
+	}
+	return Detection{manager + " test", reason}, true, nil
+}
+
+// nodeRunner names the test runner a package's test script runs, Jest or
+// Vitest, from the script or else the package's dependencies; "" when
+// neither.
+func nodeRunner(script string, deps ...map[string]any) string {
+	for _, name := range []string{"vitest", "jest"} {
+		if slices.Contains(strings.Fields(script), name) || strings.Contains(script, "/"+name) {
+			return runnerName[name]
+		}
+	}
+	for _, name := range []string{"vitest", "jest"} {
+		for _, d := range deps {
+			if _, ok := d[name]; ok {
+				return runnerName[name] + " (a dependency)"
+			}
+		}
+	}
+	return ""
+}
+
+// runnerName is how detection's reasons name the Node runners.
+var runnerName = map[string]string{"vitest": "Vitest", "jest": "Jest"}
+
+func detectCargo(_ fs.FS, t *tree) (Detection, bool, error) {
+	if !t.top["Cargo.toml"] {
+		return Detection{}, false, nil
+	}
+	return Detection{cargoCommand, "cargo: found Cargo.toml"}, true, nil
+}
+
+// detectMaven runs Maven offline (-o): the sandbox's tests have no
+// network, so the plugins must come from the image's repository.
+func detectMaven(_ fs.FS, t *tree) (Detection, bool, error) {
+	if !t.top["pom.xml"] {
+		return Detection{}, false, nil
+	}
+	return Detection{mavenCommand, "maven: found pom.xml; runs offline (-o), Surefire's reports in target/surefire-reports give the per-test results"}, true, nil
+}
+
+// detectGradle finds a Gradle build. Its wrapper downloads Gradle from
+// services.gradle.org, which the sandbox cannot reach, so the reason says
+// that no proof can be had offline.
+func detectGradle(_ fs.FS, t *tree) (Detection, bool, error) {
+	var found string
+	for _, name := range []string{"build.gradle.kts", "build.gradle", "settings.gradle.kts", "settings.gradle"} {
+		if t.top[name] {
+			found = name
+			break
+		}
+	}
+	if found == "" {
+		return Detection{}, false, nil
+	}
+	return Detection{gradleCommand, "gradle: found " + found + "; the proof is unavailable offline: Gradle and its wrapper download from services.gradle.org, which the sandbox cannot reach, so the run will most likely fail before any test"}, true, nil
 }
