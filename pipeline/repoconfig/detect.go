@@ -169,12 +169,20 @@ func skipDir(name string) bool {
 	return strings.HasPrefix(name, ".") // .git, .venv, .tox, ...
 }
 
-func detectGo(_ fs.FS, t *tree) (Detection, bool, error) {
-	if !t.top["go.mod"] {
-		return Detection{}, false, nil
+// marker detects command when the repository's root holds file.
+func marker(file, command, reason string) detector {
+	return func(_ fs.FS, t *tree) (Detection, bool, error) {
+		return Detection{command, reason}, t.top[file], nil
 	}
-	return Detection{goCommand, "go: found go.mod"}, true, nil
 }
+
+var (
+	detectGo    = marker("go.mod", goCommand, "go: found go.mod")
+	detectCargo = marker("Cargo.toml", cargoCommand, "cargo: found Cargo.toml")
+	// detectMaven runs Maven offline (-o): the sandbox's tests have no
+	// network, so the plugins must come from the image's repository.
+	detectMaven = marker("pom.xml", mavenCommand, "maven: found pom.xml; runs offline (-o), Surefire's reports in target/surefire-reports give the per-test results")
+)
 
 // detectNode finds a package.json whose test script is not the placeholder
 // "npm init" writes, run by the package manager its lock file names, and
@@ -237,22 +245,6 @@ func nodeRunner(script string, deps ...map[string]any) string {
 
 // runnerName is how detection's reasons name the Node runners.
 var runnerName = map[string]string{"vitest": "Vitest", "jest": "Jest"}
-
-func detectCargo(_ fs.FS, t *tree) (Detection, bool, error) {
-	if !t.top["Cargo.toml"] {
-		return Detection{}, false, nil
-	}
-	return Detection{cargoCommand, "cargo: found Cargo.toml"}, true, nil
-}
-
-// detectMaven runs Maven offline (-o): the sandbox's tests have no
-// network, so the plugins must come from the image's repository.
-func detectMaven(_ fs.FS, t *tree) (Detection, bool, error) {
-	if !t.top["pom.xml"] {
-		return Detection{}, false, nil
-	}
-	return Detection{mavenCommand, "maven: found pom.xml; runs offline (-o), Surefire's reports in target/surefire-reports give the per-test results"}, true, nil
-}
 
 // detectGradle finds a Gradle build. Its wrapper downloads Gradle from
 // services.gradle.org, which the sandbox cannot reach, so the reason says
