@@ -28,8 +28,12 @@ const (
 
 // Config is a repository's Capsule configuration.
 type Config struct {
-	Label       string        // the label that triggers Capsule on an issue
-	Test        string        // the test command; "" means detect it
+	Label string // the label that triggers Capsule on an issue
+	Test  string // the test command; "" means detect it
+	// Reports are globs of the JUnit XML files the test command writes,
+	// relative to the repository root, read after each run for per-test
+	// results; nil means the usual places of its runner (UsualReports).
+	Reports     []string
 	Setup       string        // run before the tests; "" means none
 	Network     bool          // whether Setup may use the network (tests never may)
 	Image       string        // sandbox image; "" means Capsule's default image

@@ -308,3 +308,28 @@ func TestTestCommand(t *testing.T) {
 		t.Errorf("TestCommand in an empty repository = %v; want ErrNoTestCommand", err)
 	}
 }
+
+func TestReportGlobs(t *testing.T) {
+	configured := Default()
+	configured.Reports, configured.Source = []string{"out/*.xml"}, Path
+	for _, tc := range []struct {
+		cfg     Config
+		command string
+		globs   string
+		reason  string
+	}{
+		{configured, "mvn -o test", "out/*.xml", "reports: in .github/capsule.yml"},
+		{Default(), "mvn -o test", "**/target/surefire-reports/TEST-*.xml", "where Maven Surefire writes them by default"},
+		{Default(), "cd app && ./gradlew test", "**/build/test-results/test/TEST-*.xml", "where Gradle writes them by default"},
+		{Default(), "cargo nextest run --profile ci", "target/nextest/*/junit.xml", "where cargo-nextest writes them by default"},
+		{Default(), "npx jest --ci --reporters=jest-junit", "junit.xml", "where jest-junit writes them by default"},
+		{Default(), "pnpm test", "junit.xml", "where jest-junit or Vitest's junit reporter writes them by default"},
+		{Default(), "cargo test", "", ""},
+		{Default(), "python3 -m pytest -q", "", ""},
+	} {
+		globs, reason := tc.cfg.ReportGlobs(tc.command)
+		if strings.Join(globs, " ") != tc.globs || reason != tc.reason {
+			t.Errorf("ReportGlobs(%q) = %q, %q; want %q, %q", tc.command, globs, reason, tc.globs, tc.reason)
+		}
+	}
+}

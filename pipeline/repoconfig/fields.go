@@ -24,6 +24,7 @@ type field struct {
 var fields = []field{
 	{"label", func(c *Config, v value) { v.nonEmpty(&c.Label, "") }},
 	{"test", func(c *Config, v value) { v.nonEmpty(&c.Test, "; remove the key to detect the test command") }},
+	{"reports", func(c *Config, v value) { v.patterns(&c.Reports) }},
 	{"setup", func(c *Config, v value) { v.str(&c.Setup) }},
 	{"network", func(c *Config, v value) { v.boolean(&c.Network) }},
 	{"image", func(c *Config, v value) { v.image(&c.Image) }},
