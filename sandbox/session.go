@@ -54,6 +54,11 @@ type Run struct {
 	// its sender's pid (see agent.Response.Report): records, once sent,
 	// cannot be removed, rewritten or reordered by the run.
 	TestReport bool
+	// ReportFiles are globs of report files (JUnit XML), relative to the
+	// workspace, that the Result carries after the run: the regular files
+	// the run wrote that match one, within agent.MaxReportFiles files and
+	// agent.MaxReportFileBytes bytes (see agent.Request.ReportFiles).
+	ReportFiles []string
 }
 
 // Result is how a run ended.
@@ -81,6 +86,11 @@ type Result struct {
 	// for it: at most agent.MaxReport bytes of TestReportBytes.
 	TestReport      []byte
 	TestReportBytes int64
+	// ReportFiles holds the report files Run.ReportFiles asked for, by
+	// path relative to the workspace; ReportFilesCut reports that some
+	// were left out for the bounds.
+	ReportFiles    map[string][]byte
+	ReportFilesCut bool
 }
 
 // Truncated reports whether output was dropped from either stream.
@@ -206,6 +216,12 @@ func (s *Session) Run(ctx context.Context, r Run) (Result, error) {
 	if resp.Error != "" {
 		res.Stderr = append(res.Stderr, []byte("capsule sandbox: "+resp.Error+"\n")...)
 	}
+	if len(r.ReportFiles) > 0 {
+		if res.ReportFiles, err = agent.ReadReportFiles(resp.ReportFiles); err != nil {
+			return res, err
+		}
+		res.ReportFilesCut = resp.ReportFilesCut
+	}
 	if r.CollectTo != "" {
 		if err := extractTo(bytes.NewReader(resp.Workspace), r.CollectTo); err != nil {
 			return res, fmt.Errorf("copy workspace out: %w", err)
@@ -215,7 +231,7 @@ func (s *Session) Run(ctx context.Context, r Run) (Result, error) {
 		// The replay in a new container only has to bring the workspace
 		// back: nothing is collected, no report asked for.
 		setup := r
-		setup.CollectTo, setup.TestReport = "", false
+		setup.CollectTo, setup.TestReport, setup.ReportFiles = "", false, nil
 		s.setup = &setup
 	}
 	return res, nil
@@ -242,6 +258,7 @@ func (s *Session) request(r Run) (agent.Request, error) {
 		Collect:     r.CollectTo != "",
 		Commit:      r.Commit,
 		Report:      r.TestReport,
+		ReportFiles: r.ReportFiles,
 	}
 	if r.Timeout > 0 {
 		req.Timeout = r.Timeout

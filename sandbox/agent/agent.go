@@ -110,6 +110,7 @@ func (b *box) handle(req Request) Response {
 			return Response{ExitCode: 126, Error: err.Error(), Duration: time.Since(start)}
 		}
 	}
+	ran := time.Now()
 	resp := b.run(req)
 	if ch != nil {
 		// run returns once the command's processes are gone: every
@@ -120,6 +121,13 @@ func (b *box) handle(req Request) Response {
 		if err := b.commit(); err != nil {
 			resp.ExitCode, resp.Error = 126, err.Error()
 		}
+	}
+	if len(req.ReportFiles) > 0 && resp.Error == "" {
+		files, cut, err := collectReports(b.workspace, req.ReportFiles, ran)
+		if err != nil {
+			resp.Error = fmt.Sprintf("collect report files: %v", err)
+		}
+		resp.ReportFiles, resp.ReportFilesCut = files, cut
 	}
 	if req.Collect && resp.Error == "" {
 		ws, err := archiveDir(b.workspace, req.CollectLimit)

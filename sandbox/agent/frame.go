@@ -41,6 +41,9 @@ func ResponseLimit(req Request) int64 {
 	if req.Report {
 		limit += b64(MaxReport)
 	}
+	if len(req.ReportFiles) > 0 {
+		limit += b64(reportArchiveLimit)
+	}
 	return limit
 }
 
@@ -60,6 +63,8 @@ func CheckAnswer(req Request, resp Response) error {
 		return fmt.Errorf("%w: a workspace archive that was not asked for or is too large", ErrFrame)
 	case !req.Report && len(resp.Report) > 0, len(resp.Report) > MaxReport, int64(len(resp.Report)) > max(resp.ReportBytes, 0):
 		return fmt.Errorf("%w: a test report that was not asked for, is too large or is longer than its file", ErrFrame)
+	case len(req.ReportFiles) == 0 && len(resp.ReportFiles) > 0, len(resp.ReportFiles) > reportArchiveLimit:
+		return fmt.Errorf("%w: report files that were not asked for or are too large", ErrFrame)
 	}
 	return nil
 }

@@ -98,6 +98,10 @@ type Request struct {
 	// Report asks for the report channel, ChannelSocket, during the run
 	// and for what it received in Response.Report.
 	Report bool `json:"report,omitempty"`
+	// ReportFiles are globs, relative to Workspace ("**" for any number of
+	// directories), of the report files (JUnit XML) to send back after
+	// the run in Response.ReportFiles: the regular files the run wrote.
+	ReportFiles []string `json:"report_files,omitempty"`
 }
 
 // Response reports how a run ended.
@@ -136,6 +140,11 @@ type Response struct {
 	// says the report was cut.
 	Report      []byte `json:"report,omitempty"`
 	ReportBytes int64  `json:"report_bytes,omitempty"`
+	// ReportFiles is a tar archive of the files Request.ReportFiles
+	// matched, within MaxReportFiles files and MaxReportFileBytes bytes;
+	// ReportFilesCut reports that files were left out for those bounds.
+	ReportFiles    []byte `json:"report_files,omitempty"`
+	ReportFilesCut bool   `json:"report_files_cut,omitempty"`
 	// Error describes a failure of the agent itself, such as a command that
 	// could not be started; ExitCode is then 126 or 127 like a shell's.
 	Error string `json:"error,omitempty"`

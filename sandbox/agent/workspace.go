@@ -236,6 +236,14 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 // archiveDir returns a tar archive of the tree below dir, of at most
 // limit bytes.
 func archiveDir(dir string, limit int64) ([]byte, error) {
+	return archiveTree(dir, limit, nil)
+}
+
+// archiveTree returns a tar archive of the entries below dir that keep
+// takes (all when keep is nil), of at most limit bytes. keep sees each
+// entry's path relative to dir, slash-separated, and its information; it
+// may return fs.SkipDir or fs.SkipAll as for filepath.WalkDir.
+func archiveTree(dir string, limit int64, keep func(rel string, d fs.DirEntry, info fs.FileInfo) (bool, error)) ([]byte, error) {
 	buf := &limitedBuffer{max: limit}
 	tw := tar.NewWriter(buf)
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -249,6 +257,11 @@ func archiveDir(dir string, limit int64) ([]byte, error) {
 		info, err := d.Info()
 		if err != nil {
 			return err
+		}
+		if keep != nil {
+			if ok, err := keep(filepath.ToSlash(rel), d, info); !ok || err != nil {
+				return err
+			}
 		}
 		link := ""
 		if d.Type()&fs.ModeSymlink != 0 {
