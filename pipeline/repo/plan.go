@@ -76,6 +76,11 @@ type Plan struct {
 	// TestCommand is run by sh in the workspace root; TestReason says how
 	// it was chosen.
 	TestCommand, TestReason string
+	// ReportGlobs are the JUnit XML files the test command writes (the
+	// configuration's reports:, else its runner's usual places), and
+	// ReportsReason says why; read when a run has no pytest session.
+	ReportGlobs   []string
+	ReportsReason string
 	// Setup, when set, runs once before the tests, with the network when
 	// SetupNetwork is set; the tests never have it.
 	Setup        string
@@ -155,6 +160,7 @@ func NewPlan(t Task, o Overrides, m Maxima) (Plan, error) {
 			return Plan{}, err
 		}
 	}
+	plan.ReportGlobs, plan.ReportsReason = cfg.ReportGlobs(plan.TestCommand)
 	s := pipeline.DefaultSettings()
 	s.MaxAttempts, s.History = pick(o.MaxAttempts, cfg.MaxAttempts), pick(o.History, cfg.History)
 	if o.Feedback != "" {

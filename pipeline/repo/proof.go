@@ -111,11 +111,11 @@ func (p *proof) runCommand(ctx context.Context, box Sandbox, plan Plan, command 
 	if p.withoutTripwire {
 		env = append(env, testreport.TripwireOff)
 	}
-	res, err := box.Run(ctx, sandbox.Run{Cmd: cmd, Env: env, Files: files, Delete: deleted, Timeout: p.timeout, TestReport: !p.plan.GoJSON})
+	res, err := box.Run(ctx, sandbox.Run{Cmd: cmd, Env: env, Files: files, Delete: deleted, Timeout: p.timeout, TestReport: !p.plan.GoJSON, ReportFiles: p.plan.Reports})
 	if err != nil {
 		return testRun{}, fmt.Errorf("run tests: %w", err)
 	}
-	rep := p.plan.Parse(res.TestReport, res.Stdout, agent.Workspace)
+	rep := p.plan.Parse(testreport.Output{Channel: res.TestReport, Stdout: res.Stdout, ReportFiles: res.ReportFiles, ReportFilesCut: res.ReportFilesCut}, agent.Workspace)
 	// A report cut by the sandbox is incomplete: for go test, its events
 	// are the capped standard output.
 	if res.TestReportBytes > int64(len(res.TestReport)) || p.plan.GoJSON && res.StdoutBytes > int64(len(res.Stdout)) {
@@ -129,7 +129,7 @@ func (p *proof) runCommand(ctx context.Context, box Sandbox, plan Plan, command 
 // flaky tests from failing ones. The tests the issue names that fail there
 // are the targets. It records all of it in log.Baseline.
 func newProof(ctx context.Context, box Sandbox, plan Plan, log *attemptlog.Log) (*proof, error) {
-	p := &proof{plan: testreport.NewPlan(plan.TestCommand, isFileIn(plan.Dir)), timeout: cmp.Or(plan.MaxTestTimeout, plan.Limits.Timeout), runNumber: plan.Settings.RunNumber, withoutTripwire: plan.withoutTripwire}
+	p := &proof{plan: testreport.NewPlan(plan.TestCommand, isFileIn(plan.Dir)).WithReports(plan.ReportGlobs, plan.ReportsReason), timeout: cmp.Or(plan.MaxTestTimeout, plan.Limits.Timeout), runNumber: plan.Settings.RunNumber, withoutTripwire: plan.withoutTripwire}
 	rec := &attemptlog.Baseline{Plan: p.plan.Note}
 	log.Baseline = rec
 	first, err := p.run(ctx, box, plan, nil, nil)
@@ -186,10 +186,12 @@ func observedPlan(command string, rep *testreport.Report) string {
 	if rep != nil {
 		n = len(rep.Processes)
 	}
-	switch n {
-	case 0:
+	switch {
+	case n > 0 && rep.JUnit:
+		return fmt.Sprintf("per-test results from %d JUnit XML report files of `%s` (a runner-written report: the tripwire watches no JUnit runner)", n, command)
+	case n == 0:
 		return "no per-test results: `" + command + "` ran no pytest session that reported, so only the exit status counts"
-	case 1:
+	case n == 1:
 		return "per-test results from the pytest session of `" + command + "`"
 	}
 	return fmt.Sprintf("per-test results from the %d pytest sessions of `%s`", n, command)

@@ -35,6 +35,7 @@ const (
 // incomplete.
 func ParseJUnitFiles(files map[string][]byte, root string) *Report {
 	rep := newReport()
+	rep.JUnit = true
 	names := slices.Sorted(maps.Keys(files))
 	if len(names) > MaxJUnitFiles {
 		rep.malformed(0, fmt.Sprintf("%d report files, more than the %d read", len(names), MaxJUnitFiles))

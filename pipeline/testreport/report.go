@@ -213,6 +213,10 @@ type Report struct {
 	// Truncated reports that the report was longer than MaxReportBytes:
 	// the rest was not read.
 	Truncated bool
+	// JUnit reports that the results come from JUnit XML files
+	// (ParseJUnitFiles), one Process each: written by the runner, in the
+	// process that runs the code under test, and watched by no tripwire.
+	JUnit bool
 }
 
 // newReport returns an empty report.

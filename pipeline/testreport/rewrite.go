@@ -273,6 +273,33 @@ type Plan struct {
 	// Runner is the test runner the test command names: how the error
 	// handler reads the output of a failed run.
 	Runner Runner
+	// Reports are globs, relative to the workspace, of the JUnit XML
+	// files the command writes (see WithReports): read when the run has
+	// no pytest session.
+	Reports []string
+}
+
+// WithReports returns the plan that also reads the JUnit XML files that
+// match globs after a run that has no pytest session, and says so in its
+// note with why (the configuration, the runner's usual place).
+func (p Plan) WithReports(globs []string, why string) Plan {
+	if len(globs) == 0 || p.GoJSON {
+		return p
+	}
+	p.Reports = slices.Clone(globs)
+	p.Note += fmt.Sprintf("; else from the JUnit XML reports %s (%s)", strings.Join(globs, ", "), why)
+	return p
+}
+
+// Output is what a run leaves for its per-test results.
+type Output struct {
+	// Channel is what the report channel received; Stdout the command's
+	// standard output.
+	Channel, Stdout []byte
+	// ReportFiles are the files Plan.Reports matched, by path relative to
+	// the workspace; ReportFilesCut reports that some were left out.
+	ReportFiles    map[string][]byte
+	ReportFilesCut bool
 }
 
 // Runner is the test runner a test command names.
@@ -336,12 +363,21 @@ func NewPlan(command string, isFile func(string) bool) Plan {
 }
 
 // Parse reads a run's results: stdout for go test -json, else the
-// report channel's records, with paths relative to root as for ParsePytest.
-func (p Plan) Parse(reportFile, stdout []byte, root string) *Report {
+// report channel's records, with paths relative to root as for
+// ParsePytest, and when they hold no pytest session, the JUnit XML report
+// files the plan asked for, if the run wrote any (ParseJUnitFiles; files
+// left out make the report truncated).
+func (p Plan) Parse(out Output, root string) *Report {
 	if p.GoJSON {
-		return ParseGoTest(stdout)
+		return ParseGoTest(out.Stdout)
 	}
-	return ParsePytest(reportFile, root)
+	rep := ParsePytest(out.Channel, root)
+	if len(rep.Processes) > 0 || len(p.Reports) == 0 || len(out.ReportFiles) == 0 && !out.ReportFilesCut {
+		return rep
+	}
+	rep = ParseJUnitFiles(out.ReportFiles, root)
+	rep.Truncated = rep.Truncated || out.ReportFilesCut
+	return rep
 }
 
 // Pytest is one pytest invocation of a test command, split into its

@@ -113,11 +113,33 @@ func TestPlan(t *testing.T) {
 		`{"Action":"pass","Package":"p","Test":"TestA"}` + "\n" + `{"Action":"pass","Package":"p"}` + "\n")
 	pytestRecords := []byte(new(wire).line(1, 1, `{"kind": "start", "rootdir": "/w"}`).
 		line(1, 1, `{"kind": "test", "file": "t.py", "name": "test_a", "outcome": "passed"}`).String())
-	if rep := NewPlan("go test ./...", isFile).Parse(pytestRecords, goEvents, "/w"); len(rep.Tests) != 1 || !rep.Complete() {
+	if rep := NewPlan("go test ./...", isFile).Parse(Output{Channel: pytestRecords, Stdout: goEvents}, "/w"); len(rep.Tests) != 1 || !rep.Complete() {
 		t.Errorf("go plan read %+v", rep)
 	}
-	if rep := NewPlan("pytest", isFile).Parse(pytestRecords, goEvents, "/w"); rep.Tests[ID{File: "t.py", Name: "test_a"}].Outcome != Passed {
+	if rep := NewPlan("pytest", isFile).Parse(Output{Channel: pytestRecords, Stdout: goEvents}, "/w"); rep.Tests[ID{File: "t.py", Name: "test_a"}].Outcome != Passed {
 		t.Errorf("pytest plan read %+v", rep)
+	}
+	junit := map[string][]byte{"target/surefire-reports/TEST-a.xml": []byte(`<testsuite name="a.T"><testcase classname="a.T" name="t"><failure/></testcase></testsuite>`)}
+	mvn := NewPlan("mvn -o test", isFile).WithReports([]string{"**/target/surefire-reports/TEST-*.xml"}, "where Maven Surefire writes them by default")
+	if !strings.Contains(mvn.Note, "else from the JUnit XML reports **/target/surefire-reports/TEST-*.xml (where Maven Surefire writes them by default)") {
+		t.Errorf("maven plan's note: %s", mvn.Note)
+	}
+	for _, tc := range []struct {
+		name string
+		plan Plan
+		out  Output
+		want string // the report rendered by describeReport, in part
+	}{
+		{"junit files", mvn, Output{ReportFiles: junit}, "a.T::t\n  failed (call)"},
+		{"cut files are truncated", mvn, Output{ReportFiles: junit, ReportFilesCut: true}, "incomplete: the test report is longer"},
+		{"a pytest session wins", mvn, Output{Channel: pytestRecords, ReportFiles: junit}, "t.py::test_a\n  passed"},
+		{"no files, no report", mvn, Output{}, ""},
+		{"files not asked for are not read", NewPlan("mvn -o test", isFile), Output{ReportFiles: junit}, ""},
+	} {
+		got := describeReport(tc.plan.Parse(tc.out, "/w"))
+		if !strings.Contains(got, tc.want) || tc.want == "" && got != "" {
+			t.Errorf("%s: read\n%s\nwant it to hold %q", tc.name, got, tc.want)
+		}
 	}
 }
 
