@@ -223,3 +223,25 @@ c = socket.socket(socket.AF_UNIX); c.connect("` + agent.ChannelSocket + `"); c.s
 		t.Errorf("the next run's report: %s", res.TestReport)
 	}
 }
+
+// A run's report files come back: those it wrote that match a glob, not
+// the repository's own (a report committed with it), not symbolic links,
+// and nothing when no run asks for them.
+func TestRunReportFiles(t *testing.T) {
+	eng := sandboxtest.Engine(t)
+	s := newSession(t, eng, map[string]string{"target/surefire-reports/TEST-old.xml": "<testsuite/>"}, nil)
+	script := `mkdir -p m/target/surefire-reports && echo '<testsuite name="a"/>' > m/target/surefire-reports/TEST-a.xml &&
+echo x > m/target/surefire-reports/notes.txt && ln -s /etc/passwd m/target/surefire-reports/TEST-link.xml && echo junit > junit.xml`
+	res := run(t, s, sandbox.Run{Cmd: sh(script), ReportFiles: []string{"**/target/surefire-reports/TEST-*.xml", "junit.xml"}})
+	got := map[string]string{}
+	for name, data := range res.ReportFiles {
+		got[name] = string(data)
+	}
+	want := map[string]string{"m/target/surefire-reports/TEST-a.xml": "<testsuite name=\"a\"/>\n", "junit.xml": "junit\n"}
+	if res.ExitCode != 0 || !maps.Equal(got, want) || res.ReportFilesCut {
+		t.Errorf("exit %d (%s), report files %q (cut %v); want %q", res.ExitCode, res.Stderr, got, res.ReportFilesCut, want)
+	}
+	if res := run(t, s, sandbox.Run{Cmd: sh(script)}); res.ReportFiles != nil {
+		t.Errorf("report files %q that no run asked for", res.ReportFiles)
+	}
+}
