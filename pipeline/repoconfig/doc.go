@@ -6,6 +6,7 @@
 //
 //	label: capsule                 # the issue label that triggers Capsule
 //	test: python3 -m pytest -q     # detected when absent
+//	reports: ["target/surefire-reports/*.xml"]  # JUnit XML files; the runner's usual places when absent
 //	setup: pip install -e .        # run before the tests; none by default
 //	network: false                 # network for setup only; tests never have it
 //	image: capsule-python          # sandbox image; Capsule's own when absent
