@@ -246,10 +246,11 @@ const maxRerunIDs = 100
 
 // rerun runs the tests ids again over the same files: with pytest, only
 // them, by node id through the command's own prefix (testreport.TestsCommand),
-// so that a rerun costs their time and not the suite's; with go test, or
-// too many of them, the whole command.
+// so that a rerun costs their time and not the suite's; with go test, a
+// JUnit XML runner (testreport.Plan.WholeRuns), or too many of them, the
+// whole command.
 func (p *proof) rerun(ctx context.Context, box Sandbox, plan Plan, files map[string][]byte, deleted []string, ids []gate.ID) (testRun, error) {
-	if p.plan.GoJSON || len(ids) > maxRerunIDs {
+	if p.plan.WholeRuns() || len(ids) > maxRerunIDs {
 		return p.run(ctx, box, plan, files, deleted)
 	}
 	cmd, _ := testreport.TestsCommand(p.plan.Command, idStrings(ids), isPathIn(plan.Dir), agent.Workspace)
@@ -273,7 +274,7 @@ func (p *proof) runTargets(ctx context.Context, box Sandbox, plan Plan, files ma
 			want = append(want, id.String())
 		}
 	}
-	if p.plan.GoJSON || len(want) == 0 {
+	if p.plan.WholeRuns() || len(want) == 0 {
 		return p.run(ctx, box, plan, files, deleted)
 	}
 	tg := testreport.WithTests(p.plan.Command, want, isPathIn(plan.Dir))

@@ -44,4 +44,18 @@ func TestRunReadsJUnitReports(t *testing.T) {
 	if got := observedPlan(command, rep); !strings.Contains(got, "runner-written report") {
 		t.Errorf("observed plan %q does not name the weaker level", got)
 	}
+	// Maven's tests cannot be named to pytest: a rerun and the targets
+	// run the whole command.
+	ids := []testreport.ID{{File: "a.CalcTest", Name: "add"}}
+	if _, err := p.rerun(context.Background(), box, Plan{}, nil, nil, ids); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.runTargets(context.Background(), box, Plan{}, nil, nil, "", ids); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range box.runs {
+		if !slices.Equal(r.Cmd, []string{"sh", "-c", command}) {
+			t.Errorf("run %d: %q, want the whole command", i+1, r.Cmd)
+		}
+	}
 }

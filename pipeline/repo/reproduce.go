@@ -71,6 +71,8 @@ func reproduce(ctx context.Context, model pipeline.Model, box Sandbox, plan Plan
 		rec.Skipped = "the issue names tests that fail on the untouched tree"
 	case pf.plan.GoJSON:
 		rec.Skipped = "the test designer writes pytest tests, and this repository's tests run under go test"
+	case pf.plan.WholeRuns():
+		rec.Skipped = "the test designer writes pytest tests, and this repository's tests are read from JUnit XML reports of `" + pf.plan.Command + "`"
 	}
 	if rec.Skipped != "" {
 		return nil, nil

@@ -291,6 +291,13 @@ func (p Plan) WithReports(globs []string, why string) Plan {
 	return p
 }
 
+// WholeRuns reports that the plan's tests cannot be run by id (go test,
+// or a runner other than pytest that writes JUnit XML reports): reruns
+// and the target tests run the whole command.
+func (p Plan) WholeRuns() bool {
+	return p.GoJSON || len(p.Reports) > 0 && p.Runner == OtherRunner
+}
+
 // Output is what a run leaves for its per-test results.
 type Output struct {
 	// Channel is what the report channel received; Stdout the command's
