@@ -29,4 +29,4 @@ go tool staticcheck ./...
 go build -o bin/testprogress ./scripts/testprogress
 events="${CAPSULE_TEST_JSON:-out/test.json}"
 mkdir -p "$(dirname "$events")"
-go test -race -count=1 -timeout 15m -json ./... | bin/testprogress -raw "$events"
+go test -race -count=1 -p 4 -timeout 15m -json ./... | bin/testprogress -raw "$events"

@@ -74,6 +74,7 @@ func TestSolveProofWhereTestsRun(t *testing.T) {
 	right := calculatortest.Answer("calc/stats.py", calculatortest.RightStats)
 
 	t.Run("a scoped command runs the reproducing test in every attempt", func(t *testing.T) {
+		t.Parallel()
 		repo := filedRepo(t, "python3 -m pytest -q tests/test_ops.py", nil)
 		const file = "tests/test_capsule_reproduction.py"
 		r := solveWith(t, repo, []string{designed(file, emptyMeanTest), noOp, right})
@@ -108,6 +109,7 @@ func TestSolveProofWhereTestsRun(t *testing.T) {
 		{"a command of several commands", "python3 -c 'import calc' && python3 -m pytest -q tests/test_ops.py", "it is not one plain pytest invocation"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			repo := filedRepo(t, tc.cmd, nil)
 			const file = "tests/test_capsule_reproduction.py"
 			r := solveWith(t, repo, []string{designed(file, emptyMeanTest), right})
@@ -121,6 +123,7 @@ func TestSolveProofWhereTestsRun(t *testing.T) {
 	}
 
 	t.Run("a test placed beside the conftest.py whose fixture it uses is accepted", func(t *testing.T) {
+		t.Parallel()
 		conftest := "import pytest\n\n\n@pytest.fixture\ndef nothing():\n    return []\n"
 		repo := filedRepo(t, "python3 -m pytest -q", map[string]string{
 			"tests/test_stats.py": "", "tests/unit/test_stats.py": calculatortest.WithoutEmptyListTests(t), "tests/unit/conftest.py": conftest,
@@ -138,6 +141,7 @@ func TestSolveProofWhereTestsRun(t *testing.T) {
 	})
 
 	t.Run("a src layout with PYTHONPATH in the command", func(t *testing.T) {
+		t.Parallel()
 		// Until the plugin is loaded another way than PYTHONPATH, the
 		// command keeps its directory on the path.
 		cmd := "PYTHONPATH=src:" + agent.PluginDir + " python3 -m pytest -q tests/test_ops.py"
@@ -158,6 +162,7 @@ func TestSolveProofWhereTestsRun(t *testing.T) {
 	})
 
 	t.Run("an answer is not solved when another test of the reproducing file fails after it", func(t *testing.T) {
+		t.Parallel()
 		// The answer only adds calc/notes.py: the first test fails
 		// without it and passes with it, the second the other way round,
 		// as a change that fixes one and breaks the other would.

@@ -35,6 +35,7 @@ func TestSolveTampering(t *testing.T) {
 	sandboxtest.Engine(t)
 	for _, a := range calculatortest.Attacks {
 		t.Run(a.Name, func(t *testing.T) {
+			t.Parallel()
 			repo := exampleRepo(t, "test: python3 -m pytest -q\nmax_attempts: 0\n")
 			if err := os.WriteFile(filepath.Join(repo, "tests", "test_stats.py"), []byte(calculatortest.WithoutEmptyListTests(t)), 0o644); err != nil {
 				t.Fatal(err)

@@ -83,6 +83,19 @@ func solveWith(t *testing.T, repo string, answers []string, extra ...string) sol
 	return solveRun{code: code, stdout: stdout, stderr: stderr, server: srv, out: out}
 }
 
+// noContainersLeft fails t when the engine still lists a container of
+// this process.
+func noContainersLeft(t *testing.T, eng *sandbox.Engine) {
+	t.Helper()
+	ids, err := eng.Owned(context.Background())
+	if err != nil {
+		t.Errorf("listing containers: %v", err)
+	}
+	if len(ids) > 0 {
+		t.Errorf("containers left: %v", ids)
+	}
+}
+
 func readOut(t *testing.T, dir, name string) string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dir, name))
@@ -141,8 +154,12 @@ func TestSolve(t *testing.T) {
 			answers: []string{calculatortest.Answer("calc/ops.py", "# Looked at it.\n"+calculatortest.Files(t)["calc/ops.py"])},
 			code:    exitUnproven, calls: 1},
 	}
+	// The cases run side by side; containers left behind are looked for
+	// once they have all ended.
+	t.Cleanup(func() { noContainersLeft(t, eng) })
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			repo := exampleRepo(t, "")
 			if tt.prepare != nil {
 				tt.prepare(t, repo)
@@ -169,10 +186,6 @@ func TestSolve(t *testing.T) {
 			}
 			if data, _ := os.ReadFile(filepath.Join(repo, "calc", "stats.py")); strings.Contains(string(data), "if not values") {
 				t.Error("the repository was changed without --apply")
-			}
-			ids, _ := eng.Owned(context.Background())
-			if len(ids) > 0 {
-				t.Errorf("containers left: %v", ids)
 			}
 		})
 	}
@@ -267,9 +280,7 @@ func TestSolveHostileTests(t *testing.T) {
 			if took > tt.timeout+30*time.Second {
 				t.Errorf("took %s with a %s timeout", took, tt.timeout)
 			}
-			if ids, _ := eng.Owned(context.Background()); len(ids) > 0 {
-				t.Errorf("containers left: %v", ids)
-			}
+			noContainersLeft(t, eng)
 		})
 	}
 }
