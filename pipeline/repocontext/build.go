@@ -41,6 +41,7 @@ func (b *builder) build() Context {
 	scans := b.r.scan(names, terms, iss)
 	a.quotedIn(scans)
 	b.ret = retrieve(b.r, terms, scans)
+	b.ret.rerank(b.r)
 	picks := rank(b.r, a, scans, b.ret, iss.literals)
 	b.trace.ranked(picks, scans)
 

@@ -25,7 +25,9 @@
 //     the files retrieval ranks first;
 //  2. files named like words of the issue, and the three source files
 //     retrieval ranks first: BM25 over the words of the issue, a word in
-//     the file's path weighed in;
+//     the file's path weighed in, the first 40 files ranked again
+//     by that score and their best def's (BM25 over each function and
+//     method, a word in its name weighed in), each relative to the best;
 //  3. the files the seeds import, a few files that import them, and the
 //     next six files retrieval ranks;
 //  4. tests that mention a named symbol or import a file of tier 1;
@@ -41,8 +43,8 @@
 // code around the lines the issue quotes and a traceback names, the defs
 // the issue names (a long class by its header and its constructor), the
 // callees of those in the file and the defs that use the names, and, in a
-// file of tier 1 or 2, its imports and the defs holding the rarest words
-// of the issue. Once every file is placed, a file shown in part is shown
+// file of tier 1 or 2, its imports and the defs that hold the issue's
+// words best, by that BM25 over each def. Once every file is placed, a file shown in part is shown
 // whole, in rank order, if the budget left has room. A larger file in
 // another language is shown whole if it fits, else by its head and tail.
 // A file that does not fit at all, or is binary, over 1 MiB, named like a

@@ -184,6 +184,9 @@ type retrieval struct {
 	// words are the issue's words each file holds, best first, up to
 	// four.
 	words [][]string
+	// order, when set, are the files ranked first again by their best
+	// defs (see rerank), best first.
+	order []int
 }
 
 // retrieve ranks files by the words of the issue they use.
@@ -253,5 +256,12 @@ func (ret retrieval) best(n int) []int {
 		}
 	}
 	slices.SortStableFunc(files, func(a, b int) int { return cmp.Compare(ret.score[b], ret.score[a]) })
+	if len(ret.order) > 0 {
+		first := make(map[int]bool, len(ret.order))
+		for _, f := range ret.order {
+			first[f] = true
+		}
+		files = append(slices.Clone(ret.order), slices.DeleteFunc(files, func(f int) bool { return first[f] })...)
+	}
 	return files[:min(len(files), n)]
 }

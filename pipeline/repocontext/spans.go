@@ -1,7 +1,6 @@
 package repocontext
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -248,54 +247,31 @@ func (f *spanFinder) mentioned(line string) string {
 	return ""
 }
 
-// words adds the functions that hold the rarest words of the issue:
-// weights maps each word (see queryTerms) to its weight, its inverse
-// document frequency in the repository. A def must hold minWordHits
-// distinct words, or one in its name.
+// words adds the functions that hold the words of the issue best, by
+// BM25 over each def (see scoreDefs): weights maps each word (see
+// queryTerms) to its weight, its inverse document frequency in the
+// repository. A def must hold minWordHits distinct words, or one in its
+// name.
 func (f *spanFinder) words(weights map[string]float64) {
-	type scored struct {
-		def   int
-		score float64
-		hits  []string
+	defs := countDefs(f.o, weights)
+	named := make(map[int]bool)
+	for _, d := range defs {
+		eachPart([]byte(f.o.defs[d.def].name), func(part []byte) {
+			if _, ok := weights[string(part)]; ok {
+				named[d.def] = true
+			}
+		})
 	}
-	var best []scored
-	for k, d := range f.o.defs {
-		if d.class {
-			continue
+	added := 0
+	for _, s := range scoreDefs(f.o, defs, weights, avgSize(defs)) {
+		if added == maxWordSpans {
+			break
 		}
-		s := scored{def: k}
-		named := false
-		seen := make(map[string]bool)
-		note := func(part []byte, inName bool) {
-			w, ok := weights[string(part)]
-			if !ok {
-				return
-			}
-			if inName {
-				named = true
-				s.score += w
-			}
-			if !seen[string(part)] {
-				seen[string(part)] = true
-				s.hits = append(s.hits, string(part))
-				s.score += w
-			}
+		if len(s.hits) >= minWordHits || named[s.def] {
+			d := f.o.defs[s.def]
+			f.add(s.def, lineRange{d.start, d.end}, "holds words of the issue: "+strings.Join(s.hits[:min(len(s.hits), 5)], ", "), spanSecondary)
+			added++
 		}
-		eachPart([]byte(d.name), func(part []byte) { note(part, true) })
-		for _, line := range f.o.lines[d.start-1 : d.end] {
-			eachPart([]byte(line), func(part []byte) { note(part, false) })
-		}
-		if len(s.hits) >= minWordHits || named {
-			best = append(best, s)
-		}
-	}
-	slices.SortStableFunc(best, func(a, b scored) int {
-		da, db := f.o.defs[a.def], f.o.defs[b.def]
-		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(da.end-da.start, db.end-db.start))
-	})
-	for _, s := range best[:min(len(best), maxWordSpans)] {
-		d := f.o.defs[s.def]
-		f.add(s.def, lineRange{d.start, d.end}, "holds words of the issue: "+strings.Join(s.hits, ", "), spanSecondary)
 	}
 }
 
