@@ -415,16 +415,13 @@ func finishAction(env *environment, wf workflow, t work.Request, res job.Result)
 // model calls and their cost in US dollars, or "" when it is unknown (no
 // prices, or nil log: nothing ran).
 func spent(log *attemptlog.Log) (int, string) {
-	switch {
-	case log == nil:
+	if log == nil {
 		return 0, ""
-	case log.Spend == nil:
-		p, c := log.Tokens()
-		return p + c, ""
 	}
-	u, cost := log.Spend.Tokens(), ""
-	if log.Spend.Priced {
-		cost = strconv.FormatFloat(log.Spend.Cost, 'f', 6, 64)
+	s := log.Spent()
+	u, cost := s.Tokens(), ""
+	if s.Priced {
+		cost = strconv.FormatFloat(s.Cost, 'f', 6, 64)
 	}
 	return u.Prompt + u.Completion, cost
 }

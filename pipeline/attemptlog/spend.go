@@ -35,6 +35,18 @@ func (s *Spend) Line() string {
 	return b.String()
 }
 
+// Spent is the log's Spend, or, for a log without one (a job with no
+// budget and no prices), the tokens its attempts and the test designer's
+// tries record, unpriced.
+func (l *Log) Spent() Spend {
+	if l.Spend != nil {
+		return *l.Spend
+	}
+	p, c := l.Tokens()
+	dp, dc := l.DesignTokens()
+	return Spend{Programmer: Usage{Prompt: p - dp, Completion: c - dc}, Designer: Usage{Prompt: dp, Completion: dc}}
+}
+
 // FormatCost writes an amount of US dollars for people: four decimals
 // below a dollar, where token prices live, and cents above.
 func FormatCost(usd float64) string {
