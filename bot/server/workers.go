@@ -272,6 +272,7 @@ func (s *Server) execute(ctx context.Context, j store.Job) (res job.Result) {
 		},
 		Keep: func(k *job.Kept) { s.kept.Store(j.ID, k) },
 		Kept: s.keptFor(j.ID),
+		Day:  s.dayBudget(j.Installation),
 	})
 }
 

@@ -213,7 +213,7 @@ func newServer(ctx context.Context, env *environment, log *slog.Logger, mf *mode
 		Store: st, Clients: apps, Secret: []byte(ss.secret), MaxBodyBytes: ss.maxBody, MaxInFlightBytes: ss.maxInFlight,
 		Workers: ss.workers, Grace: ss.grace, Logger: log,
 		Ready: func(ctx context.Context) error { return eng.Ping(ctx) }, Sandboxes: eng,
-		Model: probe, ModelWait: ss.modelWait, StoreGrace: ss.storeGrace,
+		Model: probe, ModelWait: ss.modelWait, StoreGrace: ss.storeGrace, DayBudget: ss.limits.day,
 		GitHub: func(ctx context.Context) error { _, err := apps.SignIn(ctx); return err }, GitHubWait: ss.githubWait,
 		Runner: &job.Runner{
 			Solver: &repo.Sandboxed{Engine: eng, Model: client, ModelName: client.Config().Model, TestModel: testModel,

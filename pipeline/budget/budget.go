@@ -68,7 +68,14 @@ type Day interface {
 	Reserve(ctx context.Context, tokens, micros int64) error
 	// Settle adds tokens and micro-dollars (negative: gives them back).
 	Settle(ctx context.Context, tokens, micros int64) error
+	// Check returns an *Exceeded when less than MinCall is left: a job
+	// is then not started.
+	Check(ctx context.Context) error
 }
+
+// MinCall is the least a model call takes, in tokens: a budget with
+// less left has none left.
+const MinCall = 1000
 
 // Micros converts US dollars to the micro-dollars Day counts, rounding
 // up so that a reservation is never short.

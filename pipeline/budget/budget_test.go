@@ -246,6 +246,8 @@ func (d *day) Settle(_ context.Context, tokens, _ int64) error {
 	return nil
 }
 
+func (d *day) Check(context.Context) error { return nil }
+
 func TestDayBudgetIsSharedAndSettled(t *testing.T) {
 	srv := fakeopenai.New(t, tokenizer(t))
 	d := &day{limit: 12000}
