@@ -9,6 +9,7 @@ import (
 // Line is the spend in one sentence for people, e.g. "Spent: 1,200
 // prompt and 300 completion tokens by the programmer, 400 and 100 by the
 // test designer; cost $0.0042 (budget per job: 20,000 tokens, $0.50)."
+// The log's Stopped says which budget stopped the job, if one did.
 func (s *Spend) Line() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Spent: %s prompt and %s completion tokens by the programmer, %s and %s by the test designer",
@@ -28,11 +29,7 @@ func (s *Spend) Line() string {
 	if len(limits) > 0 {
 		b.WriteString(" (budget per job: " + strings.Join(limits, ", ") + ")")
 	}
-	b.WriteString(".")
-	if s.StoppedBy != "" {
-		b.WriteString(" Stopped by " + s.StoppedBy + ".")
-	}
-	return b.String()
+	return b.String() + "."
 }
 
 // Spent is the log's Spend, or, for a log without one (a job with no
