@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -81,5 +82,36 @@ func TestDayBudgetStopsJob(t *testing.T) {
 	}
 	if m := w.metric(`capsule_budget_stops_total{budget="the installation's token budget for the day"}`); !strings.HasSuffix(m, " 1") {
 		t.Errorf("metric line %q", m)
+	}
+}
+
+// The day's money budget refuses a call whose worst case would pass it,
+// and finds the day spent once less than a micro-dollar is left; a new
+// day starts afresh.
+func TestDayBudgetMoney(t *testing.T) {
+	st, err := store.Open(t.TempDir() + "/capsule.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	now := time.Date(2026, 11, 27, 23, 0, 0, 0, time.UTC)
+	d := &dayBudget{spend: st, installation: 5, limit: budget.Limits{Cost: 1}, now: func() time.Time { return now }}
+	ctx := context.Background()
+	if err := d.Reserve(ctx, 5000, 600_000); err != nil {
+		t.Fatal(err)
+	}
+	err = d.Reserve(ctx, 5000, 500_000)
+	if e, ok := errors.AsType[*budget.Exceeded](err); !ok || e.Error() != "the installation's money budget for the day ($1.00 on 2026-11-27, UTC) has $0.4000 left, and the next model call could take up to $0.5000" {
+		t.Errorf("err = %v", err)
+	}
+	if err := d.Settle(ctx, 0, 400_000); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Check(ctx); err == nil || !strings.HasSuffix(err.Error(), "is spent") {
+		t.Errorf("Check = %v, want the day spent", err)
+	}
+	now = now.Add(time.Hour)
+	if err := d.Check(ctx); err != nil {
+		t.Errorf("the next day: %v", err)
 	}
 }
