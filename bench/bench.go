@@ -15,6 +15,7 @@ import (
 	"github.com/capsulehq/capsule/bench/dataset"
 	"github.com/capsulehq/capsule/bench/report"
 	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/pipeline/budget"
 	"github.com/capsulehq/capsule/pipeline/harness"
 	"github.com/capsulehq/capsule/sandbox"
 )
@@ -43,6 +44,8 @@ type Config struct {
 	// Progress receives one line per finished problem and the notes of the
 	// run; nil discards them.
 	Progress io.Writer
+	// Price, when set, prices the model's tokens in the summary.
+	Price *budget.Price
 }
 
 // Runner opens sandbox sessions; *sandbox.Engine implements it.
@@ -121,6 +124,10 @@ func Run(ctx context.Context, cfg Config, model pipeline.Model, runner Runner) (
 	ordered := inFileOrder(set.Problems, results)
 	oc.Summary = report.Summarize(setName(cfg), cfg.Model, ordered, cfg.Loop.MaxAttempts, wall)
 	oc.Summary.Limits = report.CPULimits(ordered, cfg.Loop.TestCPU, cfg.CPUFactor, harness.WallRule())
+	if p := cfg.Price; p != nil {
+		usd := p.Cost(oc.Summary.PromptTokens, oc.Summary.CompletionTokens)
+		oc.Summary.CostUSD = &usd
+	}
 	if err != nil {
 		return oc, err
 	}

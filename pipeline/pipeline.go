@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
+	"github.com/capsulehq/capsule/pipeline/budget"
 	"github.com/capsulehq/capsule/pipeline/chat"
 	"github.com/capsulehq/capsule/pipeline/harness"
 	"github.com/capsulehq/capsule/pipeline/programmer"
@@ -126,6 +127,11 @@ func Iterate(log *attemptlog.Log, conv *programmer.Conversation, s Settings, try
 			msgs = conv.FixMessages(prev.Feedback, previousCode(prev))
 		}
 		a, err := try(msgs)
+		if stop, ok := budget.Stop(err); ok {
+			// A budget refused a call: the job ends here with what it has.
+			log.Stopped = stop
+			return nil
+		}
 		if err != nil {
 			return err
 		}

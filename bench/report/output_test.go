@@ -103,3 +103,15 @@ func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	goldenfile.Check(t, filepath.Join("testdata", name), string(got), *update)
 }
+
+// A run given prices has a cost line in its table, after the tokens.
+func TestWriteTablePriced(t *testing.T) {
+	s := Summarize("HumanEval-ET", "qwen2.5-coder-7b-instruct", sample(), 3, 754*time.Second)
+	usd := 0.0123
+	s.CostUSD = &usd
+	var b bytes.Buffer
+	if err := WriteTable(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "priced.txt", b.Bytes())
+}

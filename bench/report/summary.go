@@ -39,10 +39,13 @@ type Summary struct {
 	NormalizedInfluence []float64 `json:"normalized_influence"`
 	// UnknownAttempt counts solved results without a valid attempt index
 	// (negative); they are in Passed but in no attempt.
-	UnknownAttempt   int     `json:"unknown_attempt,omitempty"`
-	PromptTokens     int     `json:"prompt_tokens"`
-	CompletionTokens int     `json:"completion_tokens"`
-	WallSeconds      float64 `json:"wall_seconds"`
+	UnknownAttempt   int `json:"unknown_attempt,omitempty"`
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	// CostUSD is what the tokens cost in US dollars, when the run was
+	// given prices (capsule bench --price-input, --price-output).
+	CostUSD     *float64 `json:"cost_usd,omitempty"`
+	WallSeconds float64  `json:"wall_seconds"`
 	// Limits are the time limits the test runs had; nil when unknown.
 	Limits *Limits `json:"limits,omitempty"`
 	// Environment lists, in file order, the problems whose reference

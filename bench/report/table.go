@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/capsulehq/capsule/pipeline/attemptlog"
 )
 
 // WriteTable writes s as a plain-text table: the totals, then one row per
@@ -21,8 +23,12 @@ func WriteTable(w io.Writer, s Summary) error {
 		{"run errors", fmt.Sprint(s.Errors)},
 		{"model calls", fmt.Sprintf("%.2f per problem", s.APICallsMean)},
 		{"tokens", fmt.Sprintf("%d prompt, %d completion", s.PromptTokens, s.CompletionTokens)},
+		{"cost", cost(s.CostUSD)},
 		{"wall time", time.Duration(s.WallSeconds * float64(time.Second)).Round(time.Second).String()},
 	} {
+		if kv[1] == "" {
+			continue
+		}
 		fmt.Fprintf(&b, "%-20s%s\n", kv[0], kv[1])
 	}
 
@@ -115,4 +121,12 @@ func at[T any](s []T, i int) T {
 		return zero
 	}
 	return s[i]
+}
+
+// cost writes the run's cost, or "" when it is unknown.
+func cost(usd *float64) string {
+	if usd == nil {
+		return ""
+	}
+	return attemptlog.FormatCost(*usd)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/pipeline"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
+	"github.com/capsulehq/capsule/pipeline/budget"
 	"github.com/capsulehq/capsule/pipeline/repo"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
 )
@@ -96,6 +97,10 @@ type Hooks struct {
 	// publishes it instead of running the loop again, so that the model
 	// is not asked twice for one job. Nil for none.
 	Kept *Kept
+	// Day, when set, is the installation's budget for the day: a job
+	// finding it spent does not start, and the loop's model calls count
+	// against it.
+	Day budget.Day
 }
 
 // ErrWaitingForModel is wrapped by the error of a job that stopped to

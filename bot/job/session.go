@@ -13,6 +13,7 @@ import (
 	"github.com/capsulehq/capsule/bot/round"
 	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/pipeline/budget"
 	"github.com/capsulehq/capsule/pipeline/programmer"
 	"github.com/capsulehq/capsule/pipeline/repo"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
@@ -318,6 +319,10 @@ func (s *session) solve(ctx context.Context, task round.Task, cfg repoconfig.Con
 		s.fetched = dir
 	}
 	s.treeDir = dir
+	if stop, err := s.dayLeft(ctx); stop != "" || err != nil {
+		res, err := s.fail(ctx, nil, stop, err)
+		return nil, res, err
+	}
 	id := fmt.Sprintf("issue-%d", s.t.Issue)
 	if s.round != nil {
 		id += fmt.Sprintf("-round-%d", s.round.Number)
@@ -325,7 +330,7 @@ func (s *session) solve(ctx context.Context, task round.Task, cfg repoconfig.Con
 	outcome, err := s.runner.Solver.Solve(ctx, repo.Task{
 		ID: id, Dir: dir, Config: cfg, Title: task.Title, Body: task.Body,
 		Progress: func(e pipeline.Event) { s.progress(ctx, e) },
-		Logger:   s.log,
+		Logger:   s.log, Day: s.hooks.Day,
 	})
 	if err != nil && programmer.Classify(err) == programmer.Down && s.hooks.WaitForModel != nil && ctx.Err() == nil && s.hooks.WaitForModel(err) {
 		res, err := s.waitForModel(ctx, err)
@@ -337,4 +342,17 @@ func (s *session) solve(ctx context.Context, task round.Task, cfg repoconfig.Con
 	}
 	s.solved, s.solvedOver = outcome, s.parent
 	return outcome, Result{}, nil
+}
+
+// dayLeft checks the installation's budget for the day before the loop
+// runs: stop says why the job does not start when it is spent.
+func (s *session) dayLeft(ctx context.Context) (stop string, err error) {
+	if s.hooks.Day == nil {
+		return "", nil
+	}
+	err = s.hooks.Day.Check(ctx)
+	if e, ok := errors.AsType[*budget.Exceeded](err); ok {
+		return "The job did not start: " + e.Error() + ". It renews at midnight UTC.", nil
+	}
+	return "", err
 }

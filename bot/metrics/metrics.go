@@ -25,6 +25,9 @@ type Metrics struct {
 	attempts     *prometheus.CounterVec
 	modelCalls   prometheus.Counter
 	tokens       *prometheus.CounterVec
+	roleTokens   *prometheus.CounterVec
+	cost         prometheus.Counter
+	budgetStops  *prometheus.CounterVec
 	sandboxRuns  prometheus.Histogram
 	githubUp     prometheus.Gauge
 	modelUp      prometheus.Gauge
@@ -60,6 +63,18 @@ func New(jobs JobCounter, logger *slog.Logger) *Metrics {
 			Name: "capsule_model_tokens_total",
 			Help: "Tokens the model endpoint reported, by kind (prompt or completion).",
 		}, []string{"kind"}),
+		roleTokens: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "capsule_job_tokens_total",
+			Help: "Tokens the model endpoint reported for the jobs that ended, by role (programmer or test_designer) and kind (prompt or completion).",
+		}, []string{"role", "kind"}),
+		cost: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "capsule_job_cost_dollars_total",
+			Help: "What the model calls of the jobs that ended cost, in US dollars, by the configured prices (jobs whose models have no price add nothing).",
+		}),
+		budgetStops: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "capsule_budget_stops_total",
+			Help: "Jobs a budget stopped (or kept from starting), by budget.",
+		}, []string{"budget"}),
 		sandboxRuns: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "capsule_sandbox_run_seconds",
 			Help:    "Duration of test runs in the sandbox.",
@@ -76,7 +91,7 @@ func New(jobs JobCounter, logger *slog.Logger) *Metrics {
 	})
 	m.modelUp.Set(1)
 	m.githubUp.Set(1)
-	m.registry.MustRegister(m.deliveries, m.ackSeconds, m.jobsFinished, m.attempts, m.modelCalls, m.tokens, m.sandboxRuns, m.modelUp, m.githubUp,
+	m.registry.MustRegister(m.deliveries, m.ackSeconds, m.jobsFinished, m.attempts, m.modelCalls, m.tokens, m.roleTokens, m.cost, m.budgetStops, m.sandboxRuns, m.modelUp, m.githubUp,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if jobs != nil {
 		m.registry.MustRegister(&jobCollector{count: jobs, logger: logger})
@@ -147,6 +162,32 @@ func (m *Metrics) Attempt(a Attempt) {
 	m.tokens.WithLabelValues("completion").Add(float64(a.CompletionTokens))
 	if a.Tested {
 		m.sandboxRuns.Observe(a.TestDuration.Seconds())
+	}
+}
+
+// Spend is what the metrics record of a job's model calls, in plain
+// values.
+type Spend struct {
+	ProgrammerPrompt, ProgrammerCompletion int
+	DesignerPrompt, DesignerCompletion     int
+	// Cost is in US dollars, when Priced.
+	Cost   float64
+	Priced bool
+	// StoppedBy names the budget that stopped the job, if one did.
+	StoppedBy string
+}
+
+// JobSpend records what an ended job's model calls spent.
+func (m *Metrics) JobSpend(s Spend) {
+	m.roleTokens.WithLabelValues("programmer", "prompt").Add(float64(s.ProgrammerPrompt))
+	m.roleTokens.WithLabelValues("programmer", "completion").Add(float64(s.ProgrammerCompletion))
+	m.roleTokens.WithLabelValues("test_designer", "prompt").Add(float64(s.DesignerPrompt))
+	m.roleTokens.WithLabelValues("test_designer", "completion").Add(float64(s.DesignerCompletion))
+	if s.Priced {
+		m.cost.Add(s.Cost)
+	}
+	if s.StoppedBy != "" {
+		m.budgetStops.WithLabelValues(s.StoppedBy).Inc()
 	}
 }
 

@@ -116,8 +116,17 @@ func specialCasedLog() *attemptlog.Log {
 	return log
 }
 
+// budgetLog is failedLog stopped by its token budget, its calls priced.
+func budgetLog() *attemptlog.Log {
+	log := failedLog()
+	log.Stopped = "Stopped by the budget: the token budget per job (20,000 tokens) has 4,400 tokens left, and the next model call could take up to 10,700 (a prompt of about 2,508 and an answer of up to 8,192); no further model call was made."
+	log.Spend = &attemptlog.Spend{Programmer: attemptlog.Usage{Prompt: 6300, Completion: 250}, Designer: attemptlog.Usage{Prompt: 900, Completion: 150},
+		Cost: 0.0063, Priced: true, MaxTokens: 20000, StoppedBy: "the token budget per job"}
+	return log
+}
+
 func TestPullRequestGolden(t *testing.T) {
-	for name, log := range map[string]*attemptlog.Log{"solved": solvedLog(), "failed": failedLog(), "special_cased": specialCasedLog()} {
+	for name, log := range map[string]*attemptlog.Log{"solved": solvedLog(), "failed": failedLog(), "special_cased": specialCasedLog(), "budget": budgetLog()} {
 		t.Run(name, func(t *testing.T) {
 			title, body := PullRequest(issue, log, "0.1.0", 0)
 			checkMarkdown(t, body)

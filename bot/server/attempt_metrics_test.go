@@ -31,3 +31,24 @@ func TestAttemptMetrics(t *testing.T) {
 		}
 	}
 }
+
+// A job's spend reaches the metrics as plain values; a log without a
+// Spend gives its attempts' and the test designer's tokens, unpriced.
+func TestSpendMetrics(t *testing.T) {
+	priced := &attemptlog.Log{Spend: &attemptlog.Spend{Programmer: attemptlog.Usage{Prompt: 5, Completion: 1}, Designer: attemptlog.Usage{Prompt: 3, Completion: 2},
+		Cost: 0.5, Priced: true, StoppedBy: "the money budget per job"}}
+	plain := &attemptlog.Log{Attempts: []attemptlog.Attempt{{PromptTokens: 10, CompletionTokens: 4}},
+		Reproduction: &attemptlog.Reproduction{Tries: []attemptlog.DesignTry{{PromptTokens: 7, CompletionTokens: 3}}}}
+	for _, tt := range []struct {
+		name string
+		log  *attemptlog.Log
+		want metrics.Spend
+	}{
+		{"metered", priced, metrics.Spend{ProgrammerPrompt: 5, ProgrammerCompletion: 1, DesignerPrompt: 3, DesignerCompletion: 2, Cost: 0.5, Priced: true, StoppedBy: "the money budget per job"}},
+		{"not metered", plain, metrics.Spend{ProgrammerPrompt: 10, ProgrammerCompletion: 4, DesignerPrompt: 7, DesignerCompletion: 3}},
+	} {
+		if got := spendMetrics(tt.log.Spent()); got != tt.want {
+			t.Errorf("%s: spendMetrics = %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/bot/webhook"
 	"github.com/capsulehq/capsule/bot/work"
+	"github.com/capsulehq/capsule/pipeline/budget"
 )
 
 // Defaults of Config.
@@ -111,6 +112,9 @@ type Config struct {
 	Logger     *slog.Logger
 	// WorkerID names this process in leases; empty means host/pid.
 	WorkerID string
+	// DayBudget is each installation's budget for a day (UTC), kept in
+	// the store (which must be a store.Spending); zero is none.
+	DayBudget budget.Limits
 }
 
 // Server is a running App.
@@ -137,6 +141,9 @@ type Server struct {
 
 // New checks cfg and builds the server.
 func New(cfg Config) (*Server, error) {
+	if _, ok := cfg.Store.(store.Spending); !ok && cfg.DayBudget != (budget.Limits{}) {
+		return nil, fmt.Errorf("server: a budget for the day needs a store that keeps the spend; %T does not", cfg.Store)
+	}
 	if cfg.Store == nil || cfg.Clients == nil || cfg.Runner == nil {
 		return nil, errors.New("server: a store, clients and a runner are required")
 	}

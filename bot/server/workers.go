@@ -14,6 +14,7 @@ import (
 	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/bot/work"
 	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/pipeline/attemptlog"
 )
 
 // Why a job's context ends before the job does.
@@ -195,6 +196,9 @@ func (s *Server) runJob(shutdown context.Context, j store.Job) {
 		return
 	}
 	s.metrics.JobFinished(string(state))
+	if l := res.Log(); l != nil {
+		s.metrics.JobSpend(spendMetrics(l.Spent()))
+	}
 	log.Info("job ended", "state", state, "reason", reason)
 }
 
@@ -268,6 +272,7 @@ func (s *Server) execute(ctx context.Context, j store.Job) (res job.Result) {
 		},
 		Keep: func(k *job.Kept) { s.kept.Store(j.ID, k) },
 		Kept: s.keptFor(j.ID),
+		Day:  s.dayBudget(j.Installation),
 	})
 }
 
@@ -361,6 +366,15 @@ func sleep(ctx context.Context, d time.Duration) {
 	select {
 	case <-ctx.Done():
 	case <-t.C:
+	}
+}
+
+// spendMetrics is what the metrics record of a job's spend.
+func spendMetrics(s attemptlog.Spend) metrics.Spend {
+	return metrics.Spend{
+		ProgrammerPrompt: s.Programmer.Prompt, ProgrammerCompletion: s.Programmer.Completion,
+		DesignerPrompt: s.Designer.Prompt, DesignerCompletion: s.Designer.Completion,
+		Cost: s.Cost, Priced: s.Priced, StoppedBy: s.StoppedBy,
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/capsulehq/capsule/bot/job"
 	"github.com/capsulehq/capsule/bot/store"
 	"github.com/capsulehq/capsule/bot/work"
+	"github.com/capsulehq/capsule/pipeline/budget"
 	"github.com/capsulehq/capsule/pipeline/programmer"
 	"github.com/capsulehq/capsule/pipeline/repo"
 	"github.com/capsulehq/capsule/testsupport/calculatortest"
@@ -77,6 +78,8 @@ type worldOptions struct {
 	// without Docker (see askingSolver).
 	asking  func()
 	workers int // 0 for one
+	// dayBudget is each installation's budget for the day.
+	dayBudget budget.Limits
 }
 
 // newWorld makes the test world with its server, whose workers start
@@ -164,7 +167,7 @@ func newServerOn(t testing.TB, st store.Queue, e endpoints, o worldOptions, logg
 	}
 	cfg := Config{
 		Store: st, Clients: apps, Secret: secret, Workers: max(o.workers, 1), Lease: e.Lease, Logger: logger, Grace: o.grace,
-		CheckEvery: o.checkEvery, ModelWait: o.modelWait,
+		CheckEvery: o.checkEvery, ModelWait: o.modelWait, DayBudget: o.dayBudget,
 		GitHub: func(ctx context.Context) error { _, err := apps.SignIn(ctx); return err },
 	}
 	solver := o.solver

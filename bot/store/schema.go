@@ -119,6 +119,18 @@ CREATE UNIQUE INDEX waiting_round ON waiting (owner, repo, pull_request, round)
 CREATE UNIQUE INDEX waiting_label ON waiting (owner, repo, issue, lower(label))
 	WHERE label != '';
 `,
+	// 7: what each installation's jobs spent on the model per day (a UTC
+	// date, 2026-11-27): tokens and micro-dollars, against the
+	// installation's budget for the day.
+	`
+CREATE TABLE spend (
+	installation INTEGER NOT NULL,
+	day          TEXT    NOT NULL,
+	tokens       INTEGER NOT NULL,
+	micros       INTEGER NOT NULL,
+	PRIMARY KEY (installation, day)
+) STRICT, WITHOUT ROWID;
+`,
 }
 
 // schemaVersion is the version this build writes and understands.

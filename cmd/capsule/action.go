@@ -213,10 +213,14 @@ func action(ctx context.Context, env *environment, wf workflow) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	prices, err := limits.prices()
+	if err != nil {
+		return 0, err
+	}
 	overrides := repo.NoOverrides()
 	overrides.MaxAttempts = in.maxAttempts
 	solver := &sandboxOnDemand{env: env, wf: wf, model: model,
-		solver: repo.Sandboxed{Model: model, ModelName: model.Config().Model, TestModel: testModel, Overrides: overrides, Maxima: limits.max}}
+		solver: repo.Sandboxed{Model: model, ModelName: model.Config().Model, TestModel: testModel, Overrides: overrides, Maxima: limits.max, Prices: prices}}
 	defer solver.close()
 	runner.Solver = solver
 	fmt.Fprintf(env.stdout, "capsule: %s, asked by %s (%s)\n", describe(req), req.Sender, req.Trigger)
@@ -312,7 +316,7 @@ func describe(req work.Request) string {
 // sets the outputs of a run that did nothing.
 func nothingToDo(env *environment, why string) (int, error) {
 	fmt.Fprintf(env.stdout, "capsule: nothing to do: %s\n", why)
-	if err := setOutputs([][2]string{{"solved", "false"}, {"outcome", "none"}, {"attempts", "0"}, {"model-calls", "0"}, {"pull-request-url", ""}}); err != nil {
+	if err := setOutputs([][2]string{{"solved", "false"}, {"outcome", "none"}, {"attempts", "0"}, {"model-calls", "0"}, {"pull-request-url", ""}, {"tokens", "0"}, {"cost", ""}}); err != nil {
 		return 0, err
 	}
 	return exitOK, nil
@@ -361,6 +365,7 @@ func printAttempt(wf workflow, e pipeline.Event) {
 func finishAction(env *environment, wf workflow, t work.Request, res job.Result) (int, error) {
 	log := res.Log()
 	outcome, attempts, calls := "none", 0, 0
+	tokens, cost := spent(log)
 	if log != nil {
 		outcome, attempts, calls = string(cmp.Or(log.Outcome, attemptlog.NotSolved)), len(log.Attempts), log.ModelCalls()
 		dir := filepath.Join(envOr("GITHUB_WORKSPACE", "."), actionLogDir)
@@ -376,7 +381,7 @@ func finishAction(env *environment, wf workflow, t work.Request, res job.Result)
 	}
 	if err := setOutputs([][2]string{
 		{"solved", strconv.FormatBool(outcome == string(attemptlog.Solved))}, {"outcome", outcome}, {"attempts", strconv.Itoa(attempts)},
-		{"model-calls", strconv.Itoa(calls)}, {"pull-request-url", res.PullRequestURL},
+		{"model-calls", strconv.Itoa(calls)}, {"pull-request-url", res.PullRequestURL}, {"tokens", strconv.Itoa(tokens)}, {"cost", cost},
 	}); err != nil {
 		wf.warning("write the outputs: " + err.Error())
 	}
@@ -404,6 +409,21 @@ func finishAction(env *environment, wf workflow, t work.Request, res job.Result)
 	}
 	wf.error("no attempt passed the tests: " + res.Reason)
 	return exitFailure, nil
+}
+
+// spent is the tokens (prompt and completion, every role) of log's
+// model calls and their cost in US dollars, or "" when it is unknown (no
+// prices, or nil log: nothing ran).
+func spent(log *attemptlog.Log) (int, string) {
+	if log == nil {
+		return 0, ""
+	}
+	s := log.Spent()
+	u, cost := s.Tokens(), ""
+	if s.Priced {
+		cost = strconv.FormatFloat(s.Cost, 'f', 6, 64)
+	}
+	return u.Prompt + u.Completion, cost
 }
 
 // runURL links the workflow run, when the runner says which it is.

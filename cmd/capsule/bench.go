@@ -14,6 +14,7 @@ import (
 	"github.com/capsulehq/capsule/bench/report"
 	"github.com/capsulehq/capsule/datasets"
 	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/pipeline/budget"
 	"github.com/capsulehq/capsule/pipeline/harness"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/image"
@@ -44,6 +45,9 @@ func runBench(ctx context.Context, env *environment, args []string) int {
 	img := fs.String("image", "", "sandbox image (default "+image.Default()+", "+image.BigCodeBench.Ref()+" for bigcodebench)")
 	memory := byteSize(sandbox.DefaultMemory)
 	fs.Var(&memory, "memory", "memory of a problem's sandbox, a `SIZE` such as 4g, with no swap (2 GiB for bigcodebench)")
+	var price budget.Price
+	fs.Var((*dollars)(&price.Input), "price-input", "price of prompt tokens, US dollars per million (an `AMOUNT`): the summary then gives the cost")
+	fs.Var((*dollars)(&price.Output), "price-output", "price of completion tokens, US dollars per million (an `AMOUNT`)")
 	if code := parseFlags(fs, env, args); code >= 0 {
 		return code
 	}
@@ -63,6 +67,9 @@ func runBench(ctx context.Context, env *environment, args []string) int {
 	var err error
 	if cfg.Format, err = dataset.ParseFormat(*format); err != nil {
 		return fail(env, fmt.Errorf("%w: --format: %w", errUsage, err))
+	}
+	if price != (budget.Price{}) {
+		cfg.Price = &price
 	}
 	if cfg.CPUFactor < 0 {
 		return fail(env, fmt.Errorf("%w: --cpu-factor must not be negative", errUsage))

@@ -176,6 +176,10 @@ func newServer(ctx context.Context, env *environment, log *slog.Logger, mf *mode
 	if err := ss.limits.check(); err != nil {
 		return nil, nil, err
 	}
+	prices, err := ss.limits.prices()
+	if err != nil {
+		return nil, nil, err
+	}
 	mf.cfg.MaxAnswerBytes = ss.limits.answerBytes
 	mf.cfg.Logger = log
 	// The endpoint is not called here: a model that is down is no reason
@@ -209,11 +213,11 @@ func newServer(ctx context.Context, env *environment, log *slog.Logger, mf *mode
 		Store: st, Clients: apps, Secret: []byte(ss.secret), MaxBodyBytes: ss.maxBody, MaxInFlightBytes: ss.maxInFlight,
 		Workers: ss.workers, Grace: ss.grace, Logger: log,
 		Ready: func(ctx context.Context) error { return eng.Ping(ctx) }, Sandboxes: eng,
-		Model: probe, ModelWait: ss.modelWait, StoreGrace: ss.storeGrace,
+		Model: probe, ModelWait: ss.modelWait, StoreGrace: ss.storeGrace, DayBudget: ss.limits.day,
 		GitHub: func(ctx context.Context) error { _, err := apps.SignIn(ctx); return err }, GitHubWait: ss.githubWait,
 		Runner: &job.Runner{
 			Solver: &repo.Sandboxed{Engine: eng, Model: client, ModelName: client.Config().Model, TestModel: testModel,
-				Overrides: overrides, Maxima: ss.limits.max},
+				Overrides: overrides, Maxima: ss.limits.max, Prices: prices},
 			MinPermission: ss.minPermission, MaxCIRounds: ss.limits.runnerCIRounds(), Version: version.Version, Logger: log,
 		},
 	})

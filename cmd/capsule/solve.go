@@ -126,7 +126,11 @@ func (f *solveFlags) solve(ctx context.Context, env *environment) (*repo.Outcome
 		return nil, err
 	}
 	defer eng.Close()
-	x := repo.Sandboxed{Engine: eng, Model: client, ModelName: client.Config().Model, TestModel: testModel}
+	prices, err := limits.prices()
+	if err != nil {
+		return nil, err
+	}
+	x := repo.Sandboxed{Engine: eng, Model: client, ModelName: client.Config().Model, TestModel: testModel, Prices: prices}
 	fmt.Fprintf(env.stderr, "capsule solve: %q with %s; tests: %s (%s)\n", local.Title, x.ModelName, plan.TestCommand, plan.TestReason)
 	outcome, err := x.Run(ctx, plan)
 	if outcome != nil && f.out != "" {

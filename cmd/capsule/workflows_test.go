@@ -32,7 +32,7 @@ var (
 		"max-attempts":    "",
 		"config":          "",
 	}
-	actionYAMLOutputs = []string{"solved", "outcome", "attempts", "model-calls", "pull-request-url"}
+	actionYAMLOutputs = []string{"solved", "outcome", "attempts", "model-calls", "pull-request-url", "tokens", "cost"}
 	// The directory in the workspace the action writes the attempt log to.
 	workflowLogDir = "capsule-attempts"
 )

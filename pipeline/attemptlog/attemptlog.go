@@ -56,6 +56,36 @@ type Log struct {
 	// Outcome tells a proven fix from a passing but unproven one; empty
 	// in function mode.
 	Outcome Outcome `json:"outcome,omitempty"`
+	// Spend is what the model calls cost and the budgets they ran under;
+	// nil when the job was not metered (package budget).
+	Spend *Spend `json:"spend,omitempty"`
+}
+
+// Usage is a count of tokens the endpoint reported.
+type Usage struct {
+	Prompt     int `json:"prompt"`
+	Completion int `json:"completion"`
+}
+
+// Spend is what a job's model calls spent, by role, and the budgets
+// that bounded them.
+type Spend struct {
+	Programmer Usage `json:"programmer"`
+	Designer   Usage `json:"designer"`
+	// Cost is the calls' cost in US dollars, when Priced: every model
+	// the job called had a price.
+	Cost   float64 `json:"cost_usd,omitempty"`
+	Priced bool    `json:"priced,omitempty"`
+	// MaxTokens and MaxCost are the job's budgets; zero is none.
+	MaxTokens int     `json:"max_tokens,omitempty"`
+	MaxCost   float64 `json:"max_cost_usd,omitempty"`
+	// StoppedBy names the budget that stopped the job, if one did.
+	StoppedBy string `json:"stopped_by,omitempty"`
+}
+
+// Tokens is the prompt and completion tokens of both roles.
+func (s *Spend) Tokens() Usage {
+	return Usage{Prompt: s.Programmer.Prompt + s.Designer.Prompt, Completion: s.Programmer.Completion + s.Designer.Completion}
 }
 
 // Outcome is how a repository-mode job ended.

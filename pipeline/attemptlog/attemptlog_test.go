@@ -79,8 +79,18 @@ func provenLog() *Log {
 	return l
 }
 
+// budgetLog is a repository-mode log that a money budget stopped, its
+// calls priced.
+func budgetLog() *Log {
+	l := repoLog()
+	l.Stopped = "Stopped by the budget: the money budget per job ($0.0500) has $0.0120 left, and the next model call could take up to $0.0310; no further model call was made."
+	l.Spend = &Spend{Programmer: Usage{Prompt: 2400, Completion: 310}, Designer: Usage{Prompt: 900, Completion: 120},
+		Cost: 0.038, Priced: true, MaxTokens: 200000, MaxCost: 0.05, StoppedBy: "the money budget per job"}
+	return l
+}
+
 func TestMarkdownGolden(t *testing.T) {
-	for name, l := range map[string]*Log{"function": functionLog(), "repo": repoLog(), "proven": provenLog()} {
+	for name, l := range map[string]*Log{"function": functionLog(), "repo": repoLog(), "proven": provenLog(), "budget": budgetLog()} {
 		t.Run(name, func(t *testing.T) {
 			var b strings.Builder
 			if err := l.WriteMarkdown(&b); err != nil {
@@ -116,7 +126,7 @@ func TestCounts(t *testing.T) {
 }
 
 func TestJSONRoundTrip(t *testing.T) {
-	for _, l := range []*Log{functionLog(), repoLog()} {
+	for _, l := range []*Log{functionLog(), repoLog(), budgetLog()} {
 		data, err := json.Marshal(l)
 		if err != nil {
 			t.Fatal(err)

@@ -109,6 +109,9 @@ func (m *rendering) summary(l *Log) {
 	prompt, completion := l.Tokens()
 	fmt.Fprintf(m, "%s %d model calls, %d prompt and %d completion tokens, %s in all.\n\n",
 		verdict(l), l.ModelCalls(), prompt, completion, l.Duration.Round(time.Millisecond))
+	if l.Spend != nil {
+		m.WriteString(l.Spend.Line() + "\n\n")
+	}
 }
 
 // verdict is the summary's first sentence: proven, unproven, passing or

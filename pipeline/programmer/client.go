@@ -78,6 +78,14 @@ func callBudget(cfg Config) time.Duration {
 // Config returns the configuration in effect, defaults filled in.
 func (c *Client) Config() Config { return c.cfg }
 
+// WithMaxTokens returns a client like c whose answers are bounded to n
+// tokens (Config.MaxTokens), sharing c's connections.
+func (c *Client) WithMaxTokens(n int) *Client {
+	d := *c
+	d.cfg.MaxTokens = n
+	return &d
+}
+
 // Complete sends msgs and returns the first choice of the answer. An
 // answer longer than Config.MaxAnswerBytes is not an error: the Reply says
 // so (OverLimit), so that the caller can tell the model.

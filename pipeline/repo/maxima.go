@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/capsulehq/capsule/pipeline/budget"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/limits"
@@ -32,6 +33,10 @@ type Maxima struct {
 	// Requests is the most requests of the programmer to see more of the
 	// repository answered in one job; 0 allows none.
 	Requests int
+	// Budget is the most a job may spend on the model (zero: no limit);
+	// a repository may ask for less (max_tokens_per_job,
+	// max_cost_per_job).
+	Budget budget.Limits
 }
 
 // DefaultMaxima are the bounds when the operator sets none: twice the

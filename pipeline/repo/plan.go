@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/pipeline/budget"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
 	"github.com/capsulehq/capsule/pipeline/testreport"
 	"github.com/capsulehq/capsule/sandbox"
@@ -33,6 +34,8 @@ type Task struct {
 	// Logger hears what the plan changed of the configuration; nil means
 	// slog.Default().
 	Logger *slog.Logger
+	// Day, when set, is the installation's budget for the day.
+	Day budget.Day
 }
 
 // Overrides are the operator's settings that win over the repository's
@@ -67,6 +70,8 @@ type Sandboxed struct {
 	TestModel pipeline.Model
 	Overrides Overrides
 	Maxima    Maxima
+	// Prices, when set, price the model calls (see package budget).
+	Prices budget.Prices
 }
 
 // Plan is a task with its settings resolved from the configuration, the
@@ -113,6 +118,12 @@ type Plan struct {
 	// TestModel is the test designer's model, chosen by the operator; nil
 	// means the programmer's.
 	TestModel pipeline.Model
+	// Budget is what the job's model calls may spend: the repository's
+	// budgets cut to the operator's maxima, the prices and the
+	// installation's budget for the day.
+	Budget budget.Job
+	// meter counts the job's model calls (see meter).
+	meter *budget.Meter
 
 	Settings pipeline.Settings
 	Image    string
@@ -138,6 +149,8 @@ func NewPlan(t Task, o Overrides, m Maxima) (Plan, error) {
 		return Plan{}, err
 	}
 	cfg, capped := m.Cap(t.Config)
+	spend, more := budget.Limits{Tokens: cfg.MaxTokensPerJob, Cost: cfg.MaxCostPerJob}.Cap(m.Budget)
+	capped = append(capped, more...)
 	plan := Plan{
 		Task:  t,
 		Setup: cfg.Setup, SetupNetwork: cfg.Network, MaxTestTimeout: m.Timeout,
@@ -149,6 +162,7 @@ func NewPlan(t Task, o Overrides, m Maxima) (Plan, error) {
 		AllowTestInfrastructure: cfg.AllowTestInfrastructureChanges,
 		ReproduceTries:          cfg.ReproduceTries,
 		Capped:                  capped,
+		Budget:                  budget.Job{Limits: spend, Day: t.Day},
 	}
 	var err error
 	if plan.Reproduce, err = ParseReproduce(cmp.Or(o.Reproduce, cfg.Reproduce)); err != nil {
@@ -210,6 +224,7 @@ func (x *Sandboxed) Run(ctx context.Context, plan Plan) (*Outcome, error) {
 	defer box.Close()
 	plan.Settings.Model = x.ModelName
 	plan.TestModel = x.TestModel
+	plan.Budget.Prices = x.Prices
 	return Solve(ctx, x.Model, box, plan)
 }
 

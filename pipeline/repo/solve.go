@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
+	"github.com/capsulehq/capsule/pipeline/budget"
 	"github.com/capsulehq/capsule/pipeline/chat"
 	"github.com/capsulehq/capsule/pipeline/edits"
 	"github.com/capsulehq/capsule/pipeline/feedback"
@@ -80,6 +81,11 @@ func Solve(ctx context.Context, model pipeline.Model, box Sandbox, plan Plan) (*
 	out := &Outcome{Log: log}
 	defer func() { log.Duration = time.Since(start) }()
 
+	model, plan.TestModel = meter(model, &plan, log)
+	if log.Spend != nil {
+		defer func() { log.Spend = plan.meter.Record() }()
+	}
+
 	rc, err := Context(plan)
 	if err != nil {
 		return out, fmt.Errorf("build the repository context: %w", err)
@@ -100,7 +106,12 @@ func Solve(ctx context.Context, model pipeline.Model, box Sandbox, plan Plan) (*
 		return out, err
 	}
 	if pf.repro, err = reproduce(ctx, model, box, plan, rc, pf, log); err != nil {
-		return out, err
+		stop, ok := budget.Stop(err)
+		if !ok {
+			return out, err
+		}
+		log.Reproduction.Stopped, log.Stopped = stop, stop
+		return out, nil
 	}
 	if plan.Reproduce == ReproduceRequired && len(pf.targets) == 0 {
 		why := cmp.Or(log.Reproduction.Skipped, log.Reproduction.Stopped)
@@ -524,4 +535,21 @@ func contextRecord(rc repocontext.Context, budget int) *attemptlog.Context {
 		c.Omitted = append(c.Omitted, fmt.Sprintf("%s: %s", f.Path, f.Why))
 	}
 	return c
+}
+
+// meter wraps the plan's models in the job's budget meter (plan.meter),
+// the test designer's as such. A job with budgets or prices gets an
+// empty Spend in its log, which the meter's record replaces as the job
+// ends; another's log has none.
+func meter(model pipeline.Model, plan *Plan, log *attemptlog.Log) (pipeline.Model, pipeline.Model) {
+	b := plan.Budget
+	plan.meter = budget.NewMeter(b)
+	if b.Limits != (budget.Limits{}) || len(b.Prices) > 0 || b.Day != nil {
+		log.Spend = &attemptlog.Spend{}
+	}
+	designer := plan.TestModel
+	if designer == nil {
+		designer = model
+	}
+	return plan.meter.Wrap(model, budget.Programmer, plan.Settings.Model), plan.meter.Wrap(designer, budget.Designer, plan.Settings.Model)
 }

@@ -55,7 +55,12 @@ type Config struct {
 	// CIRounds is the most rounds Capsule makes on one of its pull
 	// requests to fix the checks that fail on it; 0 turns them off.
 	CIRounds int
-	Source   string // the file the configuration came from; "" for defaults
+	// MaxTokensPerJob and MaxCostPerJob (US dollars) are the job's
+	// budgets for the model, never more than the operator's maxima; 0
+	// asks for none beyond them.
+	MaxTokensPerJob int
+	MaxCostPerJob   float64
+	Source          string // the file the configuration came from; "" for defaults
 }
 
 // Default returns the configuration used when a repository has none.

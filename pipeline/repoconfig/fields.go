@@ -40,6 +40,8 @@ var fields = []field{
 	{"disk", func(c *Config, v value) { v.size(&c.Disk, limits.Disk) }},
 	{"allow_test_infrastructure_changes", func(c *Config, v value) { v.boolean(&c.AllowTestInfrastructureChanges) }},
 	{"ci_rounds", func(c *Config, v value) { v.count(&c.CIRounds) }},
+	{"max_tokens_per_job", func(c *Config, v value) { v.count(&c.MaxTokensPerJob) }},
+	{"max_cost_per_job", func(c *Config, v value) { v.dollars(&c.MaxCostPerJob) }},
 }
 
 // lookup returns the field called key.
@@ -225,6 +227,20 @@ func (v value) cores(dst *float64) {
 	}
 	if !(f > 0) || math.IsInf(f, 0) {
 		v.fail(v.n, "must be a positive number, got %s", v.n.Value)
+		return
+	}
+	*dst = f
+}
+
+// dollars stores an amount of US dollars that is not negative.
+func (v value) dollars(dst *float64) {
+	var f float64
+	if !isScalar(v.n, "!!int") && !isScalar(v.n, "!!float") || v.n.Decode(&f) != nil {
+		v.mismatch(v.n, "an amount of US dollars such as 0.50")
+		return
+	}
+	if !(f >= 0) || math.IsInf(f, 0) {
+		v.fail(v.n, "must not be negative, got %s", v.n.Value)
 		return
 	}
 	*dst = f

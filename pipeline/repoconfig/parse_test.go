@@ -72,6 +72,8 @@ allow_test_infrastructure_changes: true
 ci_rounds: 5
 `, full},
 		{"no CI rounds", "ci_rounds: 0", with(func(c *Config) { c.CIRounds = 0 })},
+		{"budgets", "max_tokens_per_job: 200000\nmax_cost_per_job: 1.5", with(func(c *Config) { c.MaxTokensPerJob, c.MaxCostPerJob = 200000, 1.5 })},
+		{"whole dollars", "max_cost_per_job: 2", with(func(c *Config) { c.MaxCostPerJob = 2 })},
 		{"memory as Docker writes it", "memory: 512m", with(func(c *Config) { c.Memory = 512 << 20 })},
 		{"memory in bytes", "memory: 1073741824", with(func(c *Config) { c.Memory = 1 << 30 })},
 		{"memory with a space", "memory: 3 GB", with(func(c *Config) { c.Memory = 3 << 30 })},
@@ -211,7 +213,7 @@ func TestSuggest(t *testing.T) {
 		"on-failure":   `(did you mean "on_failure"?)`,
 		"protect":      `(did you mean "protected"?)`,
 		"timout":       `(did you mean "timeout"?)`,
-		"retries":      "(known keys: label, test, reports, setup, network, image, timeout, max_attempts, history, protected, on_failure, reproduce, reproduce_tries, memory, cpus, disk, allow_test_infrastructure_changes, ci_rounds)",
+		"retries":      "(known keys: label, test, reports, setup, network, image, timeout, max_attempts, history, protected, on_failure, reproduce, reproduce_tries, memory, cpus, disk, allow_test_infrastructure_changes, ci_rounds, max_tokens_per_job, max_cost_per_job)",
 		"ci_round":     `(did you mean "ci_rounds"?)`,
 		"cpu":          `(did you mean "cpus"?)`,
 		"x":            "(known keys:",

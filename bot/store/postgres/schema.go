@@ -104,6 +104,17 @@ CREATE UNIQUE INDEX waiting_round ON waiting (lower(owner), lower(repo), pull_re
 CREATE UNIQUE INDEX waiting_label ON waiting (lower(owner), lower(repo), issue, lower(label))
 	WHERE label <> '';
 `,
+	// 3: what each installation's jobs spent on the model per day, as in
+	// the SQLite store's schema 7.
+	`
+CREATE TABLE spend (
+	installation bigint NOT NULL,
+	day          text   NOT NULL,
+	tokens       bigint NOT NULL,
+	micros       bigint NOT NULL,
+	PRIMARY KEY (installation, day)
+);
+`,
 }
 
 // migrationLock is the key of the transaction-level advisory lock under

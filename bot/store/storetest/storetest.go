@@ -69,6 +69,8 @@ func Run(t *testing.T, open Open) {
 		{"WaitingRoundWithAJob", testWaitingRoundWithAJob},
 		{"Defer", testDefer},
 		{"ClaimCreatedBefore", testClaimCreatedBefore},
+		{"SpendWithinLimit", testSpendWithinLimit},
+		{"SpendConcurrent", testSpendConcurrent},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.test(t, open) })
