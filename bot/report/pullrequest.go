@@ -172,9 +172,6 @@ func writeStats(b *strings.Builder, log *attemptlog.Log) {
 	b.WriteString("| ---: | ---: | ---: | --- | --- |\n")
 	fmt.Fprintf(b, "| %s | %s / %s | %s | %s | %s |\n\n", commas(log.ModelCalls()), commas(prompt), commas(completion),
 		duration(log.Duration), cell(code(log.Model)), cell(code(image(log))))
-	if log.Spend != nil {
-		b.WriteString(log.Spend.Line() + "\n\n")
-	}
 }
 
 // image is the sandbox image the tests ran in.
