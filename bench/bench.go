@@ -87,6 +87,7 @@ func Run(ctx context.Context, cfg Config, model pipeline.Model, runner Runner) (
 	for _, le := range set.Errors {
 		fmt.Fprintf(progress, "%s: skipped %v\n", cfg.Dataset, le)
 	}
+	all := set.Problems
 	set, err = set.Filter(cfg.Limit, cfg.Tasks)
 	if err != nil {
 		return Outcome{}, err
@@ -123,7 +124,7 @@ func Run(ctx context.Context, cfg Config, model pipeline.Model, runner Runner) (
 
 	start := time.Now()
 	if len(todo) > 0 && cfg.Calibration == nil {
-		c, err := Calibrate(ctx, cfg, runner)
+		c, err := calibrate(ctx, cfg, runner, all)
 		if err != nil {
 			return oc, err
 		}

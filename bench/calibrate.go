@@ -101,6 +101,12 @@ func calibrationSet(problems []dataset.Problem, times ReferenceTimes) []dataset.
 // (ScaleFactor); otherwise it returns full mode, in which every problem's
 // reference runs before its loop.
 func Calibrate(ctx context.Context, cfg Config, runner Runner) (Calibration, error) {
+	return calibrate(ctx, cfg, runner, nil)
+}
+
+// calibrate is Calibrate with the dataset's problems, when the caller
+// loaded them already (all of them, before --limit and --tasks).
+func calibrate(ctx context.Context, cfg Config, runner Runner, problems []dataset.Problem) (Calibration, error) {
 	if cfg.CPUFactor <= 0 {
 		return Calibration{Mode: calibrateNone, Factor: 1}, nil
 	}
@@ -117,11 +123,14 @@ func Calibrate(ctx context.Context, cfg Config, runner Runner) (Calibration, err
 		full.Why = "no shipped reference times for " + cfg.Dataset
 		return full, nil
 	}
-	set, err := LoadDataset(cfg.Dataset, cfg.Format)
-	if err != nil {
-		return Calibration{}, err
+	if problems == nil {
+		set, err := LoadDataset(cfg.Dataset, cfg.Format)
+		if err != nil {
+			return Calibration{}, err
+		}
+		problems = set.Problems
 	}
-	picks := calibrationSet(set.Problems, times)
+	picks := calibrationSet(problems, times)
 	if len(picks) == 0 {
 		full.Why = "no reference of " + cfg.Dataset + " fits the calibration"
 		return full, nil
