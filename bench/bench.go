@@ -288,8 +288,11 @@ type reference struct {
 }
 
 // checkReference sizes a problem's CPU-time limit (limitFor) from its
-// reference solution's times: shipped and scaled by a quick calibration,
-// or else measured by running the reference on the evaluation tests. A
+// reference solution's times: its CPU time shipped and scaled by a quick
+// calibration, or else both times measured by running the reference on
+// the evaluation tests. A shipped wall-clock time is not used: measured on
+// a busy machine it says more about the load than about the reference,
+// and the datasets with shipped times have no reference that waits. A
 // problem that checks its environment always runs its reference.
 func checkReference(ctx context.Context, cfg Config, box pipeline.Sandbox, p dataset.Problem) (reference, error) {
 	floor := reference{limit: cfg.Loop.TestCPU}
@@ -297,8 +300,8 @@ func checkReference(ctx context.Context, cfg Config, box pipeline.Sandbox, p dat
 		return floor, nil
 	}
 	if cfg.CPUFactor > 0 && !p.CheckEnvironment && cfg.Calibration != nil {
-		if cpu, wall, ok := cfg.Calibration.shipped(p); ok {
-			return reference{limit: limitFor(cfg, cpu, wall), cpu: cpu}, nil
+		if cpu, ok := cfg.Calibration.shipped(p); ok {
+			return reference{limit: limitFor(cfg, cpu, 0), cpu: cpu}, nil
 		}
 	}
 	o, err := pipeline.RunTests(ctx, box, p.Reference, p.EvalTests.Source, p.EntryPoint, CalibrationCPU)

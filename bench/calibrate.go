@@ -164,18 +164,17 @@ func (c Calibration) String() string {
 	return "calibration: none, every problem gets the floor (--cpu-factor 0)"
 }
 
-// shipped returns p's shipped reference time scaled by the calibration,
-// when the calibration is quick and the problem has one.
-func (c Calibration) shipped(p dataset.Problem) (cpu, wall time.Duration, ok bool) {
+// shipped returns p's shipped reference CPU time scaled by the
+// calibration, when the calibration is quick and the problem has one.
+func (c Calibration) shipped(p dataset.Problem) (cpu time.Duration, ok bool) {
 	if c.Mode != CalibrateQuick {
-		return 0, 0, false
+		return 0, false
 	}
 	t, ok := c.times.Times[p.TaskID]
 	if !ok {
-		return 0, 0, false
+		return 0, false
 	}
-	scale := func(s float64) time.Duration { return time.Duration(s * c.Factor * float64(time.Second)) }
-	return scale(t.CPU), scale(t.Wall), true
+	return time.Duration(t.CPU * c.Factor * float64(time.Second)), true
 }
 
 // limitFor sizes a problem's CPU-time limit from its reference's CPU time

@@ -33,9 +33,9 @@ func TestScaleFactor(t *testing.T) {
 }
 
 // TestScaledLimits checks the limits a quick calibration gives: the
-// factor times the scaled shipped time, never below the floor, with the
-// wall-clock need of a reference that waits, and a measured run for a
-// problem without a shipped time.
+// factor times the scaled shipped CPU time, never below the floor (the
+// shipped wall-clock time, inflated by load, is not used), and a measured
+// run for a problem without a shipped time.
 func TestScaledLimits(t *testing.T) {
 	times := ReferenceTimes{Dataset: "d", Times: map[string]ReferenceTime{
 		"quick":   {CPU: 0.2, Wall: 0.5},
@@ -53,12 +53,12 @@ func TestScaledLimits(t *testing.T) {
 		{"quick", 3, 10 * time.Second, 600 * time.Millisecond},
 		{"slow", 1, 44 * time.Second, 11 * time.Second},
 		{"slow", 1.5, 66 * time.Second, 16500 * time.Millisecond},
-		{"sleeper", 1, 37 * time.Second, 100 * time.Millisecond}, // 4 x 30 s of wall: (120 s - 10 s) / 3
+		{"sleeper", 1, 10 * time.Second, 100 * time.Millisecond},
 		{"missing", 1, 0, 0},
 	}
 	for _, tt := range tests {
 		c := Calibration{Mode: CalibrateQuick, Factor: tt.factor, times: times}
-		cpu, wall, ok := c.shipped(dataset.Problem{TaskID: tt.task})
+		cpu, ok := c.shipped(dataset.Problem{TaskID: tt.task})
 		if ok != (tt.want > 0) {
 			t.Errorf("%s: shipped %v, want %v", tt.task, ok, tt.want > 0)
 			continue
@@ -66,14 +66,14 @@ func TestScaledLimits(t *testing.T) {
 		if !ok {
 			continue
 		}
-		if got := limitFor(cfg, cpu, wall); got != tt.want || cpu != tt.wantCPU {
+		if got := limitFor(cfg, cpu, 0); got != tt.want || cpu != tt.wantCPU {
 			t.Errorf("%s at factor %g: limit %v from cpu %v, want %v from %v", tt.task, tt.factor, got, cpu, tt.want, tt.wantCPU)
 		}
-		if limitFor(cfg, cpu, wall) < cfg.Loop.TestCPU {
+		if limitFor(cfg, cpu, 0) < cfg.Loop.TestCPU {
 			t.Errorf("%s: limit below the floor", tt.task)
 		}
 	}
-	if _, _, ok := (Calibration{Mode: CalibrateFull, Factor: 1, times: times}).shipped(dataset.Problem{TaskID: "slow"}); ok {
+	if _, ok := (Calibration{Mode: CalibrateFull, Factor: 1, times: times}).shipped(dataset.Problem{TaskID: "slow"}); ok {
 		t.Error("full mode used a shipped time")
 	}
 }
