@@ -40,7 +40,15 @@ type Config struct {
 	// used on the evaluation tests, and never less than Loop.TestCPU.
 	// Zero measures nothing and gives every problem Loop.TestCPU.
 	CPUFactor float64
-	Sandbox   sandbox.Spec
+	// Calibrate is how the references are timed when CPUFactor is above
+	// zero: CalibrateQuick (or empty) scales the dataset's shipped
+	// reference times by a short calibration, CalibrateFull runs every
+	// problem's reference first, as does a dataset without shipped times.
+	Calibrate string
+	// Calibration, when set, is used instead of calibrating at the start
+	// of the run (see Calibrate).
+	Calibration *Calibration
+	Sandbox     sandbox.Spec
 	// Progress receives one line per finished problem and the notes of the
 	// run; nil discards them.
 	Progress io.Writer
@@ -82,6 +90,7 @@ func Run(ctx context.Context, cfg Config, model pipeline.Model, runner Runner) (
 	for _, le := range set.Errors {
 		fmt.Fprintf(progress, "%s: skipped %v\n", cfg.Dataset, le)
 	}
+	all := set.Problems
 	set, err = set.Filter(cfg.Limit, cfg.Tasks)
 	if err != nil {
 		return Outcome{}, err
@@ -117,6 +126,16 @@ func Run(ctx context.Context, cfg Config, model pipeline.Model, runner Runner) (
 	}
 
 	start := time.Now()
+	if len(todo) > 0 && cfg.Calibration == nil {
+		c, err := calibrate(ctx, cfg, runner, all)
+		if err != nil {
+			return oc, err
+		}
+		cfg.Calibration = &c
+	}
+	if cfg.Calibration != nil {
+		fmt.Fprintln(progress, cfg.Calibration)
+	}
 	tracker := newTracker(progress, len(set.Problems), results)
 	fresh, err := runAll(ctx, cfg, model, runner, todo, out, tracker)
 	results = append(results, fresh...)
@@ -127,6 +146,9 @@ func Run(ctx context.Context, cfg Config, model pipeline.Model, runner Runner) (
 	if p := cfg.Price; p != nil {
 		usd := p.Cost(oc.Summary.PromptTokens, oc.Summary.CompletionTokens)
 		oc.Summary.CostUSD = &usd
+	}
+	if c := cfg.Calibration; c != nil {
+		oc.Summary.Limits.Calibration, oc.Summary.Limits.CalibrationFactor = c.Mode, c.Factor
 	}
 	if err != nil {
 		return oc, err
@@ -264,23 +286,30 @@ const CalibrationCPU = 2 * time.Minute
 type reference struct {
 	// limit is the CPU-time limit of the problem's test runs.
 	limit time.Duration
-	// cpu is the reference's CPU time; zero when it was not measured.
+	// cpu is the reference's CPU time, measured or shipped and scaled;
+	// zero when it was not measured.
 	cpu time.Duration
 	// failure, for a problem that checks its environment, says why its
 	// reference fails in this sandbox; empty when it passes.
 	failure string
 }
 
-// checkReference runs the reference solution on the evaluation tests when
-// the CPU-time limit is sized from it or the problem checks its
-// environment. The limit is sized as EvalPlus sizes its time limits:
-// cfg.CPUFactor times the reference's CPU time, at least cfg.Loop.TestCPU,
-// and enough for a wall-clock backstop of cfg.CPUFactor times the
-// reference's run, rounded up to whole seconds.
+// checkReference sizes a problem's CPU-time limit (limitFor) from its
+// reference solution's times: its CPU time shipped and scaled by a quick
+// calibration, or else both times measured by running the reference on
+// the evaluation tests. A shipped wall-clock time is not used: measured on
+// a busy machine it says more about the load than about the reference,
+// and the datasets with shipped times have no reference that waits. A
+// problem that checks its environment always runs its reference.
 func checkReference(ctx context.Context, cfg Config, box pipeline.Sandbox, p dataset.Problem) (reference, error) {
 	floor := reference{limit: cfg.Loop.TestCPU}
 	if (cfg.CPUFactor <= 0 && !p.CheckEnvironment) || p.Reference == "" || p.EvalTests.Source == "" {
 		return floor, nil
+	}
+	if cfg.CPUFactor > 0 && !p.CheckEnvironment && cfg.Calibration != nil {
+		if cpu, ok := cfg.Calibration.shipped(p); ok {
+			return reference{limit: limitFor(cfg, cpu, 0), cpu: cpu}, nil
+		}
 	}
 	o, err := pipeline.RunTests(ctx, box, p.Reference, p.EvalTests.Source, p.EntryPoint, CalibrationCPU)
 	if err != nil {
@@ -297,12 +326,7 @@ func checkReference(ctx context.Context, cfg Config, box pipeline.Sandbox, p dat
 	if o.Harness.CPULimited {
 		ref.cpu = CalibrationCPU
 	}
-	// A reference that waits (BigCodeBench's sleep, poll subprocesses)
-	// needs the wall clock too: the limit's wall-clock backstop is at
-	// least CPUFactor times the reference's run.
-	wait := harness.CPUForWall(time.Duration(cfg.CPUFactor * float64(o.Sandbox.Duration)))
-	limit := max(floor.limit, time.Duration(cfg.CPUFactor*float64(ref.cpu)), wait)
-	ref.limit = harness.Program{CPULimit: limit}.CPU()
+	ref.limit = limitFor(cfg, ref.cpu, o.Sandbox.Duration)
 	return ref, nil
 }
 

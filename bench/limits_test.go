@@ -30,16 +30,34 @@ const slowReference = "HumanEval/39"
 
 // TestLoadProofLimits runs reference solutions while CPU hogs compete with
 // the sandbox for every core: with limits in CPU time sized from the
-// references, every sound problem is solved; as a control, the former fixed
+// shipped reference times, scaled by a calibration run under load, and
+// more hogs started after the calibration, every sound problem is solved
+// and no limit is below the floor; as a control, the former fixed
 // wall-clock limit of 10 s fails the slow one in a container held to half
 // a core.
 func TestLoadProofLimits(t *testing.T) {
 	startHogs(t, runtime.NumCPU())
+	base := bench.Config{Dataset: "humaneval-et", Format: dataset.Format("humaneval-et"), CPUFactor: bench.DefaultCPUFactor,
+		Loop: pipeline.DefaultSettings(), Sandbox: sandboxtest.Spec("")}
+	calibration, err := bench.Calibrate(context.Background(), base, sandboxtest.Engine(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(calibration)
+	if calibration.Mode != bench.CalibrateQuick || calibration.Factor < 1 || len(calibration.Ratios) != bench.CalibrationRuns {
+		t.Fatalf("calibration %+v, want quick with a factor of at least 1 from %d references", calibration, bench.CalibrationRuns)
+	}
+	startHogs(t, runtime.NumCPU())
+	shipped, _, err := bench.ShippedReferenceTimes("humaneval-et")
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	r := runBench(t, "humaneval-et", dataset.Format("humaneval-et"), 0, canonical, func(cfg *bench.Config) {
 		cfg.Tasks = loadSample
 		cfg.Loop.TestCPU = pipeline.DefaultTestCPU
 		cfg.CPUFactor = bench.DefaultCPUFactor
+		cfg.Calibration = &calibration
 	})
 	for _, res := range r.results {
 		t.Logf("%s: solved %v, reference %.2fs of CPU, limit %gs", res.TaskID, res.Solved, res.ReferenceCPUSeconds, res.CPULimitSeconds)
@@ -49,19 +67,20 @@ func TestLoadProofLimits(t *testing.T) {
 				res.TaskID, res.Solved, wantSolved, res.CPULimitSeconds, res.ReferenceCPUSeconds, res.Feedback)
 		}
 		if res.CPULimitSeconds < pipeline.DefaultTestCPU.Seconds() || res.ReferenceCPUSeconds <= 0 {
-			t.Errorf("%s: cpu limit %gs, reference %gs; want a measured reference and the floor at least",
+			t.Errorf("%s: cpu limit %gs, reference %gs; want a reference time and the floor at least",
 				res.TaskID, res.CPULimitSeconds, res.ReferenceCPUSeconds)
 		}
-		if res.TaskID == slowReference && res.CPULimitSeconds < bench.DefaultCPUFactor*res.ReferenceCPUSeconds {
-			t.Errorf("%s: cpu limit %gs, want %g x its reference's %gs", res.TaskID, res.CPULimitSeconds, float64(bench.DefaultCPUFactor), res.ReferenceCPUSeconds)
+		if want := bench.DefaultCPUFactor * calibration.Factor * shipped.Times[res.TaskID].CPU; res.TaskID == slowReference && res.CPULimitSeconds < want {
+			t.Errorf("%s: cpu limit %gs, want %g x its scaled shipped reference time, %gs", res.TaskID, res.CPULimitSeconds, float64(bench.DefaultCPUFactor), want)
 		}
 	}
 	if len(r.results) != len(loadSample) {
 		t.Fatalf("%d results, want %d", len(r.results), len(loadSample))
 	}
 	l := r.outcome.Summary.Limits
-	if l == nil || l.Raised < 1 || l.CPUFactor != bench.DefaultCPUFactor || l.CPUFloorSeconds != pipeline.DefaultTestCPU.Seconds() || l.Wall == "" {
-		t.Errorf("summary limits = %+v, want the policy with the slow problem raised", l)
+	if l == nil || l.Raised < 1 || l.CPUFactor != bench.DefaultCPUFactor || l.CPUFloorSeconds != pipeline.DefaultTestCPU.Seconds() || l.Wall == "" ||
+		l.Calibration != bench.CalibrateQuick || l.CalibrationFactor != calibration.Factor {
+		t.Errorf("summary limits = %+v, want the policy with the slow problem raised and the calibration", l)
 	}
 
 	failed := wallClockFailures(t)

@@ -26,6 +26,7 @@ import (
 //go:embed mbpp_et/MBPP_ET.sanitized427.chatdev.jsonl.gz mbpp_et/SOURCE.txt mbpp_et/LICENSE.*
 //go:embed evalplus/HumanEvalPlus.jsonl.gz evalplus/MbppPlus-OriginFmt.jsonl.gz evalplus/SOURCE.txt evalplus/LICENSE.*
 //go:embed bigcodebench/BigCodeBench.jsonl.gz bigcodebench/SOURCE.txt bigcodebench/LICENSE.*
+//go:embed reference-times
 var files embed.FS
 
 // Dataset is one dataset shipped in the binary.
@@ -109,4 +110,13 @@ func (d Dataset) Open() (io.ReadCloser, error) {
 		return nil, fmt.Errorf("dataset %s: %s: %w", d.Name, d.File, err)
 	}
 	return zr, nil
+}
+
+// ReferenceTimes returns the dataset's shipped reference times
+// (reference-times/NAME.json: each reference solution's CPU time on the
+// evaluation tests, measured once in the sandbox, and the machine), or
+// false when none are shipped.
+func (d Dataset) ReferenceTimes() ([]byte, bool) {
+	data, err := files.ReadFile("reference-times/" + d.Name + ".json")
+	return data, err == nil
 }

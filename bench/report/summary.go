@@ -87,6 +87,11 @@ type Limits struct {
 	CPUMaxSeconds float64 `json:"cpu_max_seconds"`
 	// Wall describes the wall-clock backstop of a run.
 	Wall string `json:"wall"`
+	// Calibration says how the references were timed: "quick" (shipped
+	// times scaled by CalibrationFactor), "full" (every reference run) or
+	// "none" (CPUFactor 0); empty when the run had nothing left to do.
+	Calibration       string  `json:"calibration,omitempty"`
+	CalibrationFactor float64 `json:"calibration_factor,omitempty"`
 }
 
 // CPULimits summarizes the per-problem limits of results under the policy

@@ -28,6 +28,7 @@ func runBench(ctx context.Context, env *environment, args []string) int {
 		format = fs.String("format", "auto", "dataset format: "+formatList())
 		tasks  = fs.String("tasks", "", "comma-separated task IDs to run")
 		list   = fs.Bool("list", false, "print the datasets shipped with Capsule and exit")
+		write  = fs.String("write-reference-times", "", "run only the reference solutions, one run each, and write their CPU times to `FILE` (as shipped in datasets/reference-times/); no model is asked")
 	)
 	mf.register(fs)
 	cfg.Loop = pipeline.DefaultSettings()
@@ -41,6 +42,7 @@ func runBench(ctx context.Context, env *environment, args []string) int {
 	fs.DurationVar(&cfg.Loop.TestCPU, "test-cpu", pipeline.DefaultTestCPU, "CPU-time limit of one test run, the least any problem gets (whole seconds)")
 	fs.DurationVar(&cfg.Loop.TestCPU, "test-timeout", pipeline.DefaultTestCPU, "former name of --test-cpu")
 	fs.Float64Var(&cfg.CPUFactor, "cpu-factor", bench.DefaultCPUFactor, "a problem's CPU-time limit is this times its reference solution's CPU time when that is more than --test-cpu (0: do not measure the references)")
+	fs.StringVar(&cfg.Calibrate, "calibrate", bench.CalibrateQuick, "how the references size the limits, a `MODE`: quick (the dataset's shipped reference times, scaled by a run of "+fmt.Sprint(bench.CalibrationRuns)+" references) or full (every problem's reference runs first; the mode of a dataset given by path)")
 	fs.StringVar(&cfg.Split, "split", "", "the prompts of a dataset that has several: instruct (BigCodeBench's default, as in the paper) or complete")
 	img := fs.String("image", "", "sandbox image (default "+image.Default()+", "+image.BigCodeBench.Ref()+" for bigcodebench)")
 	memory := byteSize(sandbox.DefaultMemory)
@@ -57,8 +59,8 @@ func runBench(ctx context.Context, env *environment, args []string) int {
 		}
 		return exitOK
 	}
-	if cfg.Dataset == "" || cfg.Out == "" || fs.NArg() > 0 {
-		fmt.Fprintln(env.stderr, "capsule bench: need --dataset NAME or FILE and --out DIR, and no other arguments")
+	if cfg.Dataset == "" || (cfg.Out == "" && *write == "") || fs.NArg() > 0 {
+		fmt.Fprintln(env.stderr, "capsule bench: need --dataset NAME or FILE and --out DIR (or --write-reference-times FILE), and no other arguments")
 		return exitUsage
 	}
 	if err := bench.CheckDataset(cfg.Dataset); err != nil {
@@ -73,6 +75,9 @@ func runBench(ctx context.Context, env *environment, args []string) int {
 	}
 	if cfg.CPUFactor < 0 {
 		return fail(env, fmt.Errorf("%w: --cpu-factor must not be negative", errUsage))
+	}
+	if cfg.Calibrate != bench.CalibrateQuick && cfg.Calibrate != bench.CalibrateFull {
+		return fail(env, fmt.Errorf("%w: --calibrate must be %s or %s", errUsage, bench.CalibrateQuick, bench.CalibrateFull))
 	}
 	if err := cfg.Loop.Validate(); err != nil {
 		return fail(env, fmt.Errorf("%w: %w", errUsage, err))
@@ -91,6 +96,14 @@ func runBench(ctx context.Context, env *environment, args []string) int {
 		memory = byteSize(defaults.Limits.Memory)
 	}
 
+	cfg.Sandbox = sandbox.Spec{Image: *img, Limits: defaults.Limits}
+	cfg.Sandbox.Limits.Memory = int64(memory)
+	cfg.Sandbox.Limits.Timeout = harness.Program{CPULimit: cfg.Loop.TestCPU}.HardWallLimit() + 10*time.Second
+	cfg.Progress = env.stderr
+	if *write != "" {
+		return writeReferenceTimes(ctx, env, cfg, *write, args)
+	}
+
 	client, err := mf.client(ctx)
 	if err != nil {
 		return fail(env, err)
@@ -102,10 +115,6 @@ func runBench(ctx context.Context, env *environment, args []string) int {
 	defer eng.Close()
 	cfg.Model = client.Config().Model
 	cfg.Loop.Model, cfg.Loop.Image = cfg.Model, *img
-	cfg.Sandbox = sandbox.Spec{Image: *img, Limits: defaults.Limits}
-	cfg.Sandbox.Limits.Memory = int64(memory)
-	cfg.Sandbox.Limits.Timeout = harness.Program{CPULimit: cfg.Loop.TestCPU}.HardWallLimit() + 10*time.Second
-	cfg.Progress = env.stderr
 
 	oc, err := bench.Run(ctx, cfg, client, eng)
 	if err != nil {
@@ -118,6 +127,25 @@ func runBench(ctx context.Context, env *environment, args []string) int {
 		return fail(env, err)
 	}
 	fmt.Fprintf(env.stdout, "\nresults in %s (%s, %s, %s)\n", cfg.Out, bench.ResultsFile, bench.SummaryFile, bench.ChartFile)
+	return exitOK
+}
+
+// writeReferenceTimes measures the references of cfg's dataset and writes
+// their times to path.
+func writeReferenceTimes(ctx context.Context, env *environment, cfg bench.Config, path string, args []string) int {
+	eng, err := openEngine(ctx, env, cfg.Sandbox.Image)
+	if err != nil {
+		return fail(env, err)
+	}
+	defer eng.Close()
+	rt, err := bench.MeasureReferences(ctx, cfg, eng, "capsule bench "+strings.Join(args, " "))
+	if err != nil {
+		return fail(env, err)
+	}
+	if err := bench.WriteReferenceTimes(path, rt); err != nil {
+		return fail(env, err)
+	}
+	fmt.Fprintf(env.stdout, "%d reference times of %s written to %s\n", len(rt.Times), rt.Dataset, path)
 	return exitOK
 }
 

@@ -80,7 +80,9 @@ func TestBenchCommand(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
-	for _, want := range []string{"line 2", "[3/3] solved 3"} {
+	// A dataset given by path has no shipped reference times: each
+	// problem's reference runs first, as the log says.
+	for _, want := range []string{"line 2", "[3/3] solved 3", "calibration: full (no shipped reference times for " + path} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("progress lacks %q:\n%s", want, stderr)
 		}
@@ -119,6 +121,7 @@ func TestBenchCommandErrors(t *testing.T) {
 		{"unknown dataset", []string{"bench", "--dataset", "humaneval-xl", "--out", t.TempDir(), "--model", "m", "--base-url", closedURL}, exitUsage, `no shipped dataset named "humaneval-xl", and stat humaneval-xl: no such file or directory (shipped datasets: ` + datasets.Names() + ")"},
 		{"unknown format", []string{"bench", "--dataset", path, "--out", t.TempDir(), "--format", "apps", "--model", "m", "--base-url", closedURL}, exitUsage, "apps"},
 		{"bad feedback", []string{"bench", "--dataset", path, "--out", t.TempDir(), "--feedback", "loud", "--model", "m", "--base-url", closedURL}, exitUsage, "loud"},
+		{"bad calibrate", []string{"bench", "--dataset", path, "--out", t.TempDir(), "--calibrate", "some", "--model", "m", "--base-url", closedURL}, exitUsage, "--calibrate must be quick or full"},
 		{"no model", []string{"bench", "--dataset", path, "--out", t.TempDir(), "--model", "", "--base-url", closedURL}, exitUsage, "model"},
 		{"unreachable endpoint", []string{"bench", "--dataset", path, "--out", t.TempDir(), "--model", "m", "--base-url", closedURL}, exitInfra, strings.TrimSuffix(closedURL, "/v1")},
 	}
@@ -176,6 +179,8 @@ func TestBenchShippedDataset(t *testing.T) {
 		Limits       struct {
 			CPUFloorSeconds float64 `json:"cpu_floor_seconds"`
 			CPUFactor       float64 `json:"cpu_factor"`
+			Calibration     string  `json:"calibration"`
+			Factor          float64 `json:"calibration_factor"`
 		} `json:"limits"`
 	}
 	if err := json.Unmarshal(data, &s); err != nil {
@@ -186,6 +191,11 @@ func TestBenchShippedDataset(t *testing.T) {
 	}
 	if l := s.Limits; l.CPUFloorSeconds != 10 || l.CPUFactor != 4 {
 		t.Errorf("summary limits: floor %gs, factor %g; want the defaults, 10s and 4", l.CPUFloorSeconds, l.CPUFactor)
+	}
+	// The shipped dataset's limits come from its shipped reference times,
+	// scaled by a short calibration, which the log reports.
+	if l := s.Limits; l.Calibration != "quick" || l.Factor < 1 || !strings.Contains(stderr, "calibration: quick, 5 references") {
+		t.Errorf("summary calibration %q, factor %g, want quick and at least 1; stderr:\n%s", l.Calibration, l.Factor, stderr)
 	}
 	if n := len(srv.Requests()); n != limit {
 		t.Errorf("%d model calls, want %d", n, limit)
