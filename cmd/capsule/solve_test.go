@@ -335,7 +335,7 @@ func TestSolveSetup(t *testing.T) {
 		want        string
 	}{
 		{"installs for every run", "pip install --user --no-index --no-build-isolation ./vendor/greet", exitOK, "Set-up: `sh -c 'pip install"},
-		{"failing set-up", "exit 3", exitFailure, "The set-up command `exit 3` failed (exit status 3)"},
+		{"failing set-up", "exit 3", exitFailure, "The set-up failed: exit status 3."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -56,6 +56,9 @@ type Log struct {
 	// Outcome tells a proven fix from a passing but unproven one; empty
 	// in function mode.
 	Outcome Outcome `json:"outcome,omitempty"`
+	// Environment, when set, says why the tests cannot run at all in the
+	// sandbox: the job stopped there, before any model call.
+	Environment *Environment `json:"environment,omitempty"`
 }
 
 // Outcome is how a repository-mode job ended.

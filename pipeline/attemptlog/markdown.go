@@ -109,6 +109,9 @@ func (m *rendering) summary(l *Log) {
 	prompt, completion := l.Tokens()
 	fmt.Fprintf(m, "%s %d model calls, %d prompt and %d completion tokens, %s in all.\n\n",
 		verdict(l), l.ModelCalls(), prompt, completion, l.Duration.Round(time.Millisecond))
+	if l.Environment != nil {
+		m.WriteString(l.Environment.Report() + "\n")
+	}
 }
 
 // verdict is the summary's first sentence: proven, unproven, passing or
@@ -116,6 +119,8 @@ func (m *rendering) summary(l *Log) {
 func verdict(l *Log) string {
 	k, name := l.AttemptIndex, AttemptName(l.AttemptIndex)
 	switch {
+	case l.Environment != nil:
+		return "**Stopped before any model call: the tests cannot run in the sandbox.**"
 	case l.Outcome == Solved:
 		return fmt.Sprintf("**Solved** at attempt %d (%s): the tests that show the issue pass now, and no test that passed before fails.", k, name)
 	case l.Outcome == Unproven && len(l.SpecialCasing()) > 0:
