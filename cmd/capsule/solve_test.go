@@ -358,6 +358,9 @@ func TestSolveSetup(t *testing.T) {
 			if md := readOut(t, r.out, attemptsMDFile); !strings.Contains(md, tt.want) {
 				t.Errorf("attempts.md lacks %q:\n%s", tt.want, md)
 			}
+			if n := len(r.server.Requests()); tt.code == exitFailure && n != 0 {
+				t.Errorf("the set-up failed, and %d requests reached the model", n)
+			}
 		})
 	}
 }

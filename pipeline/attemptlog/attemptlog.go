@@ -134,6 +134,11 @@ type Baseline struct {
 	// Timeout says how long each later run of the tests may take, and
 	// why.
 	Timeout string `json:"timeout,omitempty"`
+
+	// Outcomes counts the first run's tests by outcome ("passed",
+	// "failed", "error", ...), with "collection error" for the files it
+	// could not collect.
+	Outcomes map[string]int `json:"outcomes,omitempty"`
 }
 
 // Context records what the repository context given to the model held.

@@ -130,6 +130,22 @@ func baselineFailure(plan Plan, runner testreport.Runner, tr testRun, own func(s
 	return e
 }
 
+// outcomeCounts counts a report's tests by outcome, and the files it
+// could not collect as "collection error"; nil without a report.
+func outcomeCounts(rep *testreport.Report) map[string]int {
+	if rep == nil {
+		return nil
+	}
+	counts := map[string]int{}
+	for _, r := range rep.Tests {
+		counts[string(r.Outcome)]++
+	}
+	if n := len(rep.CollectErrors()); n > 0 {
+		counts["collection error"] = n
+	}
+	return counts
+}
+
 // ranTests reports whether a run's report holds any test that ran.
 func ranTests(rep *testreport.Report) bool { return rep != nil && len(rep.Tests) > 0 }
 
