@@ -24,11 +24,29 @@ type Environment struct {
 	Fix string `json:"fix"`
 }
 
+// Text renders the failure as plain text, for a terminal and for
+// Log.Stopped: what failed, the command, what to fix, and the output's
+// tail, indented.
+func (e *Environment) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s The %s failed: %s.\nCommand: %s\nFix: %s\n", noModel, e.Phase, e.What, e.Command, e.Fix)
+	if e.Tail != "" {
+		b.WriteString("The output's last lines:\n")
+		for _, l := range strings.Split(e.Tail, "\n") {
+			b.WriteString("    " + l + "\n")
+		}
+	}
+	return b.String()
+}
+
+// noModel opens both renderings of a failure of the environment.
+const noModel = "The tests cannot run in the sandbox, so no model was asked (0 tokens spent)."
+
 // Report renders the failure for people in Markdown: what failed, the
 // command, what to fix, and the output's tail.
 func (e *Environment) Report() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "The tests cannot run in the sandbox, so no model was asked (0 tokens spent). The %s failed: %s.\n\n", e.Phase, e.What)
+	fmt.Fprintf(&b, "%s The %s failed: %s.\n\n", noModel, e.Phase, e.What)
 	fmt.Fprintf(&b, "Command: `%s`\n\n", e.Command)
 	fmt.Fprintf(&b, "Fix: %s\n", e.Fix)
 	if e.Tail != "" {

@@ -48,7 +48,7 @@ func preflight(ctx context.Context, box Sandbox, plan Plan, log *attemptlog.Log)
 	pf, err := newProof(ctx, box, plan, log)
 	if err != nil || log.Environment != nil {
 		if log.Environment != nil {
-			log.Stopped = log.Environment.Report()
+			log.Stopped = log.Environment.Text()
 		}
 		return nil, false, err
 	}

@@ -60,7 +60,7 @@ func TestStopsBeforeTheModel(t *testing.T) {
 			if env.Phase != tt.phase || !strings.Contains(env.What, tt.want) || env.Fix == "" || env.Tail == "" {
 				t.Errorf("failure = %+v, want phase %s and %q", env, tt.phase, tt.want)
 			}
-			if cmd := cmp.Or(tt.setup, tt.command); env.Command != cmd || !strings.Contains(out.Log.Stopped, "`"+cmd+"`") {
+			if cmd := cmp.Or(tt.setup, tt.command); env.Command != cmd || !strings.Contains(out.Log.Stopped, "Command: "+cmd+"\n") {
 				t.Errorf("the report does not name the command %q: %q", cmd, out.Log.Stopped)
 			}
 			if out.Solved() || out.Log.Reproduction != nil || len(out.Log.Attempts) > 0 {

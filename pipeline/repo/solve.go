@@ -147,7 +147,7 @@ func setup(ctx context.Context, box Sandbox, plan Plan, log *attemptlog.Log) (bo
 	}
 	if !log.Setup.Passed {
 		log.Environment = setupFailure(plan, log.Setup)
-		log.Stopped = log.Environment.Report()
+		log.Stopped = log.Environment.Text()
 		return false, nil
 	}
 	return true, nil
