@@ -103,12 +103,14 @@ func baselineFailure(plan Plan, runner testreport.Runner, tr testRun, own func(s
 	e := &attemptlog.Environment{Phase: "baseline", Command: plan.TestCommand, Tail: tail(out)}
 	const install = "install it in the set-up (`setup:` in .github/capsule.yml, with `network: true` to download), or use an image that has it (`image:`)"
 	switch {
-	case res.ExitCode == 127:
+	case res.ExitCode == 127 || notFound.MatchString(out):
+		// A wrapper (npm, make) may pass on another status than the
+		// shell's 127.
 		what := "a command it runs"
 		if m := notFound.FindStringSubmatch(out); m != nil {
 			what = "`" + m[1] + "`"
 		}
-		e.What = what + " was not found (exit status 127)"
+		e.What = fmt.Sprintf("%s was not found (exit status %d)", what, res.ExitCode)
 		e.Fix = install + "; or name a test command the image can run (`test:`)"
 	case noRunner.MatchString(out):
 		e.What = fmt.Sprintf("Python has no module `%s`: the test runner is not installed", noRunner.FindStringSubmatch(out)[1])

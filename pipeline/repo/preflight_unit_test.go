@@ -29,6 +29,7 @@ func TestBaselineFailure(t *testing.T) {
 	}{
 		{"dash: command not found", testreport.PytestRunner, 127, "sh: 1: pytest: not found\n", nil, "`pytest` was not found (exit status 127)"},
 		{"bash: command not found", testreport.OtherRunner, 127, "bash: line 1: tox: command not found\n", nil, "`tox` was not found (exit status 127)"},
+		{"a wrapper's own status", testreport.OtherRunner, 1, "> test\n> jest\n\nsh: 1: jest: not found\n", nil, "`jest` was not found (exit status 1)"},
 		{"127 unexplained", testreport.OtherRunner, 127, "", nil, "a command it runs was not found (exit status 127)"},
 		{"no runner", testreport.PytestRunner, 1, "/usr/bin/python3: No module named pytest\n", nil, "Python has no module `pytest`: the test runner is not installed"},
 		{"nothing collected", testreport.PytestRunner, 5, "\nno tests ran in 0.01s\n", nil, "nothing was collected (exit status 5)"},
