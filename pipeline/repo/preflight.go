@@ -40,17 +40,17 @@ func (x *Sandboxed) Check(ctx context.Context, plan Plan) (*attemptlog.Log, erro
 // in the sandbox: the job then ends before any model call.
 func preflight(ctx context.Context, box Sandbox, plan Plan, log *attemptlog.Log) (*proof, bool, error) {
 	if plan.Setup != "" {
-		ok, err := setup(ctx, box, plan, log)
-		if err != nil || !ok {
+		if ok, err := setup(ctx, box, plan, log); err != nil || !ok {
 			return nil, false, err
 		}
 	}
 	pf, err := newProof(ctx, box, plan, log)
-	if err != nil || log.Environment != nil {
-		if log.Environment != nil {
-			log.Stopped = log.Environment.Text()
-		}
+	switch {
+	case err != nil:
 		return nil, false, err
+	case log.Environment != nil:
+		log.Stopped = log.Environment.Text()
+		return nil, false, nil
 	}
 	return pf, true, nil
 }
