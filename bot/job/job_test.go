@@ -40,6 +40,15 @@ func outcome(o attemptlog.Outcome, es ...edits.Edit) *repo.Outcome {
 	return &repo.Outcome{Log: l, Edits: es}
 }
 
+// stoppedBeforeModel is the outcome of a job whose test command was not
+// found: it stopped after the baseline, before any model call.
+func stoppedBeforeModel() *repo.Outcome {
+	e := &attemptlog.Environment{Phase: "baseline", What: "`nosuchrunner` was not found (exit status 127)", Command: "nosuchrunner -q",
+		Tail: "sh: 1: nosuchrunner: not found", Fix: "name a test command the image can run (`test:`)"}
+	return &repo.Outcome{Log: &attemptlog.Log{TaskID: "issue-12", TestCommand: "nosuchrunner -q", Outcome: attemptlog.NotSolved, AttemptIndex: -1,
+		Environment: e, Stopped: e.Text()}}
+}
+
 // solves is a solver that checks its task (the issue's text, the fetched
 // tree), reports a failed and a passing attempt, and returns o.
 func solves(o *repo.Outcome) solverFunc {
@@ -281,6 +290,17 @@ func TestRunDecisions(t *testing.T) {
 			hooks:  Hooks{WaitForModel: func(error) bool { return false }},
 			solver: fails(fmt.Errorf("generation: %w", programmer.ErrUnavailable)),
 			state:  work.Failed, errIs: programmer.ErrUnavailable, status: "**Capsule: failed.**", labels: []string{LabelFailed},
+		},
+		{
+			name:   "tests that cannot run end the job before the model, with no pull request",
+			solver: solves(stoppedBeforeModel()),
+			state:  work.Failed, reason: "The tests cannot run in the sandbox, so no model was asked",
+			status: "**Capsule: failed before any model call.**", labels: []string{LabelFailed},
+			check: func(t *testing.T, f *fakeGitHub, _ Result) {
+				if b := f.bodies(fakeIssue); len(b) == 0 || !strings.Contains(b[len(b)-1], "Command: `nosuchrunner -q`") || !strings.Contains(b[len(b)-1], "sh: 1: nosuchrunner: not found") {
+					t.Errorf("status comments = %q", b)
+				}
+			},
 		},
 		{
 			name:   "a solver error fails the job with the reason",

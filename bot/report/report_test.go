@@ -186,6 +186,7 @@ func TestStatusCommentGolden(t *testing.T) {
 		"done":          {State: work.Done, LastResult: "tests pass (2 passed)", PullRequestURL: "https://github.com/acme/calc/pull/13", Log: solvedLog(), RunURL: "https://github.com/acme/calc/actions/runs/99"},
 		"failed_config": {State: work.Failed, Reason: ".github/capsule.yml: line 3: unknown key `max_attemps`"},
 		"failed_draft":  {State: work.Failed, Reason: failedDraft.Stopped, LastResult: "tests fail: exit status 1 (1 failed, 1 passed)", PullRequestURL: "https://github.com/acme/calc/pull/14", DraftPullRequest: true, Log: failedDraft},
+		"failed_env":    {State: work.Failed, Reason: environmentLog().Stopped, Log: environmentLog()},
 		"skipped":       {State: work.Skipped, Reason: `label "bug" is not the trigger label "capsule"`},
 		"busy":          {State: work.Running, Attempt: 1, Of: 5, LastResult: "no code", Busy: true},
 	} {
@@ -264,4 +265,15 @@ func TestStepSummaryLimit(t *testing.T) {
 		t.Errorf("step summary note or verdict wrong")
 	}
 	checkMarkdown(t, got)
+}
+
+// environmentLog is a job stopped before any model call: its test
+// command was not found.
+func environmentLog() *attemptlog.Log {
+	e := &attemptlog.Environment{Phase: "baseline", What: "`pytest` was not found (exit status 127)", Command: "pytest -q",
+		Tail: "sh: 1: pytest: not found", Fix: "install it in the set-up (`setup:` in .github/capsule.yml)"}
+	return &attemptlog.Log{TaskID: "issue-12", AttemptIndex: -1, TestCommand: "pytest -q", TestReason: "from .github/capsule.yml",
+		Outcome: attemptlog.NotSolved, Environment: e, Stopped: e.Text(), Duration: 1500 * time.Millisecond,
+		Baseline: &attemptlog.Baseline{Plan: "per-test results from the pytest session of `pytest -q`", Outcomes: map[string]int{},
+			Runs: []*attemptlog.Run{{Command: []string{"sh", "-c", "pytest -q"}, Image: "capsule-python:1", ExitCode: 127, Reason: "exit status 127", Output: "sh: 1: pytest: not found\n"}}}}
 }

@@ -148,6 +148,9 @@ func headline(s Status) string {
 		}
 		return "**Capsule: done.**"
 	case work.Failed:
+		if s.Log != nil && s.Log.Environment != nil {
+			return "**Capsule: failed before any model call.** The repository's tests cannot run in the sandbox; no tokens were spent."
+		}
 		if s.Log != nil && !s.Log.Solved && len(s.Log.Attempts) > 0 {
 			return "**Capsule: failed.** The tests do not pass."
 		}

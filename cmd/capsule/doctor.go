@@ -39,9 +39,17 @@ func (c check) status() string {
 }
 
 func runDoctor(ctx context.Context, env *environment, args []string) int {
-	fs := newFlagSet("doctor", "Usage: capsule doctor\n\nChecks what Capsule needs and prints one line per check, with the fix\nwhen it fails. Exits 0 only when every check passes.")
+	fs := newFlagSet("doctor", "Usage: capsule doctor [--repo DIR]\n\nChecks what Capsule needs and prints one line per check, with the fix\nwhen it fails. Exits 0 only when every check passes.\n\nWith --repo, runs what a job runs on the checkout DIR before it asks the\nmodel anything (the set-up, then the tests on the untouched tree) and\nprints what it found; exits 1 when the tests cannot run in the sandbox.")
+	dir := fs.String("repo", "", "a local checkout `DIR` to check as a job would, before any model call")
 	if code := parseFlags(fs, env, args); code >= 0 {
 		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintln(env.stderr, "capsule doctor: no arguments but --repo DIR")
+		return exitUsage
+	}
+	if *dir != "" {
+		return doctorRepo(ctx, env, *dir)
 	}
 	checks := append(append(doctorChecks(ctx, env), modelCheck(ctx), databaseCheck(ctx)), githubAppChecks(ctx)...)
 	if printChecks(env.stdout, checks) > 0 {

@@ -346,7 +346,7 @@ func TestSolveSetup(t *testing.T) {
 		want        string
 	}{
 		{"installs for every run", "pip install --user --no-index --no-build-isolation ./vendor/greet", exitOK, "Set-up: `sh -c 'pip install"},
-		{"failing set-up", "exit 3", exitFailure, "The set-up command `exit 3` failed (exit status 3)"},
+		{"failing set-up", "exit 3", exitFailure, "The set-up failed: exit status 3."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -368,6 +368,9 @@ func TestSolveSetup(t *testing.T) {
 			}
 			if md := readOut(t, r.out, attemptsMDFile); !strings.Contains(md, tt.want) {
 				t.Errorf("attempts.md lacks %q:\n%s", tt.want, md)
+			}
+			if n := len(r.server.Requests()); tt.code == exitFailure && n != 0 {
+				t.Errorf("the set-up failed, and %d requests reached the model", n)
 			}
 		})
 	}

@@ -59,6 +59,9 @@ type Log struct {
 	// Spend is what the model calls cost and the budgets they ran under;
 	// nil when the job was not metered (package budget).
 	Spend *Spend `json:"spend,omitempty"`
+	// Environment, when set, says why the tests cannot run at all in the
+	// sandbox: the job stopped there, before any model call.
+	Environment *Environment `json:"environment,omitempty"`
 }
 
 // Usage is a count of tokens the endpoint reported.
@@ -161,6 +164,11 @@ type Baseline struct {
 	// Timeout says how long each later run of the tests may take, and
 	// why.
 	Timeout string `json:"timeout,omitempty"`
+
+	// Outcomes counts the first run's tests by outcome ("passed",
+	// "failed", "error", ...), with "collection error" for the files it
+	// could not collect.
+	Outcomes map[string]int `json:"outcomes,omitempty"`
 }
 
 // Context records what the repository context given to the model held.

@@ -112,6 +112,9 @@ func (m *rendering) summary(l *Log) {
 	if l.Spend != nil {
 		m.WriteString(l.Spend.Line() + "\n\n")
 	}
+	if l.Environment != nil {
+		m.WriteString(l.Environment.Report() + "\n")
+	}
 }
 
 // verdict is the summary's first sentence: proven, unproven, passing or
@@ -119,6 +122,8 @@ func (m *rendering) summary(l *Log) {
 func verdict(l *Log) string {
 	k, name := l.AttemptIndex, AttemptName(l.AttemptIndex)
 	switch {
+	case l.Environment != nil:
+		return "**Stopped before any model call: the tests cannot run in the sandbox.**"
 	case l.Outcome == Solved:
 		return fmt.Sprintf("**Solved** at attempt %d (%s): the tests that show the issue pass now, and no test that passed before fails.", k, name)
 	case l.Outcome == Unproven && len(l.SpecialCasing()) > 0:

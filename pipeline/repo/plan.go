@@ -214,10 +214,7 @@ func (x *Sandboxed) Solve(ctx context.Context, t Task) (*Outcome, error) {
 // the image is there (pulling any image but Capsule's own), starts the
 // session on the task's tree (without .git) and runs the loop.
 func (x *Sandboxed) Run(ctx context.Context, plan Plan) (*Outcome, error) {
-	if err := x.Engine.EnsureImage(ctx, plan.Image, plan.Image != image.Default()); err != nil {
-		return nil, err
-	}
-	box, err := x.Engine.NewSession(ctx, sandbox.Spec{Image: plan.Image, Workspace: plan.Dir, Exclude: []string{".git"}, Limits: plan.Limits, Helpers: testreport.HelperFiles()})
+	box, err := x.session(ctx, plan)
 	if err != nil {
 		return nil, err
 	}
@@ -226,6 +223,16 @@ func (x *Sandboxed) Run(ctx context.Context, plan Plan) (*Outcome, error) {
 	plan.TestModel = x.TestModel
 	plan.Budget.Prices = x.Prices
 	return Solve(ctx, x.Model, box, plan)
+}
+
+// session starts a sandbox session on the plan's tree (without .git),
+// making sure its image is there first (pulling any image but Capsule's
+// own).
+func (x *Sandboxed) session(ctx context.Context, plan Plan) (*sandbox.Session, error) {
+	if err := x.Engine.EnsureImage(ctx, plan.Image, plan.Image != image.Default()); err != nil {
+		return nil, err
+	}
+	return x.Engine.NewSession(ctx, sandbox.Spec{Image: plan.Image, Workspace: plan.Dir, Exclude: []string{".git"}, Limits: plan.Limits, Helpers: testreport.HelperFiles()})
 }
 
 // ErrConfig marks a task the repository's configuration makes impossible,

@@ -137,6 +137,11 @@ func newProof(ctx context.Context, box Sandbox, plan Plan, log *attemptlog.Log) 
 		return nil, fmt.Errorf("baseline: %w", err)
 	}
 	rec.Runs = append(rec.Runs, runRecord(first.cmd, plan.Settings.Image, first.res))
+	rec.Outcomes = outcomeCounts(first.gate.Report)
+	if env := baselineFailure(plan, p.plan.Runner, first, ownModules(plan.Dir)); env != nil {
+		log.Environment = env
+		return p, nil
+	}
 	if p.plan.Command == plan.TestCommand && !p.plan.GoJSON {
 		rec.Plan = observedPlan(plan.TestCommand, first.gate.Report)
 	}

@@ -92,19 +92,13 @@ func Solve(ctx context.Context, model pipeline.Model, box Sandbox, plan Plan) (*
 	}
 	log.Context = contextRecord(rc, plan.ContextBudget)
 
-	if plan.Setup != "" {
-		ok, err := setup(ctx, box, plan, log)
-		if err != nil || !ok {
-			return out, err
-		}
-	}
-
-	names := probeNames(ctx, box, log)
-
-	pf, err := newProof(ctx, box, plan, log)
-	if err != nil {
+	// The set-up and the baseline run before any model call: a job whose
+	// tests cannot run stops here, having spent nothing.
+	pf, ok, err := preflight(ctx, box, plan, log)
+	if err != nil || !ok {
 		return out, err
 	}
+	names := probeNames(ctx, box, log)
 	if pf.repro, err = reproduce(ctx, model, box, plan, rc, pf, log); err != nil {
 		stop, ok := budget.Stop(err)
 		if !ok {
@@ -163,7 +157,8 @@ func setup(ctx context.Context, box Sandbox, plan Plan, log *attemptlog.Log) (bo
 		}
 	}
 	if !log.Setup.Passed {
-		log.Stopped = fmt.Sprintf("The set-up command `%s` failed (%s); no attempt was made.", plan.Setup, log.Setup.Reason)
+		log.Environment = setupFailure(plan, log.Setup)
+		log.Stopped = log.Environment.Text()
 		return false, nil
 	}
 	return true, nil
