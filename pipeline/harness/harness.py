@@ -343,17 +343,15 @@ def limit_cpu(seconds_):
     resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
 
 
-def run_child(args, done):
-    """Run solution and tests in one namespace; return the exit status."""
+def run_child(args, done, code, tests):
+    """Run the cleaned solution code and the tests in one namespace; return
+    the exit status."""
     limit_cpu(args.cpu_limit)
     module = type(sys)("solution")
     module.__file__ = args.solution
     sys.modules["solution"] = module
     sys.argv = [args.solution]
-    tests = ""
     try:
-        code, _, _ = clean(read_source(args.solution), args.entry_point)
-        tests = read_source(args.tests)
         namespace = module.__dict__
         exec(compile(code, args.solution, "exec", dont_inherit=True),
              namespace)
@@ -388,13 +386,13 @@ def run_child(args, done):
     return 0
 
 
-def start_child(args, done, read_fd, mask):
+def start_child(args, done, read_fd, mask, code, tests):
     """Fork the child that runs the tests, in a session of its own with
     stdin from the null device; return its pid. The child never returns."""
     pid = os.fork()
     if pid:
         return pid
-    code = 1
+    status = 1
     try:
         os.close(read_fd)
         os.setsid()
@@ -402,11 +400,11 @@ def start_child(args, done, read_fd, mask):
         os.dup2(null, 0)
         os.close(null)
         _signal.pthread_sigmask(_signal.SIG_SETMASK, mask)
-        code = run_child(args, done)
+        status = run_child(args, done, code, tests)
     except BaseException:
         sys.__excepthook__(*sys.exc_info())
     finally:
-        os._exit(code)  # threads the code left running do not matter now
+        os._exit(status)  # threads the code left running do not matter now
 
 
 # ---------------------------------------------------------------- parent
@@ -495,16 +493,16 @@ def run_parent(args):
     """Clean the solution, run the child with a timeout, report."""
     try:
         source = read_source(args.solution)
-        read_source(args.tests)
+        tests = read_source(args.tests)
     except OSError as err:
         say("cannot read the code: %s" % err)
         return 2
-    _, removed, syntax_ok = clean(source, args.entry_point)
+    cleaned, removed, syntax_ok = clean(source, args.entry_point)
     note(removed=removed, syntax_ok=syntax_ok)
 
     read_fd, write_fd = os.pipe()  # neither is inherited by an exec
     mask = _signal.pthread_sigmask(_signal.SIG_BLOCK, (_signal.SIGCHLD,))
-    pid = start_child(args, write_fd, read_fd, mask)
+    pid = start_child(args, write_fd, read_fd, mask, cleaned, tests)
     os.close(write_fd)
 
     def stop(signum, frame):
