@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -25,16 +26,22 @@ const peerLoop = "testdata/peerloop/execution.py"
 // --workers 2`, with its defaults, the binary CAPSULE_AGENT names (make
 // build's bin/capsule) and a scripted model that answers each problem's
 // reference solution. Both must solve every problem. With -count N the
-// two alternate:
+// two alternate; PEER_LIMIT=N runs the first N problems only:
 //
-//	make build && CAPSULE_AGENT=$PWD/bin/capsule \
-//	  go test -run '^$' -bench HumanEvalPeer -benchtime 1x -count 4 ./bench/
+//	make build && CAPSULE_AGENT=$PWD/bin/capsule go test -run '^$' -bench HumanEvalPeer -benchtime 1x -count 4 ./bench/
 func BenchmarkHumanEvalPeer(b *testing.B) {
 	set, err := bench.LoadDataset("humaneval", "humaneval")
 	if err != nil {
 		b.Fatal(err)
 	}
 	const workers = "2"
+	limit := len(set.Problems)
+	if s := os.Getenv("PEER_LIMIT"); s != "" {
+		if limit, err = strconv.Atoi(s); err != nil || limit < 1 || limit > len(set.Problems) {
+			b.Fatalf("PEER_LIMIT=%q: want 1 to %d", s, len(set.Problems))
+		}
+	}
+	set.Problems = set.Problems[:limit]
 
 	b.Run("peer", func(b *testing.B) {
 		problems := filepath.Join(b.TempDir(), "problems.jsonl")
@@ -58,7 +65,7 @@ func BenchmarkHumanEvalPeer(b *testing.B) {
 		for b.Loop() {
 			out := b.TempDir()
 			cmd := exec.Command(capsule, "bench", "--dataset", "humaneval", "--workers", workers,
-				"--out", out, "--model", "instant", "--base-url", srv.URL())
+				"--out", out, "--model", "instant", "--base-url", srv.URL(), "--limit", strconv.Itoa(limit))
 			cmd.Env = append(os.Environ(), "OPENAI_API_KEY=none")
 			if text, err := cmd.CombinedOutput(); err != nil {
 				b.Fatalf("capsule bench: %v\n%s", err, text)
