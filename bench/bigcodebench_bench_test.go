@@ -251,7 +251,7 @@ func runChroot(b *testing.B, rootfs, home string, prog harness.Program) harness.
 	inside := "/bare/" + filepath.Base(ws)
 	argv := append([]string{"chroot", "--userspec=65534:65534", rootfs, "/usr/bin/env", "-i",
 		"HOME=" + home, "TMPDIR=" + inside, "LANG=C.UTF-8", "MPLBACKEND=Agg", "PYTHONDONTWRITEBYTECODE=1",
-		"PATH=/usr/local/bin:/usr/bin:/bin", "/bin/sh", "-c", `cd "$0" && exec "$@"`, inside}, prog.Command()...)
+		"PATH=/usr/local/bin:/usr/bin:/bin", "PYTHONHASHSEED=0", "/bin/sh", "-c", `cd "$0" && exec "$@"`, inside}, prog.Command()...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	var stdout, stderr limitedBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -74,7 +74,7 @@ func runBare(b *testing.B, python string, problems []dataset.Problem, workers in
 				}
 				argv := prog.Command()
 				cmd := exec.Command(python, argv[1:]...)
-				cmd.Dir = dir
+				cmd.Dir, cmd.Env = dir, append(os.Environ(), prog.Env()...)
 				if out, err := cmd.CombinedOutput(); err != nil {
 					b.Errorf("%s: %v\n%s", p.TaskID, err, out)
 				}

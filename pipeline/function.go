@@ -118,7 +118,7 @@ func RunTests(ctx context.Context, box Sandbox, code, tests, entryPoint string, 
 	cmd := prog.Command()
 	// The sandbox's own limit backs the harness's up, a little later, so
 	// the harness can report the timeout itself.
-	res, err := box.Run(ctx, sandbox.Run{Cmd: cmd, Files: prog.Files(), Timeout: prog.HardWallLimit() + 5*time.Second})
+	res, err := box.Run(ctx, sandbox.Run{Cmd: cmd, Env: prog.Env(), Files: prog.Files(), Timeout: prog.HardWallLimit() + 5*time.Second})
 	if err != nil {
 		return Outcome{}, fmt.Errorf("run tests: %w", err)
 	}

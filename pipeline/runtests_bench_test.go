@@ -31,7 +31,7 @@ func BenchmarkRunTests(b *testing.B) {
 		argv := prog.Command()
 		for b.Loop() {
 			cmd := exec.Command(python, argv[1:]...)
-			cmd.Dir = dir
+			cmd.Dir, cmd.Env = dir, append(os.Environ(), prog.Env()...)
 			if out, err := cmd.CombinedOutput(); err != nil {
 				b.Fatalf("%v: %s", err, out)
 			}

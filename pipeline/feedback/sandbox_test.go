@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/capsulehq/capsule/pipeline/harness"
 	"github.com/capsulehq/capsule/pipeline/harness/harnesstest"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/testsupport/sandboxtest"
@@ -36,7 +37,7 @@ func (r sandboxRunner) Run(ctx context.Context, dir string, argv []string) (harn
 	if err != nil {
 		return harnesstest.Output{}, err
 	}
-	res, err := r.box.Run(ctx, sandbox.Run{Cmd: argv, Files: files})
+	res, err := r.box.Run(ctx, sandbox.Run{Cmd: argv, Env: harness.Program{}.Env(), Files: files})
 	if err != nil {
 		return harnesstest.Output{}, err
 	}

@@ -4,7 +4,8 @@
 //
 // The command runs an embedded Python script (stdlib only, Python 3.8+)
 // that removes the example calls from the model's code, runs the cleaned code
-// and the tests in a child process with a timeout, and reports on stderr in
+// and the tests in a child process with a timeout (a fork of the script: one
+// interpreter starts per run), and reports on stderr in
 // lines "##capsule <json object>", which [ParseOutput] reads and strips:
 //
 //	##capsule {"removed": [[12, 13]], "syntax_ok": true}   before the run
@@ -94,7 +95,7 @@ func (p Program) Files() map[string][]byte {
 // Command returns the command to run in the workspace, as argv.
 func (p Program) Command() []string {
 	argv := []string{
-		Python, "-B", ScriptFile,
+		Python, "-B", "-u", ScriptFile,
 		"--cpu-limit", strconv.FormatFloat(p.CPU().Seconds(), 'f', -1, 64),
 		"--timeout", strconv.FormatFloat(p.WallLimit().Seconds(), 'f', -1, 64),
 		"--hard-timeout", strconv.FormatFloat(p.HardWallLimit().Seconds(), 'f', -1, 64),
@@ -105,6 +106,14 @@ func (p Program) Command() []string {
 		argv = append(argv, "--entry-point", p.EntryPoint)
 	}
 	return argv
+}
+
+// Env returns the KEY=VALUE pairs the command runs with. The tests run in
+// a fork of the script and so get its hash seed, fixed at 0 so that runs
+// agree; a command started without it starts itself again with it, at the
+// cost of a second interpreter.
+func (p Program) Env() []string {
+	return []string{"PYTHONHASHSEED=0"}
 }
 
 // CPU returns the CPU-time limit the run gets: CPULimit, or the default,

@@ -1,16 +1,18 @@
 """Capsule's case-testing harness (stdlib only, Python 3.8+).
 
-Run in the workspace as:
+Run in the workspace, with PYTHONHASHSEED=0 in the environment (without
+it the script starts itself again with it), as:
 
-    python3 -B capsule_harness.py --cpu-limit 10 --timeout 40 \
+    python3 -B -u capsule_harness.py --cpu-limit 10 --timeout 40 \
         --hard-timeout 400 --solution solution.py --tests tests.py \
         [--entry-point NAME]
 
 1. Example-call removal: top-level statements of the solution other than
    imports, definitions, constants and import fallbacks are replaced by blank
    lines, so that line numbers in tracebacks stay those of the model's code.
-2. Case testing: a child process runs the cleaned solution and then the tests
-   in one module namespace; with --entry-point, and when the tests define
+2. Case testing: a child process, a fork of the harness (one interpreter
+   starts per run), runs the cleaned solution and then the tests in one
+   module namespace; with --entry-point, and when the tests define
    check(candidate), it then calls check(<entry point>).
 
 The traceback of a failure is printed as Python prints it, without the
@@ -34,19 +36,15 @@ passed, 124 when a limit stopped them, 128+N when the tests were killed by
 signal N, 1 for any other failure (SystemExit included), 2 for bad arguments.
 """
 
-import argparse
-import ast
-import io
-import json
+# Only what every run needs is imported here: _ast and _signal rather than
+# ast and signal (whose enum import costs more than the rest together), no
+# argparse, json or subprocess. The failure paths import what they use.
+import _ast
+import _signal
 import os
-import math
-import reprlib
 import resource
-import signal
-import subprocess
 import sys
 import time
-import types
 
 PROTOCOL = "##capsule "
 TIMEOUT_EXIT = 124
@@ -61,9 +59,19 @@ BANNED_DOTTED = ("sys.exit", "os._exit", "sys.stdin.")
 SETUP_CALLS = {"setrecursionlimit", "seed", "filterwarnings", "simplefilter"}
 
 
+def encode(value):
+    """Encode a bool, number or list of them as json.dumps does."""
+    if value is True or value is False:
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(encode(v) for v in value) + "]"
+    return repr(value)
+
+
 def note(**fields):
-    """Write one protocol line on stderr."""
-    sys.stderr.write(PROTOCOL + json.dumps(fields, sort_keys=True) + "\n")
+    """Write one protocol line on stderr, keys sorted."""
+    body = ", ".join('"%s": %s' % (k, encode(fields[k])) for k in sorted(fields))
+    sys.stderr.write(PROTOCOL + "{" + body + "}\n")
     sys.stderr.flush()
 
 
@@ -76,13 +84,30 @@ def say(message):
 # ---------------------------------------------------------------- cleaning
 
 
+def parse(source):
+    """Parse source as ast.parse does, without importing ast."""
+    return compile(source, "<unknown>", "exec", _ast.PyCF_ONLY_AST)
+
+
+def iter_child_nodes(node):
+    """Yield the direct child nodes of node, as ast.iter_child_nodes does."""
+    for name in node._fields:
+        field = getattr(node, name, None)
+        if isinstance(field, _ast.AST):
+            yield field
+        elif isinstance(field, list):
+            for item in field:
+                if isinstance(item, _ast.AST):
+                    yield item
+
+
 def dotted(func):
     """Return the dotted name of a call target such as sys.stdin.read."""
     parts = []
-    while isinstance(func, ast.Attribute):
+    while isinstance(func, _ast.Attribute):
         parts.append(func.attr)
         func = func.value
-    if isinstance(func, ast.Name):
+    if isinstance(func, _ast.Name):
         parts.append(func.id)
         return ".".join(reversed(parts))
     return ""
@@ -93,36 +118,36 @@ def calls_banned(node, banned):
     stack = [node]
     while stack:
         cur = stack.pop()
-        if isinstance(cur, ast.Lambda):
+        if isinstance(cur, _ast.Lambda):
             continue  # the body runs only when called
-        if isinstance(cur, ast.Call):
+        if isinstance(cur, _ast.Call):
             name = dotted(cur.func)
             if name in banned or any(
                 name == d or (d.endswith(".") and name.startswith(d))
                 for d in BANNED_DOTTED
             ):
                 return True
-        stack.extend(ast.iter_child_nodes(cur))
+        stack.extend(iter_child_nodes(cur))
     return False
 
 
 def plain_target(target):
     """Report whether an assignment target is a name or a tuple of names."""
-    if isinstance(target, ast.Name):
+    if isinstance(target, _ast.Name):
         return True
-    if isinstance(target, ast.Starred):
+    if isinstance(target, _ast.Starred):
         return plain_target(target.value)
-    if isinstance(target, (ast.Tuple, ast.List)):
+    if isinstance(target, (_ast.Tuple, _ast.List)):
         return all(plain_target(t) for t in target.elts)
     return False
 
 
 def is_main_check(test):
     """Report whether test is `__name__ == "__main__"` (either way round)."""
-    if not isinstance(test, ast.Compare) or len(test.comparators) != 1:
+    if not isinstance(test, _ast.Compare) or len(test.comparators) != 1:
         return False
     sides = [test.left, test.comparators[0]]
-    return any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides)
+    return any(isinstance(s, _ast.Name) and s.id == "__name__" for s in sides)
 
 
 def keep(node, banned):
@@ -133,16 +158,16 @@ def keep(node, banned):
         return True
     if kind == "Expr":
         value = node.value
-        if isinstance(value, ast.Constant):
+        if isinstance(value, _ast.Constant):
             return isinstance(value.value, str)  # a docstring
-        return (isinstance(value, ast.Call)
+        return (isinstance(value, _ast.Call)
                 and dotted(value.func).split(".")[-1] in SETUP_CALLS
                 and not calls_banned(value, banned))
     if kind == "Assign":
         return (all(plain_target(t) for t in node.targets)
                 and not calls_banned(node.value, banned))
     if kind in ("AnnAssign", "AugAssign"):
-        return (isinstance(node.target, ast.Name)
+        return (isinstance(node.target, _ast.Name)
                 and (node.value is None
                      or not calls_banned(node.value, banned)))
     if kind in ("Try", "TryStar"):
@@ -178,7 +203,7 @@ def clean(source, entry_point):
         return source, [], False  # not UTF-8: compile reports the error
     text = source.replace("\r\n", "\n").replace("\r", "\n")
     try:
-        tree = ast.parse(text)
+        tree = parse(text)
     except (SyntaxError, ValueError):
         return source, [], False
     banned = set(BANNED_CALLS)
@@ -205,7 +230,7 @@ def clean(source, entry_point):
         lines[n - 1] = ""
     cleaned = "\n".join(lines)
     try:
-        ast.parse(cleaned)
+        parse(cleaned)
     except (SyntaxError, ValueError):
         return text, [], True  # never make parseable code unparseable
     return cleaned, ranges(removed), True
@@ -230,6 +255,7 @@ class OutOfBudget(Exception):
 
 def short_repr(value):
     """Return a bounded repr of value."""
+    import reprlib
     r = reprlib.Repr()
     r.maxlevel, r.maxlist, r.maxtuple, r.maxdict = 4, 30, 30, 20
     r.maxset, r.maxfrozenset, r.maxdeque, r.maxarray = 30, 30, 30, 30
@@ -239,6 +265,10 @@ def short_repr(value):
 
 def evaluate(node, frame, filename):
     """Evaluate an expression in a frame within EVAL_BUDGET seconds."""
+    import ast
+    import io
+    import signal
+
     def expire(signum, stack):
         raise OutOfBudget()
 
@@ -263,6 +293,8 @@ OPS = {"Eq": "==", "NotEq": "!=", "Lt": "<", "LtE": "<=", "Gt": ">",
 
 def assertion_values(tb, filename, source):
     """Describe the values of a failing assert in the tests, or ''."""
+    import ast
+
     while tb.tb_next is not None:
         tb = tb.tb_next
     if tb.tb_frame.f_code.co_filename != filename:
@@ -298,27 +330,28 @@ def harness_frames_removed(tb):
     return tb
 
 
+def ceil(value):
+    """Round a number of seconds up to a whole number, as an int."""
+    return int(-(-value // 1))
+
+
 def limit_cpu(seconds_):
     """Bound this process's CPU time: SIGXCPU at the limit, SIGKILL a second
     later should the code catch SIGXCPU. Processes it starts inherit the
     limit; nobody here may raise it again."""
-    soft = max(1, math.ceil(seconds_))
+    soft = max(1, ceil(seconds_))
     resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
 
 
-def run_child(args):
-    """Run solution and tests in one namespace; return the exit status."""
-    done = args.done_fd
-    os.set_inheritable(done, False)
+def run_child(args, done, code, tests):
+    """Run the cleaned solution code and the tests in one namespace; return
+    the exit status."""
     limit_cpu(args.cpu_limit)
-    module = types.ModuleType("solution")
+    module = type(sys)("solution")
     module.__file__ = args.solution
     sys.modules["solution"] = module
     sys.argv = [args.solution]
-    tests = ""
     try:
-        code, _, _ = clean(read_source(args.solution), args.entry_point)
-        tests = read_source(args.tests)
         namespace = module.__dict__
         exec(compile(code, args.solution, "exec", dont_inherit=True),
              namespace)
@@ -353,6 +386,27 @@ def run_child(args):
     return 0
 
 
+def start_child(args, done, read_fd, mask, code, tests):
+    """Fork the child that runs the tests, in a session of its own with
+    stdin from the null device; return its pid. The child never returns."""
+    pid = os.fork()
+    if pid:
+        return pid
+    status = 1
+    try:
+        os.close(read_fd)
+        os.setsid()
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        _signal.pthread_sigmask(_signal.SIG_SETMASK, mask)
+        status = run_child(args, done, code, tests)
+    except BaseException:
+        sys.__excepthook__(*sys.exc_info())
+    finally:
+        os._exit(status)  # threads the code left running do not matter now
+
+
 # ---------------------------------------------------------------- parent
 
 
@@ -367,10 +421,10 @@ def seconds_text(value):
     return "%s second%s" % (n, "" if n == 1 else "s")
 
 
-def kill_group(proc):
+def kill_group(pid):
     """Kill the child's whole process group."""
     try:
-        os.killpg(proc.pid, signal.SIGKILL)
+        os.killpg(pid, _signal.SIGKILL)
     except OSError:
         pass
 
@@ -398,20 +452,30 @@ def cpu_seconds(pid):
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
-def wait_for(proc, limit, hard_limit):
-    """Wait for proc and return its exit status, or None when the wall clock
-    stops it: past limit seconds once it has used almost no CPU over the
-    last IDLE_WINDOW seconds, and past hard_limit in any case. Code that
-    computes on a busy machine goes on until its CPU time runs out."""
+def exit_code(status):
+    """Turn a wait status into Popen's returncode: -N for signal N."""
+    if os.WIFSIGNALED(status):
+        return -os.WTERMSIG(status)
+    return os.WEXITSTATUS(status)
+
+
+def wait_for(pid, limit, hard_limit):
+    """Wait for the child and return its exit code, or None when the wall
+    clock stops it: past limit seconds once it has used almost no CPU over
+    the last IDLE_WINDOW seconds, and past hard_limit in any case. Code
+    that computes on a busy machine goes on until its CPU time runs out.
+    SIGCHLD, blocked in this process, wakes the wait the moment the child
+    ends; the clock is looked at once a second."""
     start = time.monotonic()
     samples = []  # (time, cpu seconds) over the last IDLE_WINDOW
     while True:
-        try:
-            return proc.wait(timeout=1.0)
-        except subprocess.TimeoutExpired:
-            pass
+        got, status = os.waitpid(pid, os.WNOHANG)
+        if got == pid:
+            return exit_code(status)
+        if _signal.sigtimedwait((_signal.SIGCHLD,), 1.0) is not None:
+            continue
         now = time.monotonic()
-        samples.append((now, cpu_seconds(proc.pid)))
+        samples.append((now, cpu_seconds(pid)))
         while now - samples[0][0] > IDLE_WINDOW:
             samples.pop(0)
         elapsed = now - start
@@ -429,34 +493,29 @@ def run_parent(args):
     """Clean the solution, run the child with a timeout, report."""
     try:
         source = read_source(args.solution)
-        read_source(args.tests)
+        tests = read_source(args.tests)
     except OSError as err:
         say("cannot read the code: %s" % err)
         return 2
-    _, removed, syntax_ok = clean(source, args.entry_point)
+    cleaned, removed, syntax_ok = clean(source, args.entry_point)
     note(removed=removed, syntax_ok=syntax_ok)
 
-    read_fd, write_fd = os.pipe()
-    argv = [sys.executable, "-B", "-u", os.path.abspath(__file__), "--child",
-            "--done-fd", str(write_fd), "--cpu-limit", str(args.cpu_limit),
-            "--solution", args.solution,
-            "--tests", args.tests, "--entry-point", args.entry_point]
-    env = dict(os.environ, PYTHONHASHSEED="0")
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, env=env,
-                            pass_fds=(write_fd,), start_new_session=True)
+    read_fd, write_fd = os.pipe()  # neither is inherited by an exec
+    mask = _signal.pthread_sigmask(_signal.SIG_BLOCK, (_signal.SIGCHLD,))
+    pid = start_child(args, write_fd, read_fd, mask, cleaned, tests)
     os.close(write_fd)
 
     def stop(signum, frame):
-        kill_group(proc)
+        kill_group(pid)
         os._exit(128 + signum)
 
-    signal.signal(signal.SIGTERM, stop)
-    code = wait_for(proc, args.timeout, max(args.hard_timeout, args.timeout))
+    _signal.signal(_signal.SIGTERM, stop)
+    code = wait_for(pid, args.timeout, max(args.hard_timeout, args.timeout))
     timed_out = code is None
     if timed_out:
-        kill_group(proc)
-        code = proc.wait()
-    kill_group(proc)  # leftovers the code started
+        kill_group(pid)
+        code = exit_code(os.waitpid(pid, 0)[1])
+    kill_group(pid)  # leftovers the code started
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = usage.ru_utime + usage.ru_stime
     note(cpu=round(cpu, 3))
@@ -472,13 +531,14 @@ def run_parent(args):
             "time (waiting for input, sleeping, or blocked?); the tests were "
             "stopped" % seconds_text(args.timeout))
         return TIMEOUT_EXIT
-    if code == -signal.SIGXCPU or (code == -signal.SIGKILL
-                                   and cpu >= math.ceil(args.cpu_limit)):
+    if code == -_signal.SIGXCPU or (code == -_signal.SIGKILL
+                                    and cpu >= ceil(args.cpu_limit)):
         note(cpu_limit=seconds(args.cpu_limit))
         say("used more than %s of CPU time; the tests were stopped"
             % seconds_text(args.cpu_limit))
         return TIMEOUT_EXIT
     if code < 0:
+        import signal
         name = signal.Signals(-code).name if -code in signal.valid_signals() \
             else str(-code)
         hint = " (out of memory?)" if -code == signal.SIGKILL else ""
@@ -489,32 +549,64 @@ def run_parent(args):
     return 1
 
 
-def main():
-    parser = argparse.ArgumentParser(description="Capsule case-testing harness")
-    parser.add_argument("--cpu-limit", type=float, default=10.0,
-                        help="seconds of CPU time the tests may use")
-    parser.add_argument("--timeout", type=float, default=40.0,
-                        help="seconds of wall-clock time after which tests "
-                        "that use almost no CPU are stopped")
-    parser.add_argument("--hard-timeout", type=float, default=400.0,
-                        help="seconds of wall-clock time the tests may run "
-                        "in any case")
-    parser.add_argument("--solution", default="solution.py")
-    parser.add_argument("--tests", default="tests.py")
-    parser.add_argument("--entry-point", default="",
-                        help="function passed to check() in HumanEval tests")
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--done-fd", type=int, help=argparse.SUPPRESS)
-    args = parser.parse_args()
+# ---------------------------------------------------------------- arguments
+
+
+class Args:
+    """The command line, with the defaults of the options left out."""
+    cpu_limit = 10.0
+    timeout = 40.0
+    hard_timeout = 400.0
+    solution = "solution.py"
+    tests = "tests.py"
+    entry_point = ""
+
+
+USAGE = ("usage: capsule_harness.py [--cpu-limit SECONDS] [--timeout SECONDS]"
+         " [--hard-timeout SECONDS] [--solution FILE] [--tests FILE]"
+         " [--entry-point NAME]")
+NUMBERS = ("cpu_limit", "timeout", "hard_timeout")
+
+
+def usage_error(message):
+    """Report bad arguments and exit with status 2, as argparse would."""
+    sys.stderr.write(USAGE + "\ncapsule_harness.py: error: " + message + "\n")
+    sys.exit(2)
+
+
+def parse_args(argv):
+    """Read the command line: options, each followed by its value."""
+    args = Args()
+    if len(argv) % 2:
+        usage_error("every option takes one value")
+    for i in range(0, len(argv), 2):
+        flag, value = argv[i], argv[i + 1]
+        name = flag[2:].replace("-", "_")
+        if not flag.startswith("--") or not hasattr(Args, name):
+            usage_error("unrecognized argument: %s" % flag)
+        if name in NUMBERS:
+            try:
+                value = float(value)
+            except ValueError:
+                usage_error("%s: invalid number: %r" % (flag, value))
+        setattr(args, name, value)
     if args.entry_point and not args.entry_point.isidentifier():
-        parser.error("--entry-point must be a Python identifier")
+        usage_error("--entry-point must be a Python identifier")
     if not args.timeout > 0:
-        parser.error("--timeout must be positive")
+        usage_error("--timeout must be positive")
     if not args.cpu_limit > 0:
-        parser.error("--cpu-limit must be positive")
-    if args.child:
-        code = run_child(args)
-        os._exit(code)  # threads the code left running do not matter now
+        usage_error("--cpu-limit must be positive")
+    return args
+
+
+def main():
+    args = parse_args(sys.argv[1:])
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        # The tests run in a fork of this interpreter and get its hash
+        # seed: start again with seed 0 (the command's Env spares this).
+        env = dict(os.environ, PYTHONHASHSEED="0")
+        argv = [sys.executable, "-B", "-u", os.path.abspath(__file__)]
+        os.execve(sys.executable, argv + sys.argv[1:], env)
     return run_parent(args)
 
 

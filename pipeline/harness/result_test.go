@@ -87,12 +87,12 @@ func TestProgram(t *testing.T) {
 	// 1.5 s of CPU rounds up to the kernel's whole seconds: 2 s, and a
 	// wall-clock backstop of 3 x 2 s + 10 s.
 	p := Program{Solution: "s", Tests: "t", EntryPoint: "add", CPULimit: 1500 * time.Millisecond}
-	want := []string{"python3", "-B", "capsule_harness.py", "--cpu-limit", "2", "--timeout", "16", "--hard-timeout", "160",
+	want := []string{"python3", "-B", "-u", "capsule_harness.py", "--cpu-limit", "2", "--timeout", "16", "--hard-timeout", "160",
 		"--solution", "solution.py", "--tests", "tests.py", "--entry-point", "add"}
 	if got := p.Command(); !slices.Equal(got, want) {
 		t.Errorf("Command() = %q, want %q", got, want)
 	}
-	if got := (Program{}).Command(); !slices.Equal(got[3:9], []string{"--cpu-limit", "10", "--timeout", "40", "--hard-timeout", "400"}) || slices.Contains(got, "--entry-point") {
+	if got := (Program{}).Command(); !slices.Equal(got[4:10], []string{"--cpu-limit", "10", "--timeout", "40", "--hard-timeout", "400"}) || slices.Contains(got, "--entry-point") {
 		t.Errorf("Command() of the zero Program = %q", got)
 	}
 	files := p.Files()

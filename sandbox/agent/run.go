@@ -156,13 +156,16 @@ func (b *box) killAll(reaped <-chan struct{}) bool {
 		default:
 		}
 		if errors.Is(err, syscall.ESRCH) {
-			// Nothing left to signal; wait for the reaper to notice.
+			// Nothing left to signal, and nothing can start again: the
+			// reaper ends the moment it has collected the last child.
+			timer := time.NewTimer(time.Until(deadline))
+			defer timer.Stop()
 			select {
 			case <-reaped:
 				return true
-			case <-time.After(50 * time.Millisecond):
+			case <-timer.C:
+				return false
 			}
-			continue
 		}
 		time.Sleep(time.Millisecond)
 	}

@@ -50,6 +50,7 @@ func (l Local) Run(ctx context.Context, dir string, argv []string) (Output, erro
 	}
 	cmd := exec.CommandContext(ctx, name, argv[1:]...)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), harness.Program{}.Env()...) // as pipeline.RunTests
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// The harness kills its child's process group on SIGTERM.
