@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -30,7 +31,7 @@ func TestDatabaseCheck(t *testing.T) {
 				t.Fatal(err)
 			}
 			st.Close()
-		}, "ok", "schema version 2"},
+		}, "ok", fmt.Sprintf("schema version %d", postgres.SchemaVersion())},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,9 +12,6 @@ func SetMigrating(hook func(found int)) func() {
 	return func() { migrating = nil }
 }
 
-// SchemaVersion is the version this build migrates to.
-var SchemaVersion = len(migrations)
-
 // The queries TestQueryPlans explains.
 const (
 	ClaimableQuery = claimableQuery

@@ -89,10 +89,10 @@ func TestMigrateRace(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if want := []int{0, postgres.SchemaVersion}; !slices.Equal(found, want) {
+	if want := []int{0, postgres.SchemaVersion()}; !slices.Equal(found, want) {
 		t.Errorf("the replicas found schema versions %v, want %v", found, want)
 	}
-	waitFor(t, dsn, `SELECT count(*) FROM schema_migrations`, postgres.SchemaVersion)
+	waitFor(t, dsn, `SELECT count(*) FROM schema_migrations`, postgres.SchemaVersion())
 }
 
 // waitFor polls query, which counts something, on a connection of its own
@@ -289,8 +289,8 @@ func TestPing(t *testing.T) {
 		t.Fatalf("Ping of an empty database = %d, %v; want 0", v, err)
 	}
 	openTest(t, dsn).Close()
-	if v, err := postgres.Ping(ctx, dsn); err != nil || v != postgres.SchemaVersion {
-		t.Fatalf("Ping of a migrated database = %d, %v; want %d", v, err, postgres.SchemaVersion)
+	if v, err := postgres.Ping(ctx, dsn); err != nil || v != postgres.SchemaVersion() {
+		t.Fatalf("Ping of a migrated database = %d, %v; want %d", v, err, postgres.SchemaVersion())
 	}
 	exec(t, dsn, `INSERT INTO schema_migrations (version) VALUES (1000)`)
 	if _, err := postgres.Ping(ctx, dsn); err == nil || !strings.Contains(err.Error(), "newer") {

@@ -117,6 +117,9 @@ CREATE TABLE spend (
 `,
 }
 
+// SchemaVersion is the schema version this build migrates a database to.
+func SchemaVersion() int { return len(migrations) }
+
 // migrationLock is the key of the transaction-level advisory lock under
 // which a process reads the schema's version and migrates it, so that
 // replicas starting at once take turns: the first migrates, the others
