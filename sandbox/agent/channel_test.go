@@ -339,7 +339,10 @@ func TestChannelUnderLoad(t *testing.T) {
 	report, total := c.close()
 	next := map[int]int{}
 	for _, r := range records(t, report) {
-		if r.Line == nil {
+		// The flood's bytes come back as one unfinished line when it
+		// closed before reaching the line bound, as on a busy machine,
+		// where it gets little time to write.
+		if r.Line == nil || strings.Trim(*r.Line, "z") == "" {
 			continue
 		}
 		var l struct{ W, I int }
