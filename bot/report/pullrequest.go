@@ -64,7 +64,7 @@ func characterLimit(limit int) string {
 	if limit == MaxBody {
 		return "GitHub's 65,536-character limit"
 	}
-	return "the " + commas(limit) + "-character limit"
+	return "the " + attemptlog.Commas(limit) + "-character limit"
 }
 
 // notPassingWarning opens the body of a pull request whose tests do not
@@ -170,7 +170,7 @@ func writeStats(b *strings.Builder, log *attemptlog.Log) {
 	prompt, completion := log.Tokens()
 	b.WriteString("| Model calls | Tokens (prompt / completion) | Duration | Model | Image |\n")
 	b.WriteString("| ---: | ---: | ---: | --- | --- |\n")
-	fmt.Fprintf(b, "| %s | %s / %s | %s | %s | %s |\n\n", commas(log.ModelCalls()), commas(prompt), commas(completion),
+	fmt.Fprintf(b, "| %s | %s / %s | %s | %s | %s |\n\n", attemptlog.Commas(log.ModelCalls()), attemptlog.Commas(prompt), attemptlog.Commas(completion),
 		duration(log.Duration), cell(code(log.Model)), cell(code(image(log))))
 }
 

@@ -11,12 +11,12 @@
 package report
 
 import (
-	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/capsulehq/capsule/internal/markdown"
+	"github.com/capsulehq/capsule/pipeline/attemptlog"
 )
 
 // MaxBody is GitHub's limit on a pull request or comment body, in
@@ -125,18 +125,6 @@ func cutBytes(s string, n int) string {
 	return s[:n]
 }
 
-// commas writes n with thousands separators: 65,536.
-func commas(n int) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return "-" + commas(-n)
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
 // duration rounds d for people: to the millisecond under a minute, to the
 // second above.
 func duration(d time.Duration) string {
@@ -151,7 +139,7 @@ func plural(n int, one string) string {
 	if n == 1 {
 		return "1 " + one
 	}
-	return commas(n) + " " + one + "s"
+	return attemptlog.Commas(n) + " " + one + "s"
 }
 
 // join lists phrases: "a", "a and b", "a, b and c".
