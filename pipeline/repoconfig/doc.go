@@ -29,6 +29,11 @@
 // sitecustomize.py, .pth files; see package edits) is protected whatever
 // protected says; only allow_test_infrastructure_changes lifts that.
 //
+// When the configuration sets neither image nor setup, the repository's
+// devcontainer.json may (ReadDevcontainer): its image mapped to one of
+// Capsule's offline images, its create-time commands as the set-up, its
+// environment where safe, and a note for everything else it asks for.
+//
 // Parsing is strict: unknown keys, wrong types and bad values are errors that
 // name the file, the line and the key, so that they can be shown to the user
 // as they are.
