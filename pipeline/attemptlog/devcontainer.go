@@ -31,7 +31,11 @@ func (d *Devcontainer) Lines() []string {
 	if !d.Used {
 		return d.Notes
 	}
-	lines := []string{fmt.Sprintf("the environment comes from %s: image %s stands for %s", d.File, d.Sandbox, d.Image)}
+	first := fmt.Sprintf("the environment comes from %s: image %s stands for %s", d.File, d.Sandbox, d.Image)
+	if d.Dockerfile != "" {
+		first += ", the base of " + d.Dockerfile
+	}
+	lines := []string{first}
 	if d.Setup != "" {
 		lines = append(lines, "set-up: "+d.Setup)
 	}

@@ -13,7 +13,8 @@ import (
 )
 
 // devcontainer applies the devcontainer.json of the tree at dir to cfg
-// when cfg sets neither image: nor setup: (see repoconfig.Devcontainer):
+// when cfg sets neither image: nor setup:, nor devcontainer: false (see
+// repoconfig.Devcontainer):
 // its set-up becomes cfg's, and its image the Capsule image that stands
 // for it, unless the operator's imageOverride names one. It returns the
 // record for the log, with the environment variables to set; nil when
@@ -27,13 +28,16 @@ func devcontainer(cfg *repoconfig.Config, dir, imageOverride string) (*attemptlo
 	if src == "" {
 		src = repoconfig.Path
 	}
-	if cfg.Image != "" || cfg.Setup != "" {
+	if cfg.Image != "" || cfg.Setup != "" || cfg.IgnoreDevcontainer {
 		file, _, err := repoconfig.FindDevcontainer(dir)
 		if file == "" || err != nil {
 			return nil, nil, ignoreMissing(err)
 		}
 		key := "image:"
-		if cfg.Image == "" {
+		switch {
+		case cfg.IgnoreDevcontainer:
+			key = "devcontainer: false"
+		case cfg.Image == "":
 			key = "setup:"
 		}
 		return &attemptlog.Devcontainer{File: file, Notes: []string{fmt.Sprintf("%s not used: %s in %s sets the environment", file, key, src)}}, nil, nil

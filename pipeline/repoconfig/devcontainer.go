@@ -2,7 +2,6 @@ package repoconfig
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -49,6 +48,14 @@ type Devcontainer struct {
 // MaxDevcontainerSize is the largest devcontainer.json, and Dockerfile,
 // accepted, in bytes.
 const MaxDevcontainerSize = MaxSize
+
+// devcontainer stores devcontainer: true or false, whether a
+// devcontainer.json may set the environment.
+func (v value) devcontainer(c *Config) {
+	use := !c.IgnoreDevcontainer
+	v.boolean(&use)
+	c.IgnoreDevcontainer = !use
+}
 
 // FindDevcontainer returns the devcontainer.json of the repository at
 // repoDir, relative to its root, and the others found in
@@ -298,13 +305,13 @@ func (b *devBuilder) command(e jsoncEntry) ([]string, error) {
 	case s == "null":
 		return nil, nil
 	case strings.HasPrefix(s, "{"):
-		members, err := b.doc.object(0, e.value, e.key)
+		members, err := b.doc.members(e)
 		if err != nil {
-			return nil, b.doc.errorf(e.line, "%s: %s", e.key, errMsg(err))
+			return nil, err
 		}
 		var cmds []string
 		for _, m := range members {
-			c, err := b.oneCommand(e.key+"."+m.key, e.line, m.value)
+			c, err := b.oneCommand(e.key+"."+m.key, m.line, m.value)
 			if err != nil {
 				return nil, err
 			}
@@ -322,15 +329,6 @@ func (b *devBuilder) command(e jsoncEntry) ([]string, error) {
 		return nil, err
 	}
 	return []string{c}, nil
-}
-
-// errMsg is err's message without a ParseError's file and line.
-func errMsg(err error) string {
-	var pe *ParseError
-	if errors.As(err, &pe) {
-		return pe.Msg
-	}
-	return err.Error()
 }
 
 // oneCommand decodes a command given as a string or a list of strings.
@@ -410,9 +408,9 @@ func shellQuote(s string) string {
 // features names the features the file asks for, which are not
 // installed.
 func (b *devBuilder) features(e jsoncEntry) error {
-	members, err := b.doc.object(0, e.value, "features")
+	members, err := b.doc.members(e)
 	if err != nil {
-		return b.doc.errorf(e.line, "features: %s", errMsg(err))
+		return err
 	}
 	if len(members) == 0 {
 		return nil

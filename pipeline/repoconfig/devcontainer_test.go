@@ -95,7 +95,7 @@ func TestJSONC(t *testing.T) {
 		{"duplicate key", "{\"image\": \"python:3\",\n\"image\": \"node:20\"}", `error: .devcontainer/devcontainer.json:2: duplicate key "image" (first on line 1)`},
 		{"not an object", "[1, 2]", "error: .devcontainer/devcontainer.json:1: the file must be a JSON object ({...}), got a list"},
 		{"empty", "", "error: .devcontainer/devcontainer.json:1: not valid JSON: the file ends too early"},
-		{"after the object", "{\"image\": \"python:3\"}\n{}", "error: .devcontainer/devcontainer.json:2: unexpected an object after the end of the file"},
+		{"after the object", "{\"image\": \"python:3\"}\n{}", "error: .devcontainer/devcontainer.json:2: more JSON after the end of the file's object: an object"},
 		{"bad value", "{\n\"image\": \"python:3\",\n\"name\": nope\n}", "error: .devcontainer/devcontainer.json:3: not valid JSON: invalid character 'o' in literal null (expecting 'u')"},
 		{"unterminated string", "{\"image\": \"python:3", "error: .devcontainer/devcontainer.json:1: not valid JSON: the file ends too early"},
 		{"too large", "{\"name\": \"" + strings.Repeat("a", MaxDevcontainerSize) + "\"}", "error: .devcontainer/devcontainer.json: file is larger than the 64 KiB limit"},
@@ -336,5 +336,17 @@ func TestReadDevcontainerStaysInside(t *testing.T) {
 	d, err := ReadDevcontainer(repo, workspace)
 	if err == nil || d != nil || !strings.Contains(err.Error(), "build.dockerfile") {
 		t.Errorf("a Dockerfile linked out of the repository: %+v, %v", d, err)
+	}
+}
+
+func TestDevcontainerKey(t *testing.T) {
+	for text, ignore := range map[string]bool{"": false, "devcontainer: true\n": false, "devcontainer: false\n": true} {
+		c, err := Parse(Path, []byte(text))
+		if err != nil || c.IgnoreDevcontainer != ignore {
+			t.Errorf("%q: IgnoreDevcontainer %v, %v; want %v", text, c.IgnoreDevcontainer, err, ignore)
+		}
+	}
+	if _, err := Parse(Path, []byte("devcontainer: no\n")); err == nil || !strings.Contains(err.Error(), "devcontainer: expected true or false") {
+		t.Errorf("devcontainer: no: %v", err)
 	}
 }

@@ -68,9 +68,9 @@ func envRefusal(name string) string {
 // env decodes containerEnv or remoteEnv: the variables that are safe to
 // set, in the order written; each refused one is named in a note.
 func (b *devBuilder) env(e jsoncEntry) ([]envVar, error) {
-	members, err := b.doc.object(0, e.value, e.key)
+	members, err := b.doc.members(e)
 	if err != nil {
-		return nil, b.doc.errorf(e.line, "%s: %s", e.key, errMsg(err))
+		return nil, err
 	}
 	var vars []envVar
 	for _, m := range members {
@@ -79,9 +79,9 @@ func (b *devBuilder) env(e jsoncEntry) ([]envVar, error) {
 		}
 		var v string
 		if err := json.Unmarshal(m.value, &v); err != nil {
-			return nil, b.doc.errorf(e.line, "%s.%s: expected a string, got %s", e.key, shorten(m.key, 40), describeRaw(m.value))
+			return nil, b.doc.errorf(m.line, "%s.%s: expected a string, got %s", e.key, shorten(m.key, 40), describeRaw(m.value))
 		}
-		if ev, ok := b.envVar(e.key, fmt.Sprintf("%s:%d", b.d.File, e.line), m.key, v); ok {
+		if ev, ok := b.envVar(e.key, fmt.Sprintf("%s:%d", b.d.File, m.line), m.key, v); ok {
 			vars = append(vars, ev)
 		}
 	}

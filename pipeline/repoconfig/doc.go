@@ -10,6 +10,7 @@
 //	setup: pip install -e .        # run before the tests; none by default
 //	network: false                 # network for setup only; tests never have it
 //	image: capsule-python          # sandbox image; Capsule's own when absent
+//	devcontainer: true             # false: never take image and set-up from devcontainer.json
 //	timeout: 5m                    # one test run: Go syntax, or whole seconds
 //	max_attempts: 5                # fix attempts after the first generation
 //	history: 1                     # earlier attempts shown to the model

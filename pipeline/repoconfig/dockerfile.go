@@ -33,9 +33,9 @@ import (
 // Dockerfile it names.
 func (b *devBuilder) dockerBuild() error {
 	e := *b.build
-	members, err := b.doc.object(0, e.value, "build")
+	members, err := b.doc.members(e)
 	if err != nil {
-		return b.doc.errorf(e.line, "build: %s", errMsg(err))
+		return err
 	}
 	var dockerfile string
 	args := make(map[string]string)
@@ -135,10 +135,14 @@ func (b *devBuilder) dockerfile(name, text string, args map[string]string) error
 		return &ParseError{File: name, Line: line, Msg: fmt.Sprintf(format, a...)}
 	}
 	scope := make(map[string]string) // ARGs in effect
+	envs := make(map[string]string)  // ENVs so far, which win over ARGs
 	subst := func(s string) string {
 		return dockerVar.ReplaceAllStringFunc(s, func(m string) string {
 			sub := dockerVar.FindStringSubmatch(m)
 			n := sub[1] + sub[3]
+			if v, ok := envs[n]; ok && v != "" {
+				return v
+			}
 			if v, ok := scope[n]; ok && v != "" {
 				return v
 			}
@@ -175,7 +179,9 @@ func (b *devBuilder) dockerfile(name, text string, args map[string]string) error
 				return fail(in.line, "ENV before FROM")
 			}
 			for _, kv := range envPairs(in.rest) {
-				if ev, ok := b.envVar("ENV", at(in.line), kv[0], subst(kv[1])); ok {
+				v := subst(kv[1])
+				envs[kv[0]] = v
+				if ev, ok := b.envVar("ENV", at(in.line), kv[0], v); ok {
 					b.dockerfileEnv = append(b.dockerfileEnv, ev)
 				}
 			}

@@ -15,11 +15,12 @@ import (
 // encoding/json.
 
 // jsoncEntry is one member of a JSON object: its key, the line the key is
-// on and its value, undecoded.
+// on, its value undecoded and the value's offset in the file.
 type jsoncEntry struct {
-	key   string
-	line  int
-	value json.RawMessage
+	key    string
+	line   int
+	value  json.RawMessage
+	offset int64
 }
 
 // jsoncDoc is a JSONC file made strict, with what maps offsets to lines.
@@ -74,6 +75,11 @@ func (d *jsoncDoc) top() ([]jsoncEntry, error) {
 	return d.object(0, d.strict, "the file")
 }
 
+// member returns the members of e's value, an object.
+func (d *jsoncDoc) members(e jsoncEntry) ([]jsoncEntry, error) {
+	return d.object(e.offset, e.value, e.key)
+}
+
 // object returns the members of the JSON object raw, which starts at
 // offset base of the file; what names the value in messages.
 func (d *jsoncDoc) object(base int64, raw []byte, what string) ([]jsoncEntry, error) {
@@ -96,14 +102,18 @@ func (d *jsoncDoc) object(base int64, raw []byte, what string) ([]jsoncEntry, er
 		key, _ := tok.(string) // encoding/json allows only strings here
 		line := d.line(base + dec.InputOffset())
 		if first, dup := seen[key]; dup {
-			return nil, d.errorf(line, "duplicate key %q (first on line %d)", shorten(key, 40), first)
+			in := ""
+			if what != "the file" {
+				in = " in " + what
+			}
+			return nil, d.errorf(line, "duplicate key %q%s (first on line %d)", shorten(key, 40), in, first)
 		}
 		seen[key] = line
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
 			return nil, d.syntax(base, err)
 		}
-		entries = append(entries, jsoncEntry{key, line, v})
+		entries = append(entries, jsoncEntry{key, line, v, base + dec.InputOffset() - int64(len(v))})
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
 		return nil, d.syntax(base, err)
@@ -112,7 +122,7 @@ func (d *jsoncDoc) object(base int64, raw []byte, what string) ([]jsoncEntry, er
 		if err != nil {
 			return nil, d.syntax(base, err)
 		}
-		return nil, d.errorf(d.line(base+dec.InputOffset()), "unexpected %s after the end of %s", describeJSON(tok), what)
+		return nil, d.errorf(d.line(base+dec.InputOffset()), "more JSON after the end of %s's object: %s", what, describeJSON(tok))
 	}
 	return entries, nil
 }
