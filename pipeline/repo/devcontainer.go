@@ -14,9 +14,9 @@ import (
 
 // devcontainer applies the devcontainer.json of the tree at dir to cfg
 // when cfg sets neither image: nor setup:, nor devcontainer: false (see
-// repoconfig.Devcontainer):
-// its set-up becomes cfg's, and its image the Capsule image that stands
-// for it, unless the operator's imageOverride names one. It returns the
+// repoconfig.Devcontainer): its set-up becomes cfg's, and its image the
+// Capsule image that stands for it, unless the operator's imageOverride
+// names one. It returns the
 // record for the log, with the environment variables to set; nil when
 // the tree has no devcontainer.json. A devcontainer.json that cfg
 // overrides is recorded as not used.
@@ -33,14 +33,14 @@ func devcontainer(cfg *repoconfig.Config, dir, imageOverride string) (*attemptlo
 		if file == "" || err != nil {
 			return nil, nil, ignoreMissing(err)
 		}
-		key := "image:"
+		why := fmt.Sprintf("image: in %s sets the environment", src)
 		switch {
 		case cfg.IgnoreDevcontainer:
-			key = "devcontainer: false"
+			why = src + " says devcontainer: false"
 		case cfg.Image == "":
-			key = "setup:"
+			why = fmt.Sprintf("setup: in %s sets the environment", src)
 		}
-		return &attemptlog.Devcontainer{File: file, Notes: []string{fmt.Sprintf("%s not used: %s in %s sets the environment", file, key, src)}}, nil, nil
+		return &attemptlog.Devcontainer{File: file, Notes: []string{file + " not used: " + why}}, nil, nil
 	}
 	d, err := repoconfig.ReadDevcontainer(dir, agent.Workspace)
 	if d == nil || err != nil {

@@ -57,7 +57,7 @@ func TestPlanDevcontainer(t *testing.T) {
 		{name: "image: wins", dc: python, config: func(c *repoconfig.Config) { c.Image = "my/image:1" }, image: "my/image:1",
 			notes: []string{".devcontainer/devcontainer.json not used: image: in .github/capsule.yml sets the environment"}},
 		{name: "devcontainer: false", dc: python, config: func(c *repoconfig.Config) { c.IgnoreDevcontainer = true }, image: image.Default(),
-			notes: []string{"not used: devcontainer: false in .github/capsule.yml"}},
+			notes: []string{"not used: .github/capsule.yml says devcontainer: false"}},
 		{name: "setup: wins", dc: python, config: func(c *repoconfig.Config) { c.Setup = "make deps" }, image: image.Default(), setup: "make deps",
 			notes: []string{"not used: setup: in .github/capsule.yml"}},
 		{name: "the operator's image", dc: python, o: func(o *Overrides) { o.Image = "op/image:2" }, image: "op/image:2", setup: "pip install --user -e .", env: []string{"A=1"}, used: true, protected: true,

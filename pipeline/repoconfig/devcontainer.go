@@ -45,6 +45,13 @@ type Devcontainer struct {
 	Notes []string
 }
 
+// maxNotes bounds the notes about one file, and maxListed the features
+// one note names, so that a hostile file cannot flood a comment.
+const (
+	maxNotes  = 40
+	maxListed = 20
+)
+
 // MaxDevcontainerSize is the largest devcontainer.json, and Dockerfile,
 // accepted, in bytes.
 const MaxDevcontainerSize = MaxSize
@@ -415,9 +422,12 @@ func (b *devBuilder) features(e jsoncEntry) error {
 	if len(members) == 0 {
 		return nil
 	}
-	ids := make([]string, len(members))
-	for i, m := range members {
-		ids[i] = m.key
+	var ids []string
+	for _, m := range members[:min(len(members), maxListed)] {
+		ids = append(ids, shorten(m.key, 100))
+	}
+	if more := len(members) - len(ids); more > 0 {
+		ids = append(ids, fmt.Sprintf("and %d more", more))
 	}
 	b.note(e.line, "features not installed (Capsule installs no Dev Container Features; what they add is missing unless the image has it): %s", strings.Join(ids, ", "))
 	return nil
@@ -461,6 +471,9 @@ func (b *devBuilder) finish() (*Devcontainer, error) {
 	}
 	d.Setup = joinCommands(steps)
 	d.Env = b.environment()
+	if more := len(d.Notes) - maxNotes; more > 0 {
+		d.Notes = append(d.Notes[:maxNotes], fmt.Sprintf("%d more notes not shown", more))
+	}
 	return d, nil
 }
 

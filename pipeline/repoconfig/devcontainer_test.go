@@ -350,3 +350,26 @@ func TestDevcontainerKey(t *testing.T) {
 		t.Errorf("devcontainer: no: %v", err)
 	}
 }
+
+// TestDevcontainerNotesBounded: a file of many unknown keys and features
+// yields a bounded list of notes.
+func TestDevcontainerNotesBounded(t *testing.T) {
+	var members []string
+	for i := range 500 {
+		members = append(members, fmt.Sprintf("%q: 1", fmt.Sprintf("k%d", i)))
+	}
+	var features []string
+	for i := range 100 {
+		features = append(features, fmt.Sprintf("%q: {}", fmt.Sprintf("ghcr.io/f/%d:1", i)))
+	}
+	d, err := parseDC(`{"image": "python:3", "features": {`+strings.Join(features, ",")+`}, `+strings.Join(members, ",")+`}`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Notes) != maxNotes+1 || d.Notes[maxNotes] != "462 more notes not shown" {
+		t.Errorf("%d notes, the last %q", len(d.Notes), d.Notes[len(d.Notes)-1])
+	}
+	if !strings.HasSuffix(d.Notes[1], "ghcr.io/f/19:1, and 80 more") {
+		t.Errorf("features note: %s", d.Notes[1])
+	}
+}
