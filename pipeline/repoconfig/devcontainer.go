@@ -1,13 +1,16 @@
 package repoconfig
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -93,8 +96,11 @@ func findDevcontainer(fsys fs.FS) (string, []string, error) {
 			found = append(found, p)
 		}
 	}
-	if len(found) == 0 {
+	switch len(found) {
+	case 0:
 		return "", nil, nil
+	case 1:
+		return found[0], nil, nil
 	}
 	return found[0], found[1:], nil
 }
@@ -227,7 +233,9 @@ func (b *devBuilder) entry(e jsoncEntry) error {
 	case "$schema":
 		return nil
 	case "name":
-		return b.str(e, &b.d.Name)
+		err := b.str(e, &b.d.Name)
+		b.d.Name = b.vars.Replace(b.d.Name)
+		return err
 	case "image":
 		b.imageLine = e.line
 		return b.str(e, &b.d.Image)
@@ -463,6 +471,7 @@ func (b *devBuilder) finish() (*Devcontainer, error) {
 		return nil, b.doc.errorf(line, "%v", err)
 	}
 	d.Recipe = recipe
+	sortNotes(d.Notes, d.File)
 	d.Notes = append([]string{fmt.Sprintf("%s:%d: %s", d.File, line, note)}, d.Notes...)
 	var steps []string
 	steps = append(steps, b.dockerfileSetup...)
@@ -475,6 +484,24 @@ func (b *devBuilder) finish() (*Devcontainer, error) {
 		d.Notes = append(d.Notes[:maxNotes], fmt.Sprintf("%d more notes not shown", more))
 	}
 	return d, nil
+}
+
+// sortNotes orders the notes about file by line, before the others
+// (its Dockerfile's), which keep their order.
+func sortNotes(notes []string, file string) {
+	line := func(n string) int {
+		rest, ok := strings.CutPrefix(n, file+":")
+		if !ok {
+			return math.MaxInt
+		}
+		digits, _, _ := strings.Cut(rest, ":")
+		l, err := strconv.Atoi(digits)
+		if err != nil {
+			return math.MaxInt
+		}
+		return l
+	}
+	slices.SortStableFunc(notes, func(a, b string) int { return cmp.Compare(line(a), line(b)) })
 }
 
 // joinCommands makes one command for sh -c of commands run one after

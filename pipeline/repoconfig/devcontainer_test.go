@@ -99,7 +99,7 @@ func TestJSONC(t *testing.T) {
 		{"bad value", "{\n\"image\": \"python:3\",\n\"name\": nope\n}", "error: .devcontainer/devcontainer.json:3: not valid JSON: invalid character 'o' in literal null (expecting 'u')"},
 		{"unterminated string", "{\"image\": \"python:3", "error: .devcontainer/devcontainer.json:1: not valid JSON: the file ends too early"},
 		{"too large", "{\"name\": \"" + strings.Repeat("a", MaxDevcontainerSize) + "\"}", "error: .devcontainer/devcontainer.json: file is larger than the 64 KiB limit"},
-		{"deep nesting", "{\"image\": \"python:3\", \"customizations\": " + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "}", "error: .devcontainer/devcontainer.json:1: not valid JSON: exceeded max depth"},
+		{"deep nesting", "{\"image\": \"python:3\", \"customizations\": " + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "}", "error: .devcontainer/devcontainer.json:1: not valid JSON: invalid character '[' exceeded max depth"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

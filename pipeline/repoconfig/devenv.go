@@ -127,9 +127,9 @@ func (b *devBuilder) environment() []string {
 			values[v.name] = v.value
 		}
 	}
-	env := make([]string, len(names))
-	for i, n := range names {
-		env[i] = n + "=" + values[n]
+	var env []string
+	for _, n := range names {
+		env = append(env, n+"="+values[n])
 	}
 	return env
 }
