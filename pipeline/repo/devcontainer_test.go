@@ -63,7 +63,7 @@ func TestPlanDevcontainer(t *testing.T) {
 		{name: "the operator's image", dc: python, o: func(o *Overrides) { o.Image = "op/image:2" }, image: "op/image:2", setup: "pip install --user -e .", env: []string{"A=1"}, used: true, protected: true,
 			notes: []string{"the sandbox image is the operator's op/image:2, not the python image"}},
 		{name: "unknown image", dc: `{"image": "ghcr.io/x/y:1"}`, err: `.devcontainer/devcontainer.json:1: image "ghcr.io/x/y:1" is not one Capsule can stand in for offline`},
-		{name: "broken file", dc: "{\n\"image\": \"python:3\",,\n}", err: ".devcontainer/devcontainer.json:2: not valid JSON"},
+		{name: "broken file", dc: "{\n\"image\": \"python:3\"\n\"name\": \"x\"}", err: ".devcontainer/devcontainer.json:3: not valid JSON: invalid character '\"' after object key:value pair"},
 	}
 	if hasNode {
 		r, _ := image.Lookup(repoconfig.RecipeNode)
