@@ -75,7 +75,7 @@ func TestSolveDevcontainer(t *testing.T) {
 	if err := os.WriteFile(issue, []byte("# MappedQueue.pop returns elements out of order\n\nAfter the first pop, `MappedQueue.pop()` no longer returns the smallest element: `test_pop` in `networkx/utils/tests/test_mapped_queue.py` fails.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	answer := "pop must sift the new root down again.\n\n" + programmer.FormatFiles([]edits.FileEdit{{Path: mappedQueue, Whole: true, Content: string(fixed)}}) + "\n"
+	answer := "pop must sift the new root down again.\n\n" + programmer.FormatFiles([]edits.FileEdit{{Path: mappedQueue, Blocks: edits.BlocksFor(broken, string(fixed))}}) + "\n"
 	srv := fakeopenai.New(t, fakeopenai.Sequence(fakeopenai.Reply(answer)))
 	out := t.TempDir()
 	code, _, stderr := capsule(t, "solve", "--repo", repo, "--issue", issue, "--base-url", srv.URL(), "--model", "fake", "--out", out)
