@@ -86,7 +86,7 @@ func layerDelta(dir string, exclude []string, layer io.Reader, w io.Writer) (Lay
 			continue
 		}
 		seen[rel] = true
-		out := &tar.Header{Name: rel, Mode: hdr.Mode & 0o7777, ModTime: hdr.ModTime, Format: tar.FormatPAX}
+		out := &tar.Header{Name: rel, Mode: hdr.Mode & 0o7777, ModTime: hdr.ModTime}
 		tree := filepath.Join(dir, filepath.FromSlash(rel))
 		st, statErr := os.Lstat(tree)
 		inTree := dir != "" && statErr == nil
@@ -275,7 +275,7 @@ func writeLayer(w io.Writer, spec Spec, archive io.Reader, names map[string]bool
 		if !filepath.IsLocal(filepath.FromSlash(clean)) {
 			return fmt.Errorf("set-up archive: %q is outside the workspace", hdr.Name)
 		}
-		out := &tar.Header{Typeflag: hdr.Typeflag, Name: path.Join(prefix, clean), Mode: hdr.Mode & 0o7777, Size: hdr.Size, Linkname: hdr.Linkname, ModTime: hdr.ModTime, Format: tar.FormatPAX}
+		out := &tar.Header{Typeflag: hdr.Typeflag, Name: path.Join(prefix, clean), Mode: hdr.Mode & 0o7777, Size: hdr.Size, Linkname: hdr.Linkname, ModTime: hdr.ModTime}
 		switch hdr.Typeflag {
 		case tar.TypeDir:
 			out.Name += "/"
