@@ -89,7 +89,9 @@ ci_rounds: 5
 			with(func(c *Config) { c.Setup = "pip install -r requirements.txt\npip install -e .\n" })},
 		{"empty setup", `setup: ""`, defaults},
 		{"set-up inputs and secrets", "setup_inputs: [\"scripts/*.sh\"]\nsetup_secrets: [NPM_TOKEN, PIP_INDEX_URL]",
-			with(func(c *Config) { c.SetupInputs, c.SetupSecrets = []string{"scripts/*.sh"}, []string{"NPM_TOKEN", "PIP_INDEX_URL"} })},
+			with(func(c *Config) {
+				c.SetupInputs, c.SetupSecrets = []string{"scripts/*.sh"}, []string{"NPM_TOKEN", "PIP_INDEX_URL"}
+			})},
 		{"explicit string tag", "label: !!str 2024", with(func(c *Config) { c.Label = "2024" })},
 		{"aliases", "setup: &cmd make deps\ntest: *cmd\n", with(func(c *Config) { c.Setup, c.Test = "make deps", "make deps" })},
 		{"flow mapping", "{label: bot, network: false}", with(func(c *Config) { c.Label = "bot" })},

@@ -90,7 +90,7 @@ func TestSource(t *testing.T) {
 // TestSourceErrors names the line and never shows a value.
 func TestSourceErrors(t *testing.T) {
 	for text, want := range map[string]string{
-		"A=short\n":           "x:1: the value of A is shorter than 8 bytes",
+		"A=short\n":            "x:1: the value of A is shorter than 8 bytes",
 		"\nno-equals-sign-x\n": "x:2: want NAME=VALUE",
 	} {
 		_, err := Parse("x", []byte(text), nil)
