@@ -1,0 +1,62 @@
+package sandbox_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/capsulehq/capsule/sandbox"
+	"github.com/capsulehq/capsule/testsupport/sandboxtest"
+)
+
+// TestLayerExportAndRestore exports what a committed set-up added to
+// the tree and restores it in another session, on a tree whose source
+// changed: that session's runs start from its own tree with the set-up's
+// files, and so does the container that replaces its killed one.
+func TestLayerExportAndRestore(t *testing.T) {
+	ctx := context.Background()
+	eng := sandboxtest.Engine(t)
+	files := map[string]string{"app.py": "print('app')\n", "requirements.txt": "lib==1\n"}
+	s := newSession(t, eng, files, nil)
+	if res := run(t, s, sandbox.Run{Commit: true, Cmd: sh(`mkdir -p .deps && echo installed > .deps/lib.txt && ln -s lib.txt .deps/link`)}); !res.Passed() {
+		t.Fatalf("set-up: %s %s", res.Stdout, res.Stderr)
+	}
+	archive := filepath.Join(t.TempDir(), "setup.tar")
+	f, err := os.Create(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.ExportLayer(ctx, f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Entries != 3 || len(info.Changed) != 0 || len(info.Deleted) != 0 || info.Bytes != int64(len("installed\n")) {
+		t.Errorf("export: %+v, want .deps/, its file and its link", info)
+	}
+	s.Close()
+
+	files["app.py"] = "print('new app')\n"
+	other := newSession(t, eng, files, nil)
+	took, err := other.RestoreLayer(ctx, archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("restored in %s", took)
+	check := sh(`cat .deps/lib.txt; readlink .deps/link; python3 app.py; ls -A`)
+	want := "installed\nlib.txt\nnew app\n.deps\napp.py\nrequirements.txt\n"
+	if res := run(t, other, sandbox.Run{Cmd: check}); string(res.Stdout) != want {
+		t.Errorf("after the restore: %q, want %q (stderr %s)", res.Stdout, want, res.Stderr)
+	}
+	ids, _ := eng.Owned(ctx)
+	for _, id := range ids {
+		eng.Client().ContainerKill(ctx, id, "KILL")
+	}
+	if _, err := other.Run(ctx, sandbox.Run{Cmd: check}); err == nil {
+		t.Error("a run on a killed container reported no error")
+	}
+	if res := run(t, other, sandbox.Run{Cmd: check}); string(res.Stdout) != want {
+		t.Errorf("after replacement: %q, want %q (stderr %s)", res.Stdout, want, res.Stderr)
+	}
+}
