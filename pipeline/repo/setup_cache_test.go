@@ -2,6 +2,8 @@ package repo_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"fmt"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 	"github.com/capsulehq/capsule/pipeline/setupcache"
 	"github.com/capsulehq/capsule/pipeline/setupsecret"
 	"github.com/capsulehq/capsule/pipeline/testreport"
+	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/testsupport/sandboxtest"
 )
 
@@ -145,7 +148,15 @@ func TestSetupSecrets(t *testing.T) {
 	// The set-up builds .local/built only when its token
 	// "authenticates"; the test command fails when the token can be
 	// found anywhere a test could look.
-	look := `! { env; cat /proc/*/environ /proc/*/cmdline; grep -rsI . /capsule /tmp "$HOME"; } 2>/dev/null | grep -q ` + secretValue[:20]
+	// (The set-up compares a hash, and the pattern has brackets, so that
+	// neither command holds the value: /proc/*/cmdline shows the test's.)
+	look := `! { env; cat /proc/*/environ /proc/*/cmdline; grep -rsI . /capsule /tmp "$HOME"; } 2>/dev/null | grep -q 'capsule-test-token-[5]f1e2d'`
+	authenticates := `test "$(printf %s "$NPM_TOKEN" | sha256sum | cut -c1-16)" = ` + fmt.Sprintf("%.8x", sha256.Sum256([]byte(secretValue)))
+	// The control: a run that has the secret is caught by look.
+	res, err := sandboxtest.Engine(t).Run(context.Background(), sandboxtest.Spec(t.TempDir()), sandbox.Run{Cmd: []string{"sh", "-c", look}, Env: []string{"NPM_TOKEN=" + secretValue}})
+	if err != nil || res.ExitCode != 1 {
+		t.Fatalf("look did not catch the secret in a run's environment: %v, %+v", err, res)
+	}
 	tests := []struct {
 		name     string
 		setup    string
@@ -155,7 +166,7 @@ func TestSetupSecrets(t *testing.T) {
 		built    bool
 		withheld bool
 	}{
-		{name: "used and unreadable", setup: `test "$NPM_TOKEN" = ` + secretValue + ` && mkdir -p .local && echo ok > .local/built`, trusted: true, built: true},
+		{name: "used and unreadable", setup: authenticates + ` && mkdir -p .local && echo ok > .local/built`, trusted: true, built: true},
 		{name: "left in .npmrc", setup: `echo "//registry/:_authToken=$NPM_TOKEN" > .npmrc`, trusted: true, phase: "set-up", want: "left the value of its secret NPM_TOKEN (plain) in .npmrc"},
 		{name: "left base64-encoded", setup: `mkdir -p .cache && printf 'me:%s' "$NPM_TOKEN" | base64 > .cache/auth`, trusted: true, phase: "set-up", want: "NPM_TOKEN (base64) in .cache/auth"},
 		{name: "printed", setup: `echo "using $NPM_TOKEN"`, trusted: true, phase: "set-up", want: "printed the value of its secret NPM_TOKEN (plain)"},
@@ -165,9 +176,9 @@ func TestSetupSecrets(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			plan := cachedPlan(t, cache)
-			plan.Setup, plan.TestCommand = tt.setup, look+" && python3 -m pytest -q"
+			plan.Setup, plan.TestCommand = tt.setup, look
 			if tt.built {
-				plan.TestCommand = "test -f .local/built && " + plan.TestCommand
+				plan.TestCommand = "test -f .local/built && " + look
 			}
 			plan.SetupSecretNames = []string{"NPM_TOKEN"}
 			plan.SetupSecrets = setupsecret.Set{{Name: "NPM_TOKEN", Value: secretValue}}
@@ -195,6 +206,8 @@ func TestSetupSecrets(t *testing.T) {
 				}
 			case log.Environment != nil:
 				t.Fatalf("the job stopped: %+v (set-up %+v)", log.Environment, log.Setup)
+			case !log.Baseline.Runs[0].Passed:
+				t.Fatalf("the tests found the secret, or the set-up built nothing: %+v", log.Baseline.Runs[0])
 			case tt.withheld:
 				if log.SetupSecrets == nil || log.SetupSecrets.Withheld != tt.want || len(log.SetupSecrets.Given) != 0 {
 					t.Errorf("secrets = %+v, want withheld: %q", log.SetupSecrets, tt.want)
