@@ -10,7 +10,7 @@
 #
 # MIRRORS holds OWNER+NAME/repo clones (bare or not) of pallets/flask,
 # werkzeug, jinja, markupsafe, click, itsdangerous, pallets-eco/blinker
-# and pypa/flit (for flit_core, Flask's build backend). Nothing is
+# and pypa/flit (for flit_core 3.12.0, Flask's build backend). Nothing is
 # downloaded; the sandbox has no network.
 set -eu
 mirrors=${1:?usage: $0 MIRRORS WORKDIR}
@@ -20,9 +20,9 @@ capsule=${CAPSULE:-$here/bin/capsule}
 
 rm -rf "$work"
 mkdir -p "$work/src" "$work/flask/wheels"
-export_tree() { # OWNER+NAME DEST
+export_tree() { # OWNER+NAME DEST [REV]
 	mkdir -p "$2"
-	git -C "$mirrors/$1/repo" archive HEAD | tar -x -C "$2"
+	git -C "$mirrors/$1/repo" archive "${3:-HEAD}" | tar -x -C "$2"
 }
 export_tree pallets+flask "$work/flask"
 for spec in pallets+werkzeug:src/werkzeug pallets+jinja:src/jinja2 pallets+markupsafe:src/markupsafe \
@@ -31,7 +31,7 @@ for spec in pallets+werkzeug:src/werkzeug pallets+jinja:src/jinja2 pallets+marku
 	export_tree "$repo" "$work/src/$repo"
 	python3 "$here/scripts/purewheel.py" "$work/src/$repo" "${spec#*:}" "$work/flask/wheels" >/dev/null
 done
-export_tree pypa+flit "$work/src/flit"
+export_tree pypa+flit "$work/src/flit" 3.12.0 # Flask asks for flit_core<4
 python3 "$here/scripts/purewheel.py" "$work/src/flit/flit_core" flit_core "$work/flask/wheels" >/dev/null
 ls "$work/flask/wheels"
 

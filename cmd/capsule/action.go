@@ -226,7 +226,7 @@ func action(ctx context.Context, env *environment, wf workflow) (int, error) {
 		return 0, err
 	}
 	setup.secretsText = input("setup-secrets")
-	if err := setup.equip(&solver.solver); err != nil {
+	if err := setup.equip(&solver.solver, env.log); err != nil {
 		return 0, err
 	}
 	defer solver.close()

@@ -49,7 +49,7 @@ func doctorRepo(ctx context.Context, env *environment, dir string) int {
 	x := repo.Sandboxed{Engine: eng}
 	setup, err := setupFromEnv()
 	if err == nil {
-		err = setup.equip(&x)
+		err = setup.equip(&x, env.log)
 	}
 	if err != nil {
 		return fail(env, err)

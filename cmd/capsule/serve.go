@@ -218,7 +218,7 @@ func newServer(ctx context.Context, env *environment, log *slog.Logger, mf *mode
 	overrides.Image = ss.image
 	solver := &repo.Sandboxed{Engine: eng, Model: client, ModelName: client.Config().Model, TestModel: testModel,
 		Overrides: overrides, Maxima: ss.limits.max, Prices: prices}
-	if err := ss.setup.equip(solver); err != nil {
+	if err := ss.setup.equip(solver, log); err != nil {
 		cleanup()
 		return nil, nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"time"
 
@@ -61,15 +62,20 @@ func setupFromEnv() (setupSettings, error) {
 	return s, err
 }
 
-// equip opens the cache and reads the secrets into x.
-func (s setupSettings) equip(x *repo.Sandboxed) error {
+// equip opens the cache and reads the secrets into x; log hears what
+// the opening evicted.
+func (s setupSettings) equip(x *repo.Sandboxed, log *slog.Logger) error {
 	if s.maxAge < 0 || s.maxSize < 0 {
 		return fmt.Errorf("%w: the set-up cache's maximum age and size must not be negative (0: no bound)", errUsage)
 	}
 	if dir := s.cacheDir; dir != "" && dir != "off" {
 		c := &setupcache.Cache{Dir: dir, MaxAge: s.maxAge, MaxBytes: s.maxSize}
-		if err := c.Open(); err != nil {
+		evicted, err := c.Open()
+		if err != nil {
 			return err
+		}
+		if len(evicted) > 0 && log != nil {
+			log.Info("set-up cache: evicted", "dir", dir, "entries", len(evicted), "max_age", s.maxAge, "max_bytes", s.maxSize)
 		}
 		x.SetupCache = c
 	}

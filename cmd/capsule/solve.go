@@ -135,7 +135,7 @@ func (f *solveFlags) solve(ctx context.Context, env *environment) (*repo.Outcome
 		return nil, err
 	}
 	x := repo.Sandboxed{Engine: eng, Model: client, ModelName: client.Config().Model, TestModel: testModel, Prices: prices}
-	if err := f.setup.equip(&x); err != nil {
+	if err := f.setup.equip(&x, env.log); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(env.stderr, "capsule solve: %q with %s; tests: %s (%s)\n", local.Title, x.ModelName, plan.TestCommand, plan.TestReason)

@@ -51,6 +51,15 @@ func check(t *testing.T, plan repo.Plan) (*attemptlog.Log, time.Duration) {
 // package matches the tree's requirements.
 const slowSetup = `sleep 4 && mkdir -p .local/lib/slowdep && cp requirements.txt .local/lib/slowdep/installed.txt && echo installed`
 
+// openCache opens a set-up cache in a temporary directory.
+func openCache(t *testing.T) *setupcache.Cache {
+	c := &setupcache.Cache{Dir: t.TempDir()}
+	if _, err := c.Open(); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 func cachedPlan(t *testing.T, cache *setupcache.Cache) repo.Plan {
 	plan := issueTask(t, calculator(t, map[string]string{"requirements.txt": "slowdep==1\n"}))
 	plan.Setup, plan.SetupCache, plan.Repository = slowSetup, cache, "example/calculator"
@@ -63,10 +72,7 @@ func cachedPlan(t *testing.T, cache *setupcache.Cache) repo.Plan {
 // set-up; a changed lockfile runs it again; the size bound evicts the
 // least recently used.
 func TestSetupKeptAndReused(t *testing.T) {
-	cache := &setupcache.Cache{Dir: t.TempDir()}
-	if err := cache.Open(); err != nil {
-		t.Fatal(err)
-	}
+	cache := openCache(t)
 	plan := cachedPlan(t, cache)
 
 	first, built := check(t, plan)
@@ -116,8 +122,7 @@ func TestSetupKeptAndReused(t *testing.T) {
 // TestSetupSourceInstall: a set-up that changes a file of the tree that
 // is not an input is kept for that tree only.
 func TestSetupSourceBound(t *testing.T) {
-	cache := &setupcache.Cache{Dir: t.TempDir()}
-	cache.Open()
+	cache := openCache(t)
 	plan := cachedPlan(t, cache)
 	plan.Setup = slowSetup + " && echo '# stamped' >> calc/__init__.py"
 	plan.TestCommand = "grep -q stamped calc/__init__.py && " + plan.TestCommand
@@ -143,8 +148,7 @@ const secretValue = "capsule-test-token-5f1e2d"
 // fails; a tree whose set-up inputs differ from the default branch's
 // gets no secret.
 func TestSetupSecrets(t *testing.T) {
-	cache := &setupcache.Cache{Dir: t.TempDir()}
-	cache.Open()
+	cache := openCache(t)
 	// The set-up builds .local/built only when its token
 	// "authenticates"; the test command fails when the token can be
 	// found anywhere a test could look.

@@ -99,13 +99,12 @@ func (c *Cache) now() time.Time {
 }
 
 // Open makes the cache's directory (mode 0700: the kept set-ups are the
-// operator's) and evicts what is due.
-func (c *Cache) Open() error {
+// operator's) and evicts what is due, returning the IDs it evicted.
+func (c *Cache) Open() ([]string, error) {
 	if err := os.MkdirAll(c.Dir, 0o700); err != nil {
-		return fmt.Errorf("set-up cache: %w", err)
+		return nil, fmt.Errorf("set-up cache: %w", err)
 	}
-	_, err := c.Evict()
-	return err
+	return c.Evict()
 }
 
 // Lookup returns the entry of id, touched as used; ok is false when

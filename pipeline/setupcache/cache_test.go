@@ -100,7 +100,7 @@ func put(t *testing.T, c *Cache, id string, n int, meta Meta) []string {
 func TestEviction(t *testing.T) {
 	now := time.Now()
 	c := &Cache{Dir: t.TempDir(), MaxAge: time.Hour, MaxBytes: 2500, Now: func() time.Time { return now }}
-	if err := c.Open(); err != nil {
+	if _, err := c.Open(); err != nil {
 		t.Fatal(err)
 	}
 	put(t, c, "a", 1000, Meta{})
@@ -127,7 +127,9 @@ func TestEviction(t *testing.T) {
 // tree it was built on.
 func TestSourceBound(t *testing.T) {
 	c := &Cache{Dir: t.TempDir()}
-	c.Open()
+	if _, err := c.Open(); err != nil {
+		t.Fatal(err)
+	}
 	put(t, c, "s", 10, Meta{Source: "tree-1", SourceWhy: "installed the repository's source without -e (app)"})
 	if _, ok, _, _ := c.Lookup("s", func() (string, error) { return "tree-1", nil }); !ok {
 		t.Error("the same tree did not reuse it")
