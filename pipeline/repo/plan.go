@@ -48,7 +48,8 @@ type Task struct {
 	// TrustedInput reads a set-up input file as it is at the default
 	// branch's base commit (ok false when it is not there): the set-up
 	// has its secrets only when every input file of Dir equals it there.
-	// Nil means Dir is that commit's tree.
+	// Nil means Dir is that commit's tree; only a set-up of such a tree
+	// is kept (package setupcache), since another may hold answers.
 	TrustedInput func(ctx context.Context, path string) (data []byte, ok bool, err error)
 }
 

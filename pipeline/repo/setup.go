@@ -169,6 +169,12 @@ func keepSetup(ctx context.Context, lb layered, plan Plan, cache *setupcache.Cac
 	}
 	k := keeping{bytes: info.Bytes}
 	meta := setupcache.Meta{Key: key, Created: time.Now().UTC(), Bytes: info.Bytes, Entries: info.Entries, SetupTime: took}
+	if plan.TrustedInput != nil {
+		// A round's tree holds answers and pushes no one merged: a set-up
+		// that runs its code must not become every later job's start.
+		k.notKept = "the tree is not the default branch's head, and only a set-up of that tree is kept"
+		return k, nil, nil
+	}
 	if len(info.Deleted) > 0 {
 		k.notKept = fmt.Sprintf("the set-up deleted %s from the repository's tree", strings.Join(first(info.Deleted, 3), ", "))
 		return k, nil, nil

@@ -79,7 +79,14 @@ func TestSetupKeptAndReused(t *testing.T) {
 	if first.Environment != nil || first.Setup == nil || first.SetupCache == nil || !first.SetupCache.Kept || first.SetupCache.Reused {
 		t.Fatalf("first job: environment %+v, set-up %+v, cache %+v", first.Environment, first.Setup, first.SetupCache)
 	}
-	second, restored := check(t, plan)
+	// The second job is a round: it restores what the default branch's
+	// job kept.
+	round := plan
+	round.TrustedInput = func(_ context.Context, p string) ([]byte, bool, error) {
+		data, err := os.ReadFile(filepath.Join(plan.Dir, p))
+		return data, err == nil, nil
+	}
+	second, restored := check(t, round)
 	if second.Environment != nil || second.Setup != nil || second.SetupCache == nil || !second.SetupCache.Reused || second.SetupCache.Key != first.SetupCache.Key {
 		t.Fatalf("second job: environment %+v, set-up %+v, cache %+v", second.Environment, second.Setup, second.SetupCache)
 	}
@@ -220,6 +227,10 @@ func TestSetupSecrets(t *testing.T) {
 				if log.SetupSecrets == nil || strings.Join(log.SetupSecrets.Given, ",") != "NPM_TOKEN" {
 					t.Errorf("secrets = %+v", log.SetupSecrets)
 				}
+			}
+			// Every case is a round's tree, whose set-up is never kept.
+			if c := log.SetupCache; c.Kept || tt.phase == "" && c.NotKept != "the tree is not the default branch's head, and only a set-up of that tree is kept" {
+				t.Errorf("a round's set-up: %+v", c)
 			}
 		})
 	}
