@@ -10,9 +10,11 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/url"
 	"os"
 	"slices"
@@ -33,6 +35,19 @@ const EnvPrefix = "CAPSULE_SETUP_SECRET_"
 type Secret struct {
 	Name, Value string
 }
+
+// String, GoString and LogValue show the name only, so that a secret
+// printed by mistake (a plan logged with %+v) shows no value.
+func (s Secret) String() string { return s.Name + "=[redacted]" }
+
+// GoString is String, for %#v.
+func (s Secret) GoString() string { return s.String() }
+
+// MarshalJSON is String, for encoding/json (and slog's JSON handler).
+func (s Secret) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
+
+// LogValue is String, for log/slog.
+func (s Secret) LogValue() slog.Value { return slog.StringValue(s.String()) }
 
 // Source is where the operator's secrets come from: a file's lines,
 // `NAME=VALUE` for every repository or `owner/name NAME=VALUE` for one

@@ -3,6 +3,8 @@ package setupsecret
 import (
 	"bytes"
 	"encoding/base64"
+	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -96,6 +98,19 @@ func TestSourceErrors(t *testing.T) {
 		_, err := Parse("x", []byte(text), nil)
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "short\n") || strings.Contains(err.Error(), "no-equals") {
 			t.Errorf("%q: %v", text, err)
+		}
+	}
+}
+
+// TestPrintedSecret: a secret printed by mistake, alone or in a struct,
+// with fmt or slog, shows its name and no value.
+func TestPrintedSecret(t *testing.T) {
+	set := Set{{"NPM_TOKEN", value}}
+	var buf bytes.Buffer
+	slog.New(slog.NewJSONHandler(&buf, nil)).Info("plan", "secrets", set, "one", set[0])
+	for _, text := range []string{fmt.Sprintf("%v %+v %#v %s", set, struct{ S Set }{set}, set, set[0]), buf.String()} {
+		if strings.Contains(text, value) || !strings.Contains(text, "NPM_TOKEN=[redacted]") {
+			t.Errorf("printed: %s", text)
 		}
 	}
 }
