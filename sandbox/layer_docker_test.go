@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/capsulehq/capsule/sandbox"
@@ -58,5 +59,32 @@ func TestLayerExportAndRestore(t *testing.T) {
 	}
 	if res := run(t, other, sandbox.Run{Cmd: check}); string(res.Stdout) != want {
 		t.Errorf("after replacement: %q, want %q (stderr %s)", res.Stdout, want, res.Stderr)
+	}
+}
+
+// TestRestoredLayerCountsAgainstTheQuota: a kept set-up of 2 MiB does
+// not fit a 1 MiB workspace, as the set-up itself would not have.
+func TestRestoredLayerCountsAgainstTheQuota(t *testing.T) {
+	ctx := context.Background()
+	eng := sandboxtest.Engine(t)
+	s := newSession(t, eng, map[string]string{"app.py": "x = 1\n"}, nil)
+	if res := run(t, s, sandbox.Run{Commit: true, Cmd: sh(`mkdir -p .venv && head -c 2097152 /dev/zero > .venv/big.bin`)}); !res.Passed() {
+		t.Fatalf("set-up: %s", res.Stderr)
+	}
+	archive := filepath.Join(t.TempDir(), "setup.tar")
+	f, _ := os.Create(archive)
+	_, err := s.ExportLayer(ctx, f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	small := newSession(t, eng, map[string]string{"app.py": "x = 1\n"}, func(l *sandbox.Limits) { l.Disk = 1 << 20 })
+	if _, err := small.RestoreLayer(ctx, archive); err != nil {
+		t.Fatal(err)
+	}
+	res, err := small.Run(ctx, sandbox.Run{Cmd: []string{"true"}})
+	if err != nil || res.Passed() || !strings.Contains(string(res.Stderr), "does not fit the disk quota") {
+		t.Errorf("a 2 MiB set-up under a 1 MiB quota: %v, exit %d, stderr %q", err, res.ExitCode, res.Stderr)
 	}
 }
