@@ -53,6 +53,9 @@ type Log struct {
 	// SetupSecrets says which secrets the set-up was given, or why it
 	// ran without them; nil when the configuration names none.
 	SetupSecrets *SetupSecrets `json:"setup_secrets,omitempty"`
+	// Devcontainer, when set, says what the job took from the
+	// repository's devcontainer.json and what it did not.
+	Devcontainer *Devcontainer `json:"devcontainer,omitempty"`
 	Context      *Context      `json:"context,omitempty"`
 	// Baseline is the run of the tests on the untouched tree, which the
 	// gate compares every attempt with.

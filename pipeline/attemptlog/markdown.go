@@ -77,6 +77,7 @@ func (l *Log) WriteMarkdownWith(w io.Writer, opts MarkdownOptions) (Omitted, err
 	m.reproduction(l)
 	m.tests(l)
 	m.context(l.Context)
+	m.devcontainer(l.Devcontainer)
 	m.setup(l.Setup)
 	m.setupCache(l.SetupCache)
 	m.setupSecrets(l.SetupSecrets)

@@ -56,7 +56,7 @@ func setup(ctx context.Context, box Sandbox, plan Plan, log *attemptlog.Log) (bo
 			return false, err
 		}
 		key = setupcache.Key{Repository: plan.Repository, Installation: plan.Installation, ImageID: imageID, Setup: plan.Setup, Network: plan.SetupNetwork,
-			Inputs: setupcache.Digest(inputs), Secrets: secrets.Names()}
+			Inputs: setupcache.Digest(inputs), Secrets: secrets.Names(), Env: plan.Env}
 		id = key.ID()
 		e, ok, why, err := cache.Lookup(id, func() (string, error) { return setupcache.TreeDigest(plan.Dir) })
 		if err != nil {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,6 +31,7 @@ var fields = []field{
 	{"setup_inputs", func(c *Config, v value) { v.patterns(&c.SetupInputs) }},
 	{"setup_secrets", func(c *Config, v value) { v.envNames(&c.SetupSecrets) }},
 	{"image", func(c *Config, v value) { v.image(&c.Image) }},
+	{"devcontainer", func(c *Config, v value) { v.devcontainer(c) }},
 	{"timeout", func(c *Config, v value) { v.duration(&c.Timeout) }},
 	{"max_attempts", func(c *Config, v value) { v.count(&c.MaxAttempts) }},
 	{"history", func(c *Config, v value) { v.count(&c.History) }},
@@ -259,9 +259,6 @@ func (v value) patterns(dst *[]string) {
 		return ""
 	})
 }
-
-// envName is the form of an environment variable's name.
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // envNames stores a list of environment variables' names, each once.
 func (v value) envNames(dst *[]string) {

@@ -34,6 +34,9 @@ type Key struct {
 	Inputs string `json:"inputs"`
 	// Secrets are the names of the secrets the set-up was given.
 	Secrets []string `json:"secrets,omitempty"`
+	// Env is the environment every run has (a devcontainer.json's
+	// containerEnv), KEY=VALUE.
+	Env []string `json:"env,omitempty"`
 }
 
 // ID is the key's hash, the entry's name in the cache.

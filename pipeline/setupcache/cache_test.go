@@ -33,6 +33,7 @@ func TestInputs(t *testing.T) {
 	write(t, dir, map[string]string{
 		"requirements-dev.txt": "x", "pyproject.toml": "x", "web/package-lock.json": "x", "web/node_modules/a/package.json": "x",
 		".git/config": "x", "src/app.py": "x", "scripts/install.sh": "x", "notes.txt": "x", "go.sum": "x",
+		".devcontainer/Dockerfile": "x",
 	})
 	inputs, err := Inputs(dir, []string{"scripts/*.sh"})
 	if err != nil {
@@ -42,7 +43,7 @@ func TestInputs(t *testing.T) {
 	for _, in := range inputs {
 		got = append(got, in.Path)
 	}
-	want := []string{"go.sum", "pyproject.toml", "requirements-dev.txt", "scripts/install.sh", "web/package-lock.json"}
+	want := []string{".devcontainer/Dockerfile", "go.sum", "pyproject.toml", "requirements-dev.txt", "scripts/install.sh", "web/package-lock.json"}
 	if !slices.Equal(got, want) {
 		t.Errorf("inputs = %v, want %v", got, want)
 	}
@@ -68,6 +69,7 @@ func TestKeyParts(t *testing.T) {
 		func(k *Key) { k.Network = true },
 		func(k *Key) { k.Inputs = "abd" },
 		func(k *Key) { k.Secrets = []string{"NPM_TOKEN"} },
+		func(k *Key) { k.Env = []string{"MODE=ci"} },
 	}
 	for i, change := range changes {
 		k := base

@@ -47,6 +47,11 @@ func DefaultInput(base string) bool {
 	return false
 }
 
+// defaultGlobs are inputs by default too: the dev container
+// configuration, whose commands, Dockerfile and environment may make the
+// set-up.
+var defaultGlobs = []string{".devcontainer/**", ".devcontainer.json"}
+
 // skipped are directories never searched for inputs: version control and
 // what installs write.
 var skipped = []string{".git", "node_modules", ".venv", "venv", "__pycache__", ".tox"}
@@ -63,7 +68,7 @@ type Input struct {
 func Inputs(dir string, extra []string) ([]Input, error) {
 	var inputs []Input
 	err := walkFiles(dir, skipped, func(rel string) error {
-		if _, ok := repoconfig.Protected(rel, extra); !ok && !DefaultInput(path.Base(rel)) {
+		if _, ok := repoconfig.Protected(rel, append(defaultGlobs, extra...)); !ok && !DefaultInput(path.Base(rel)) {
 			return nil
 		}
 		sum, err := fileSum(filepath.Join(dir, filepath.FromSlash(rel)))
