@@ -19,6 +19,8 @@ import (
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/budget"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
+	"github.com/capsulehq/capsule/pipeline/setupcache"
+	"github.com/capsulehq/capsule/pipeline/setupsecret"
 	"github.com/capsulehq/capsule/pipeline/testreport"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/image"
@@ -37,6 +39,19 @@ type Task struct {
 	Logger *slog.Logger
 	// Day, when set, is the installation's budget for the day.
 	Day budget.Day
+	// Repository names the repository (owner/name, or local:DIR) in the
+	// set-up cache's key, so that one tenant's set-up never serves
+	// another's; it also chooses the operator's set-up secrets for it.
+	Repository string
+	// Installation is the App's installation the repository belongs to
+	// (0 for none), also in the key.
+	Installation int64
+	// TrustedInput reads a set-up input file as it is at the default
+	// branch's base commit (ok false when it is not there): the set-up
+	// has its secrets only when every input file of Dir equals it there.
+	// Nil means Dir is that commit's tree; only a set-up of such a tree
+	// is kept (package setupcache), since another may hold answers.
+	TrustedInput func(ctx context.Context, path string) (data []byte, ok bool, err error)
 }
 
 // Overrides are the operator's settings that win over the repository's
@@ -73,6 +88,19 @@ type Sandboxed struct {
 	Maxima    Maxima
 	// Prices, when set, price the model calls (see package budget).
 	Prices budget.Prices
+	// SetupCache, when set, keeps set-ups for later jobs (package
+	// setupcache); Secrets holds the operator's set-up secrets.
+	SetupCache *setupcache.Cache
+	Secrets    *setupsecret.Source
+}
+
+// equip gives the plan what x holds for the set-up: the cache and the
+// secrets the repository's configuration names.
+func (x *Sandboxed) equip(plan *Plan) {
+	plan.SetupCache = x.SetupCache
+	if len(plan.SetupSecretNames) > 0 {
+		plan.SetupSecrets, plan.SecretsMissing = x.Secrets.For(plan.Repository, plan.SetupSecretNames)
+	}
 }
 
 // Plan is a task with its settings resolved from the configuration, the
@@ -91,6 +119,19 @@ type Plan struct {
 	// SetupNetwork is set; the tests never have it.
 	Setup        string
 	SetupNetwork bool
+	// SetupInputs are the configuration's setup_inputs: globs of the files
+	// the set-up reads besides the lockfiles and manifests.
+	SetupInputs []string
+	// SetupSecretNames are the configuration's setup_secrets;
+	// SetupSecrets their values the operator gave (Sandboxed.Secrets),
+	// which only the set-up sees, and SecretsMissing the names without
+	// one.
+	SetupSecretNames []string
+	SetupSecrets     setupsecret.Set
+	SecretsMissing   []string
+	// SetupCache, when set, keeps the set-up's result and restores it
+	// for the next job of the same key instead of running the set-up.
+	SetupCache *setupcache.Cache
 	// MaxTestTimeout, the operator's maximum, bounds the baseline and
 	// every run; zero means Limits.Timeout, the repository's timeout,
 	// which bounds the set-up and is the least time of one run of the
@@ -164,6 +205,7 @@ func NewPlan(t Task, o Overrides, m Maxima) (Plan, error) {
 	plan := Plan{
 		Task:  t,
 		Setup: cfg.Setup, SetupNetwork: cfg.Network, MaxTestTimeout: m.Timeout,
+		SetupInputs: cfg.SetupInputs, SetupSecretNames: cfg.SetupSecrets,
 		ContextBudget: o.ContextBudget,
 		Protected:     protectDevcontainer(func(p string) (string, bool) { return repoconfig.Protected(p, cfg.Protected) }, devc),
 		MaxFiles:      m.AnswerFiles,
@@ -238,6 +280,7 @@ func (x *Sandboxed) Run(ctx context.Context, plan Plan) (*Outcome, error) {
 	plan.Settings.Model = x.ModelName
 	plan.TestModel = x.TestModel
 	plan.Budget.Prices = x.Prices
+	x.equip(&plan)
 	return Solve(ctx, x.Model, box, plan)
 }
 

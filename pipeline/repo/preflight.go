@@ -32,6 +32,7 @@ func (x *Sandboxed) Check(ctx context.Context, plan Plan) (*attemptlog.Log, erro
 		return nil, err
 	}
 	defer box.Close()
+	x.equip(&plan)
 	return Check(ctx, box, plan)
 }
 

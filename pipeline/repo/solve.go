@@ -142,28 +142,6 @@ func Solve(ctx context.Context, model pipeline.Model, box Sandbox, plan Plan) (*
 	return out, err
 }
 
-// setup runs the set-up command once, committing what it leaves as the
-// starting state of every test run, then cuts the network.
-func setup(ctx context.Context, box Sandbox, plan Plan, log *attemptlog.Log) (bool, error) {
-	cmd := []string{"sh", "-c", plan.Setup}
-	res, err := box.Run(ctx, sandbox.Run{Cmd: cmd, Commit: true, Timeout: plan.Limits.Timeout})
-	if err != nil {
-		return false, fmt.Errorf("set-up: %w", err)
-	}
-	log.Setup = runRecord(cmd, plan.Settings.Image, res)
-	if plan.SetupNetwork {
-		if err := box.CutNetwork(ctx); err != nil {
-			return false, fmt.Errorf("cut the network after set-up: %w", err)
-		}
-	}
-	if !log.Setup.Passed {
-		log.Environment = setupFailure(plan, log.Setup)
-		log.Stopped = log.Environment.Text()
-		return false, nil
-	}
-	return true, nil
-}
-
 // probeNames lists the top-level module names the sandbox's Python can
 // import, which no new module of an answer may shadow (see package edits):
 // once a job, after the set-up, which may install packages. When the probe
