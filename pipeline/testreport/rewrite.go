@@ -319,21 +319,22 @@ type Plan struct {
 	// Runner is the test runner the test command names: how the error
 	// handler reads the output of a failed run.
 	Runner Runner
-	// Reports are globs, relative to the workspace, of the JUnit XML
-	// files the command writes (see WithReports): read when the run has
-	// no pytest session.
+	// Reports are globs, relative to the workspace, of the report files
+	// (JUnit XML, Jest JSON) the command writes (see WithReports): read
+	// when the run has no pytest session.
 	Reports []string
 }
 
-// WithReports returns the plan that also reads the JUnit XML files that
-// match globs after a run that has no pytest session, and says so in its
-// note with why (the configuration, the runner's usual place).
+// WithReports returns the plan that also reads the report files (JUnit
+// XML, Jest JSON) that match globs after a run that has no pytest
+// session, and says so in its note with why (the configuration, the
+// runner's usual place, the command's --outputFile).
 func (p Plan) WithReports(globs []string, why string) Plan {
 	if len(globs) == 0 || p.Native() {
 		return p
 	}
 	p.Reports = slices.Clone(globs)
-	p.Note += fmt.Sprintf("; else from the JUnit XML reports %s (%s)", strings.Join(globs, ", "), why)
+	p.Note += fmt.Sprintf("; else from the report files %s, JUnit XML or Jest JSON (%s)", strings.Join(globs, ", "), why)
 	return p
 }
 
