@@ -37,8 +37,12 @@ func ecosystemFile(p string) string {
 		return "Vitest reads its settings from it: its setup files, reporters and environment decide how each test runs and how it is reported"
 	case stem == "setupTests" || strings.HasPrefix(base, "jest.setup.") || strings.HasPrefix(base, "vitest.setup."):
 		return "Jest and Vitest run setup files before every test file"
-	case strings.HasPrefix(base, ".mocharc"):
+	case strings.HasPrefix(base, ".mocharc") || base == "mocha.opts":
 		return "it holds Mocha's settings, which can load files before the tests and choose the reporter"
+	case stem == "babel" && strings.HasPrefix(base, "babel.config.") || base == ".babelrc" || strings.HasPrefix(base, ".babelrc."):
+		return "Jest transforms every test file with Babel's settings, whose plugins can rewrite the tests"
+	case base == ".npmrc" || base == ".yarnrc" || base == ".yarnrc.yml":
+		return "it holds the package manager's settings, which can preload code into every Node process of the test script (node-options)"
 	case slices.Contains(strings.Split(dir, "/"), "__mocks__"):
 		return "Jest puts the modules of a __mocks__ directory in place of the real ones"
 	case base == "build.rs":
@@ -46,8 +50,10 @@ func ecosystemFile(p string) string {
 	case path.Base(dir) == ".cargo" && (base == "config.toml" || base == "config"):
 		return "it holds cargo's settings: target.*.runner runs every test binary through a program of its choice, and others choose the compiler and the environment"
 	case path.Base(dir) == "services" && path.Base(path.Dir(dir)) == "META-INF" &&
-		(strings.HasPrefix(base, "org.junit.platform.launcher.") || base == "org.junit.jupiter.api.extension.Extension"):
-		return "the JUnit Platform loads the listeners, filters and extensions it names into every test run"
+		(strings.HasPrefix(base, "org.junit.platform.launcher.") || strings.HasPrefix(base, "org.junit.platform.engine.") || base == "org.junit.jupiter.api.extension.Extension"):
+		return "the JUnit Platform loads the listeners, filters, test engines and extensions it names into every test run"
+	case path.Base(dir) == ".mvn" && (base == "maven.config" || base == "jvm.config" || base == "extensions.xml"):
+		return "Maven reads it on every run: it can set Surefire's properties (argLine, maven.test.failure.ignore) or load extensions"
 	case base == "junit-platform.properties":
 		return "it holds the JUnit Platform's settings: the extensions it loads, its listeners, which tests run"
 	}
@@ -90,7 +96,7 @@ func packageJSONChange(p string, old, new []byte) (what, why string) {
 	if err := errors.Join(errAfter, errBefore); err != nil {
 		return p, fmt.Sprintf("it does not parse as JSON (%v), so its test scripts and Jest's settings cannot be checked", firstLine(err.Error()))
 	}
-	for _, key := range []string{"jest", "mocha"} {
+	for _, key := range []string{"jest", "mocha", "babel"} {
 		if !reflect.DeepEqual(before[key], after[key]) {
 			return fmt.Sprintf("the %q key of %s", key, p), "it holds the test runner's settings (the rest of the file may change)"
 		}
