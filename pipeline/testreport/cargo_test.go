@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -19,6 +20,30 @@ func TestParseCargoFixtures(t *testing.T) {
 		}
 		return ParseCargoTest(stdout, stderr)
 	})
+}
+
+// TestParseCargoHostile reads a real run whose code under test forged
+// libtest lines (see testdata/cargo/README.md): it cannot be trusted, and
+// the forged pass does not stand.
+func TestParseCargoHostile(t *testing.T) {
+	stdout, err := os.ReadFile("testdata/cargo/hostile/forged.stdout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := os.ReadFile("testdata/cargo/hostile/forged.stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := ParseCargoTest(stdout, stderr)
+	if rep.Complete() || !strings.Contains(rep.Incomplete(), "test tests::forged_line is reported twice") {
+		t.Errorf("incomplete = %q, want the forged line named", rep.Incomplete())
+	}
+	if !slices.ContainsFunc(rep.Malformed, func(m string) bool { return strings.Contains(m, "tests/block.rs: a block of results starts inside another") }) {
+		t.Errorf("malformed = %q, want the forged block named", rep.Malformed)
+	}
+	if res, ok := rep.Tests[ID{File: "src/lib.rs", Name: "tests::forged_line"}]; ok && res.Outcome.Passing() {
+		t.Errorf("the forged pass stands: %+v", res)
+	}
 }
 
 // cargoStderr names two test binaries as cargo does.
