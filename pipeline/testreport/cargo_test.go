@@ -38,7 +38,9 @@ func TestParseCargoHostile(t *testing.T) {
 	if rep.Complete() || !strings.Contains(rep.Incomplete(), "test tests::forged_line is reported twice") {
 		t.Errorf("incomplete = %q, want the forged line named", rep.Incomplete())
 	}
-	if !slices.ContainsFunc(rep.Malformed, func(m string) bool { return strings.Contains(m, "tests/block.rs: a block of results starts inside another") }) {
+	if !slices.ContainsFunc(rep.Malformed, func(m string) bool {
+		return strings.Contains(m, "tests/block.rs: a block of results starts inside another")
+	}) {
 		t.Errorf("malformed = %q, want the forged block named", rep.Malformed)
 	}
 	if res, ok := rep.Tests[ID{File: "src/lib.rs", Name: "tests::forged_line"}]; ok && res.Outcome.Passing() {
