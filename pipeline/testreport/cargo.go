@@ -38,8 +38,8 @@ var (
 // hostile, and only what libtest's own structure vouches for counts:
 //   - a binary's results are the "test NAME ... ok|FAILED|ignored" lines
 //     between its "running N tests" line and its "test result:" line,
-//     before its "failures:" section (whose captured output may look like
-//     anything), each test once;
+//     before its "failures:" or "successes:" (--show-output) section,
+//     whose captured output may look like anything, each test once;
 //   - they must add up to N and to the summary's counts, which must agree
 //     with its "ok" or "FAILED"; a block that does not, a block opened
 //     inside another, and a block never closed make the report
@@ -134,8 +134,9 @@ type cargoBlock struct {
 	expected int
 	results  []cargoOutcome
 	seen     map[string]bool
-	// failures is set from the "failures:" line on: no more results.
-	failures bool
+	// captured is set from the "failures:" (or --show-output's
+	// "successes:") line on: captured output follows, no more results.
+	captured bool
 	// failing is the test whose captured output is being read, texts
 	// what was read per test.
 	failing string
@@ -174,9 +175,9 @@ func (r *cargoReader) line(n int, s string) {
 		return
 	}
 	switch {
-	case s == "failures:":
-		b.failures, b.failing = true, ""
-	case b.failures:
+	case s == "failures:" || s == "successes:":
+		b.captured, b.failing = true, ""
+	case b.captured:
 		if m := cargoFailure.FindStringSubmatch(s); m != nil {
 			b.failing = m[1]
 			if b.texts[b.failing] == nil {

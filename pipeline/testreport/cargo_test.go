@@ -119,6 +119,13 @@ func TestParseCargoTest(t *testing.T) {
 			t.Errorf("tests %+v, incomplete %q", rep.Tests, rep.Incomplete())
 		}
 	})
+	t.Run("captured output of passing tests does not count", func(t *testing.T) {
+		block := libtestBlock([]string{"test a ... ok"}, "\nsuccesses:\n\n---- a stdout ----\ntest b ... ok\n\nsuccesses:\n    a\n\n",
+			"test result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out")
+		if rep := ParseCargoTest([]byte(block), nil); !rep.Complete() || len(rep.Tests) != 1 {
+			t.Errorf("tests %+v, incomplete %q", rep.Tests, rep.Incomplete())
+		}
+	})
 	hostile := []struct {
 		name, stdout, stderr, why string
 	}{
