@@ -245,8 +245,9 @@ const (
 // after `--`; pnpm and yarn pass them on as they are.
 func nodeReporterFlags(manager, script string) (flags, why string) {
 	words := strings.Fields(script)
-	for len(words) > 0 && strings.Contains(words[0], "=") && !strings.HasPrefix(words[0], "-") {
-		words = words[1:] // VAR=value before the runner
+	// VAR=value, npx and cross-env before the runner
+	for len(words) > 0 && (strings.Contains(words[0], "=") && !strings.HasPrefix(words[0], "-") || words[0] == "npx" || words[0] == "cross-env") {
+		words = words[1:]
 	}
 	if len(words) == 0 {
 		return "", ""

@@ -152,6 +152,12 @@ func TestDetectTest(t *testing.T) {
 			reason: "yarn: package.json has scripts.test \"NODE_ENV=test jest\" and yarn.lock is the lock file; it runs Jest; Jest's JSON report is asked for with `--json --outputFile=capsule-jest.json`, and capsule-jest.json gives the per-test results",
 		},
 		{
+			name:   "npm with npx and cross-env before vitest",
+			files:  map[string]string{"package.json": `{"scripts": {"test": "cross-env TZ=UTC npx vitest run"}}`},
+			cmd:    npmCommand + " -- --reporter=default --reporter=json --outputFile.json=capsule-vitest.json",
+			reason: "npm: package.json has scripts.test \"cross-env TZ=UTC npx vitest run\"; it runs Vitest; Vitest's JSON report is asked for with `-- --reporter=default --reporter=json --outputFile.json=capsule-vitest.json`, and capsule-vitest.json gives the per-test results",
+		},
+		{
 			name:   "npm with jest and more",
 			files:  map[string]string{"package.json": `{"scripts": {"test": "jest && eslint ."}}`},
 			cmd:    npmCommand,
