@@ -53,7 +53,8 @@ var jestOutcomes = map[string]Outcome{
 // into a Report of one Process named by name. A test's identity is its
 // file (relative to root, the workspace as the sandbox saw it), its
 // enclosing describe blocks, "::"-separated, and its title. A file that
-// failed to run is a collection error of its file.
+// failed with no failing test (it failed to run, or in a hook) is a
+// collection error of its file.
 //
 // The report is written by the process that runs the code under test,
 // after the tests, and is read as hostile: it must be one JSON object of
@@ -107,9 +108,7 @@ func (r *jestReader) file(name string, data []byte) {
 	var passed, failed, skipped, total int
 	for _, f := range doc.TestResults {
 		file := rebase(r.root, f.Name)
-		if f.Status == "failed" && len(f.AssertionResults) == 0 {
-			p.CollectErrors = append(p.CollectErrors, CollectError{Path: file, Message: bound(firstLine(strings.TrimSpace(stripANSI(f.Message))), maxMessage)})
-		}
+		failedBefore := failed
 		for _, a := range f.AssertionResults {
 			if r.tests++; r.tests > MaxJUnitTests {
 				fail(fmt.Sprintf("more than %d tests", MaxJUnitTests))
@@ -130,6 +129,11 @@ func (r *jestReader) file(name string, data []byte) {
 				skipped++
 			}
 			r.rep.add(r.result(file, a, outcome))
+		}
+		// A file that failed with no failing test failed to run, or in a
+		// hook outside its tests: its error is the file's.
+		if f.Status == "failed" && failed == failedBefore {
+			p.CollectErrors = append(p.CollectErrors, CollectError{Path: file, Message: bound(firstLine(strings.TrimSpace(stripANSI(f.Message))), maxMessage)})
 		}
 	}
 	pending := doc.NumPendingTests + doc.NumTodoTests

@@ -42,6 +42,12 @@ func TestParseJestJSON(t *testing.T) {
 	if errs := rep.CollectErrors(); len(errs) != 1 || errs[0].Path != "src/broken.test.js" || errs[0].Message != "Test suite failed to run" {
 		t.Errorf("collect errors = %+v", errs)
 	}
+	hook := strings.Replace(jestDoc, `"status": "failed", "message": "", "assertionResults"`, `"status": "failed", "message": "afterAll failed", "assertionResults"`, 1)
+	hook = strings.Replace(hook, `"title": "subs", "status": "failed"`, `"title": "subs", "status": "passed"`, 1)
+	hook = strings.Replace(hook, `"numPassedTests": 1, "numFailedTests": 1`, `"numPassedTests": 2, "numFailedTests": 0`, 1)
+	if errs := ParseJestJSON("r.json", []byte(hook), "/workspace").CollectErrors(); len(errs) != 2 || errs[0].Message != "afterAll failed" {
+		t.Errorf("a file that failed in a hook: collect errors = %+v", errs)
+	}
 	if rep.RunnerWritten != "Jest JSON" {
 		t.Errorf("RunnerWritten = %q", rep.RunnerWritten)
 	}
