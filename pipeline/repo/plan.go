@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/budget"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
 	"github.com/capsulehq/capsule/pipeline/testreport"
@@ -132,6 +133,11 @@ type Plan struct {
 	// Capped notes each value of the configuration cut to the operator's
 	// maximum.
 	Capped []string
+	// Devcontainer says what the plan took from the repository's
+	// devcontainer.json, if it has one; Env are the environment
+	// variables it sets for the set-up and every test run.
+	Devcontainer *attemptlog.Devcontainer
+	Env          []string
 
 	// withoutScan and withoutTripwire turn one defence of the proof off,
 	// so that Capsule's own tests show each of the others holding alone
@@ -150,13 +156,17 @@ func NewPlan(t Task, o Overrides, m Maxima) (Plan, error) {
 		return Plan{}, err
 	}
 	cfg, capped := m.Cap(t.Config)
+	devc, env, err := devcontainer(&cfg, t.Dir, o.Image)
+	if err != nil {
+		return Plan{}, err
+	}
 	spend, more := budget.Limits{Tokens: cfg.MaxTokensPerJob, Cost: cfg.MaxCostPerJob}.Cap(m.Budget)
 	capped = append(capped, more...)
 	plan := Plan{
 		Task:  t,
 		Setup: cfg.Setup, SetupNetwork: cfg.Network, MaxTestTimeout: m.Timeout,
 		ContextBudget: o.ContextBudget,
-		Protected:     func(p string) (string, bool) { return repoconfig.Protected(p, cfg.Protected) },
+		Protected:     protectDevcontainer(func(p string) (string, bool) { return repoconfig.Protected(p, cfg.Protected) }, devc),
 		MaxFiles:      m.AnswerFiles,
 		MaxRequests:   m.Requests,
 
@@ -164,8 +174,9 @@ func NewPlan(t Task, o Overrides, m Maxima) (Plan, error) {
 		ReproduceTries:          cfg.ReproduceTries,
 		Capped:                  capped,
 		Budget:                  budget.Job{Limits: spend, Day: t.Day},
+		Devcontainer:            devc,
+		Env:                     env,
 	}
-	var err error
 	if plan.Reproduce, err = ParseReproduce(cmp.Or(o.Reproduce, cfg.Reproduce)); err != nil {
 		return Plan{}, err
 	}
@@ -208,6 +219,11 @@ func (x *Sandboxed) Solve(ctx context.Context, t Task) (*Outcome, error) {
 	for _, note := range plan.Capped {
 		log.Warn("repository setting capped", "note", note)
 	}
+	if plan.Devcontainer != nil {
+		for _, line := range plan.Devcontainer.Lines() {
+			log.Info("devcontainer", "file", plan.Devcontainer.File, "note", line)
+		}
+	}
 	return x.Run(ctx, plan)
 }
 
@@ -233,7 +249,7 @@ func (x *Sandboxed) session(ctx context.Context, plan Plan) (*sandbox.Session, e
 	if err := x.Engine.EnsureImage(ctx, plan.Image, plan.Image != image.Default()); err != nil {
 		return nil, err
 	}
-	return x.Engine.NewSession(ctx, sandbox.Spec{Image: plan.Image, Workspace: plan.Dir, Exclude: []string{".git"}, Limits: plan.Limits, Helpers: testreport.HelperFiles()})
+	return x.Engine.NewSession(ctx, sandbox.Spec{Image: plan.Image, Workspace: plan.Dir, Exclude: []string{".git"}, Env: plan.Env, Limits: plan.Limits, Helpers: testreport.HelperFiles()})
 }
 
 // ErrConfig marks a task the repository's configuration makes impossible,
