@@ -110,9 +110,10 @@ type Plan struct {
 	// TestCommand is run by sh in the workspace root; TestReason says how
 	// it was chosen.
 	TestCommand, TestReason string
-	// ReportGlobs are the JUnit XML files the test command writes (the
-	// configuration's reports:, else its runner's usual places), and
-	// ReportsReason says why; read when a run has no pytest session.
+	// ReportGlobs are the report files (JUnit XML, Jest JSON) the test
+	// command writes (the configuration's reports:, else the files its
+	// --outputFile names or its runner's usual places), and ReportsReason
+	// says why; read when a run has no pytest session.
 	ReportGlobs   []string
 	ReportsReason string
 	// Setup, when set, runs once before the tests, with the network when
