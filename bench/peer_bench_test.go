@@ -15,8 +15,10 @@ import (
 
 // peerLoop is an equivalent, written for this benchmark, of the loop of
 // openai/human-eval's execution.py: a thread pool, a forked process per
-// check, its reliability guard and its 3 s timeout. It is not the
-// official code; see its doc string.
+// check, its reliability guard and its 3 s timeout, in a process that has
+// imported numpy, tqdm and fire as human-eval's has (Debian's
+// python3-numpy, python3-tqdm and python3-fire). It is not the official
+// code; see its doc string.
 const peerLoop = "testdata/peerloop/execution.py"
 
 // BenchmarkHumanEvalPeer runs all of HumanEval with two workers, side by
@@ -28,7 +30,7 @@ const peerLoop = "testdata/peerloop/execution.py"
 // pair, the two taking turns going first (across -count too), logged with
 // the load average; PEER_LIMIT=N runs the first N problems only:
 //
-//	make build && CAPSULE_AGENT=$PWD/bin/capsule go test -run '^$' -bench HumanEvalPeer -benchtime 1x -count 4 ./bench/
+//	make build && CAPSULE_AGENT=$PWD/bin/capsule go test -run '^$' -bench HumanEvalPeer -benchtime 1x -count 4 -timeout 2h ./bench/
 func BenchmarkHumanEvalPeer(b *testing.B) {
 	set, err := bench.LoadDataset("humaneval", "humaneval")
 	if err != nil {
