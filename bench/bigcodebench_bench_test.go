@@ -10,14 +10,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/capsulehq/capsule/bench"
 	"github.com/capsulehq/capsule/bench/dataset"
 	"github.com/capsulehq/capsule/pipeline"
-	"github.com/capsulehq/capsule/pipeline/harness"
 	"github.com/capsulehq/capsule/pipeline/programmer"
 	"github.com/capsulehq/capsule/sandbox/image"
 	"github.com/capsulehq/capsule/testsupport/sandboxtest"
@@ -69,38 +67,21 @@ func BenchmarkBigCodeBenchReferences(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var capsuleWall, bareWall time.Duration
 	var barePassed int // references the bare loop passed, which go test's trimmed log may drop
 	capsuleSide := func() {
 		cfg := bench.Config{Dataset: "bigcodebench", Tasks: ids, Workers: workers, Out: b.TempDir(), Model: "reference",
 			Loop: pipeline.DefaultSettings(), CPUFactor: bench.DefaultCPUFactor, Sandbox: spec}
-		start := time.Now()
 		oc, err := bench.Run(context.Background(), cfg, client, eng)
-		capsuleWall += time.Since(start)
 		if err != nil {
 			b.Fatal(err)
 		}
 		compareStatus(b, oc, ids)
 	}
 	bareSide := func() {
-		start := time.Now()
-		passed := runBareChroot(b, rootfs, problems, workers)
-		bareWall += time.Since(start)
-		barePassed = passed
-		b.Logf("bare loop: %d of %d references pass", passed, len(problems))
+		barePassed = len(runBareChroot(b, rootfs, problems, workers, true))
+		b.Logf("bare loop: %d of %d references pass", barePassed, len(problems))
 	}
-	for i := 0; b.Loop(); i++ {
-		if i%2 == 0 {
-			capsuleSide()
-			bareSide()
-		} else {
-			bareSide()
-			capsuleSide()
-		}
-	}
-	b.ReportMetric(capsuleWall.Seconds()/float64(b.N), "capsule-s")
-	b.ReportMetric(bareWall.Seconds()/float64(b.N), "bare-s")
-	b.ReportMetric(capsuleWall.Seconds()/bareWall.Seconds(), "capsule/bare")
+	alternate(b, side{"capsule", capsuleSide}, side{"bare", bareSide})
 	b.ReportMetric(float64(barePassed), "bare-passed")
 }
 
@@ -186,93 +167,3 @@ func exportImage(b *testing.B, cli *client.Client, ref string) string {
 	})
 	return dir
 }
-
-// runBareChroot runs each problem's reference as the benchmark does: on the
-// evaluation tests with the calibration limit, then, when it passes, on the
-// debug tests and on the evaluation tests with the limit sized from it.
-// Each run has a fresh workspace; HOME persists per worker, as on a
-// developer's machine. It returns how many references passed.
-func runBareChroot(b *testing.B, rootfs string, problems []dataset.Problem, workers int) int {
-	queue := make(chan dataset.Problem)
-	var (
-		wg     sync.WaitGroup
-		mu     sync.Mutex
-		passed int
-	)
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			home := fmt.Sprintf("/bare/home%d", w)
-			if err := os.MkdirAll(filepath.Join(rootfs, home), 0o777); err != nil {
-				b.Error(err)
-				return
-			}
-			os.Chmod(filepath.Join(rootfs, home), 0o777)
-			for p := range queue {
-				start := time.Now()
-				calib := runChroot(b, rootfs, home, harness.Program{Solution: p.Reference, Tests: p.EvalTests.Source, EntryPoint: p.EntryPoint, CPULimit: bench.CalibrationCPU})
-				if !calib.Passed {
-					continue
-				}
-				wait := harness.CPUForWall(time.Duration(bench.DefaultCPUFactor * float64(time.Since(start))))
-				limit := harness.Program{CPULimit: max(pipeline.DefaultTestCPU, time.Duration(bench.DefaultCPUFactor*float64(calib.CPU)), wait)}.CPU()
-				runChroot(b, rootfs, home, harness.Program{Solution: p.Reference, Tests: p.DebugTests.Source, EntryPoint: p.EntryPoint, CPULimit: limit})
-				if runChroot(b, rootfs, home, harness.Program{Solution: p.Reference, Tests: p.EvalTests.Source, EntryPoint: p.EntryPoint, CPULimit: limit}).Passed {
-					mu.Lock()
-					passed++
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for _, p := range problems {
-		queue <- p
-	}
-	close(queue)
-	wg.Wait()
-	return passed
-}
-
-// runChroot runs prog through the harness with python3 in the chroot, as
-// the sandbox's user, in a fresh workspace.
-func runChroot(b *testing.B, rootfs, home string, prog harness.Program) harness.Result {
-	ws, err := os.MkdirTemp(filepath.Join(rootfs, "bare"), "ws-")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer os.RemoveAll(ws)
-	os.Chmod(ws, 0o777)
-	for name, data := range prog.Files() {
-		if err := os.WriteFile(filepath.Join(ws, name), data, 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
-	inside := "/bare/" + filepath.Base(ws)
-	argv := append([]string{"chroot", "--userspec=65534:65534", rootfs, "/usr/bin/env", "-i",
-		"HOME=" + home, "TMPDIR=" + inside, "LANG=C.UTF-8", "MPLBACKEND=Agg", "PYTHONDONTWRITEBYTECODE=1",
-		"PATH=/usr/local/bin:/usr/bin:/bin", "PYTHONHASHSEED=0", "/bin/sh", "-c", `cd "$0" && exec "$@"`, inside}, prog.Command()...)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	var stdout, stderr limitedBuffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	code := 0
-	if err := cmd.Run(); err != nil {
-		code = -1
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		}
-	}
-	return harness.ParseOutput(code, stdout.String(), stderr.String())
-}
-
-// limitedBuffer keeps the first MiB written to it.
-type limitedBuffer struct{ b []byte }
-
-func (l *limitedBuffer) Write(p []byte) (int, error) {
-	if room := 1<<20 - len(l.b); room > 0 {
-		l.b = append(l.b, p[:min(room, len(p))]...)
-	}
-	return len(p), nil
-}
-
-func (l *limitedBuffer) String() string { return string(l.b) }
