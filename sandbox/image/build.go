@@ -96,7 +96,7 @@ func buildFromDockerfile(ctx context.Context, cli *client.Client, opts Options) 
 			return fmt.Errorf("%w: %w", errNoRegistry, err)
 		}
 	}
-	buildContext, err := contextTar(opts.Recipe)
+	buildContext, err := contextTar(ctx, opts.Recipe)
 	if err != nil {
 		return fmt.Errorf("build %s: %w", opts.Ref, err)
 	}
@@ -117,13 +117,20 @@ func buildFromDockerfile(ctx context.Context, cli *client.Client, opts Options) 
 }
 
 // contextTar is the build context of the recipe's Dockerfile: the
-// Dockerfile and the recipe's files.
-func contextTar(r Recipe) (*bytes.Buffer, error) {
+// Dockerfile, the recipe's files and its archives as tar files.
+func contextTar(ctx context.Context, r Recipe) (*bytes.Buffer, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	files := map[string]string{"Dockerfile": r.Dockerfile()}
 	for p, content := range r.Files {
 		files[p[1:]] = content
+	}
+	for i, a := range r.Archives {
+		data, err := a.tarBytes(ctx)
+		if err != nil {
+			return nil, err
+		}
+		files[fmt.Sprintf("archive%d.tar", i)] = string(data)
 	}
 	for name, content := range files {
 		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(content))}); err != nil {
@@ -217,21 +224,20 @@ func finishRootfs(ctx context.Context, dir string, opts Options) error {
 			extra = append(extra, p)
 		}
 	}
-	var steps []string
+	var install []string
 	if len(extra) > 0 {
-		steps = append(steps, "apt-get update", "apt-get install -y --no-install-recommends "+strings.Join(extra, " "))
-	}
-	steps = append(steps, r.Setup...)
-	for _, p := range r.paths() {
-		path := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		// The chroot gets the host's release with its updates and
+		// security archives (debootstrap wrote only the release).
+		sources, err := HostSources()
+		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(path, []byte(r.Files[p]), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, "etc/apt/sources.list"), []byte(strings.Join(sources, "\n")+"\n"), 0o644); err != nil {
 			return err
 		}
+		install = []string{"apt-get update", "apt-get install -y --no-install-recommends " + strings.Join(extra, " ")}
 	}
-	if len(steps) == 0 {
+	if len(install)+len(r.Setup)+len(r.Files)+len(r.Archives) == 0 {
 		return nil
 	}
 	// apt-get needs the host's name servers, and some maintainer scripts
@@ -250,15 +256,41 @@ func finishRootfs(ctx context.Context, dir string, opts Options) error {
 	defer exec.Command("umount", "-l", proc).Run() //nolint:errcheck // best effort; the folder is removed next
 	env := append([]string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8", "HOME=/root",
 		"DEBIAN_FRONTEND=noninteractive"}, r.Env...)
+	if err := chroot(ctx, dir, env, install, opts.Progress); err != nil {
+		return err
+	}
+	for _, p := range r.paths() {
+		path := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, []byte(r.Files[p]), 0o644); err != nil {
+			return err
+		}
+	}
+	for _, a := range r.Archives {
+		fmt.Fprintf(opts.Progress, "unpack %s into %s\n", a.URL, a.Dest)
+		if err := a.unpack(ctx, dir); err != nil {
+			return err
+		}
+	}
+	if err := chroot(ctx, dir, env, r.Setup, opts.Progress); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "etc/resolv.conf"), nil, 0o644)
+}
+
+// chroot runs each step with /bin/sh in a chroot of dir.
+func chroot(ctx context.Context, dir string, env, steps []string, progress io.Writer) error {
 	for _, step := range steps {
-		fmt.Fprintf(opts.Progress, "chroot: %s\n", step)
+		fmt.Fprintf(progress, "chroot: %s\n", step)
 		cmd := exec.CommandContext(ctx, "chroot", dir, "/bin/sh", "-c", step)
-		cmd.Env, cmd.Stdout, cmd.Stderr = env, opts.Progress, opts.Progress
+		cmd.Env, cmd.Stdout, cmd.Stderr = env, progress, progress
 		if err := cmd.Run(); err != nil {
 			return fmt.Errorf("%s: %w", step, err)
 		}
 	}
-	return os.WriteFile(filepath.Join(dir, "etc/resolv.conf"), nil, 0o644)
+	return nil
 }
 
 func clearDir(dir string) {

@@ -1,0 +1,130 @@
+package image
+
+// The images of other ecosystems. Each is the default image (python3 and
+// pytest stay, so the layout is the same everywhere) plus one toolchain
+// with its test runner and reporters, all usable without network: the
+// sandbox's tests never have one. What a repository needs beyond them
+// comes through its set-up step.
+
+// Pinned versions outside Debian, listed in the README and
+// docs/sandbox.md.
+const (
+	// VitestVersion is Vitest's, from the npm registry (2.x is the last
+	// line that supports Node 18).
+	VitestVersion = "2.1.9"
+	// JestJUnitVersion is jest-junit's, from the npm registry.
+	JestJUnitVersion = "16.0.0"
+	// PnpmVersion and YarnVersion are the package managers detection may
+	// choose by a repository's lock file.
+	PnpmVersion = "9.15.9"
+	YarnVersion = "1.22.22"
+	// GoVersion is the Go toolchain's, from the Go module proxy's
+	// golang.org/toolchain module.
+	GoVersion = "1.26.8"
+)
+
+// Node is Node.js 18 and npm from Debian with Debian's Jest 29, and
+// Vitest, jest-junit, pnpm and yarn from the npm registry, installed
+// globally at build time. /node_modules points to the global modules, so
+// that a repository's require and import of them, and Jest's reporter
+// option, find them from any folder.
+var Node = Recipe{
+	Key:      "node",
+	Name:     "capsule-node",
+	Packages: withPython("nodejs", "npm", "jest"),
+	Env:      []string{"NPM_CONFIG_UPDATE_NOTIFIER=false", "NPM_CONFIG_FUND=false", "NPM_CONFIG_AUDIT=false"},
+	Setup: []string{
+		"npm install --global --no-audit --no-fund vitest@" + VitestVersion + " jest-junit@" + JestJUnitVersion +
+			" pnpm@" + PnpmVersion + " yarn@" + YarnVersion,
+		"ln -s /usr/local/lib/node_modules /node_modules",
+		"rm -rf /root/.npm",
+		"node --version && jest --version && vitest --version && pnpm --version && yarn --version",
+	},
+}
+
+// rustCrates are the crates, from Debian's librust-*-dev packages, that
+// an offline cargo resolves from /usr/share/cargo/registry.
+var rustCrates = []string{
+	"librust-anyhow-dev", "librust-thiserror-dev", "librust-serde-dev", "librust-serde-derive-dev",
+	"librust-serde-json-dev", "librust-regex-dev", "librust-rand-dev", "librust-once-cell-dev",
+	"librust-lazy-static-dev", "librust-itertools-dev", "librust-libc-dev", "librust-log-dev",
+	"librust-bitflags-dev", "librust-memchr-dev",
+}
+
+// cargoConfig makes every cargo under / resolve crates.io's crates from
+// Debian's registry, offline: cargo reads /.cargo/config.toml from any
+// folder below it, and its own home stays in the writable HOME.
+const cargoConfig = `# Capsule's sandbox: crates come from Debian's librust-*-dev packages.
+[source.crates-io]
+replace-with = "debian"
+
+[source.debian]
+directory = "/usr/share/cargo/registry"
+
+[net]
+offline = true
+`
+
+// Rust is rustc and cargo 1.96 from bookworm's updated rustc-web and
+// cargo-web (bookworm's plain rustc, 1.63, is too old for today's
+// crates), with a few common crates from Debian and cargo set to resolve
+// from them offline.
+var Rust = Recipe{
+	Key:      "rust",
+	Name:     "capsule-rust",
+	Packages: withPython(append([]string{"rustc-web", "cargo-web"}, rustCrates...)...),
+	Env:      []string{"CARGO_TERM_COLOR=never"},
+	Files:    map[string]string{"/.cargo/config.toml": cargoConfig},
+	Setup:    []string{"rustc --version && cargo --version"},
+}
+
+// mavenSettings makes Maven resolve from Debian's repository, offline.
+const mavenSettings = `<?xml version="1.0" encoding="UTF-8"?>
+<!-- Capsule's sandbox: plugins and libraries come from Debian's packages. -->
+<settings xmlns="http://maven.apache.org/SETTINGS/1.0.0">
+  <localRepository>/usr/share/maven-repo</localRepository>
+  <offline>true</offline>
+</settings>
+`
+
+// Java is OpenJDK 17 and Maven 3.8.7 from Debian, resolving offline from
+// Debian's /usr/share/maven-repo, with Surefire 2.22 and its JUnit
+// Platform provider, JUnit 5.9 and JUnit 4.
+var Java = Recipe{
+	Key:  "java",
+	Name: "capsule-java",
+	Packages: withPython("default-jdk-headless", "maven", "libsurefire-java", "junit5", "junit4",
+		"libmaven-compiler-plugin-java", "libmaven-resources-plugin-java", "libmaven-jar-plugin-java",
+		"libmaven-install-plugin-java"),
+	Files: map[string]string{"/etc/maven/settings.xml": mavenSettings},
+	Setup: []string{"java -version && mvn --version"},
+}
+
+// Go is a Go toolchain from the Go module proxy's golang.org/toolchain
+// module (Debian's 1.19 rejects go.mod's toolchain lines), checked
+// against its pinned hash and unpacked into /usr/local/go. Tests run with
+// GOTOOLCHAIN=local (no other toolchain is fetched) and GOPROXY=off: a
+// repository's modules come vendored or through its set-up step.
+var Go = Recipe{
+	Key:      "go",
+	Name:     "capsule-go",
+	Packages: withPython(),
+	Env: []string{"PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+		"GOTOOLCHAIN=local", "GOPROXY=off"},
+	Archives: []Archive{{
+		URL:    "https://proxy.golang.org/golang.org/toolchain/@v/v0.0.1-go" + GoVersion + ".linux-amd64.zip",
+		SHA256: goToolchainSHA256,
+		Strip:  "golang.org/toolchain@v0.0.1-go" + GoVersion + ".linux-amd64",
+		Dest:   "/usr/local/go",
+	}},
+	Setup: []string{"go version"},
+}
+
+// goToolchainSHA256 is the SHA-256 of the toolchain module's zip, recorded
+// when it was pinned (sum.golang.org was out of reach; see the README).
+const goToolchainSHA256 = "TODO"
+
+// withPython returns the default image's packages followed by more.
+func withPython(more ...string) []string {
+	return append(append([]string(nil), Python.Packages...), more...)
+}
