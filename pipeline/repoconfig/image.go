@@ -20,12 +20,23 @@ var imageTools = map[string]string{
 // names one of those toolchains' programs. Both are "" when none does:
 // the default image (Python) runs the command.
 func ImageFor(command string) (key, program string) {
-	for _, word := range strings.FieldsFunc(command, func(r rune) bool {
-		return strings.ContainsRune(" \t\n;&|()`$<>\"'", r)
-	}) {
-		if key, ok := imageTools[path.Base(word)]; ok {
-			return key, path.Base(word)
+	for _, word := range programs(command) {
+		if key, ok := imageTools[word]; ok {
+			return key, word
 		}
 	}
 	return "", ""
+}
+
+// programs returns the words of a shell command without their folders
+// (./mvnw is mvnw), split at white space and the shell's operators and
+// quotes: a rough reading, enough to spot the programs it names.
+func programs(command string) []string {
+	words := strings.FieldsFunc(command, func(r rune) bool {
+		return strings.ContainsRune(" \t\n;&|()`$<>\"'", r)
+	})
+	for i, w := range words {
+		words[i] = path.Base(w)
+	}
+	return words
 }
