@@ -16,6 +16,7 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/build"
+	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
 	"github.com/docker/docker/pkg/jsonmessage"
@@ -165,11 +166,8 @@ func buildWithDebootstrap(ctx context.Context, cli *client.Client, opts Options)
 	}
 	defer os.RemoveAll(dir)
 
-	fmt.Fprintf(opts.Progress, "debootstrap %s from %s\n", src.Suite, src.URI)
-	cmd := exec.CommandContext(ctx, "debootstrap", "--variant=minbase", "--include="+joinComma(Python.Packages), src.Suite, dir, src.URI)
-	cmd.Stdout, cmd.Stderr = opts.Progress, opts.Progress
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("debootstrap %s: %w", src.Suite, err)
+	if err := baseRootfs(ctx, cli, dir, src, opts); err != nil {
+		return err
 	}
 	if err := finishRootfs(ctx, dir, opts); err != nil {
 		return err
@@ -210,6 +208,47 @@ func buildWithDebootstrap(ctx context.Context, cli *client.Client, opts Options)
 	}
 	if copyErr != nil {
 		return fmt.Errorf("import %s: %w", opts.Ref, copyErr)
+	}
+	return nil
+}
+
+// baseRootfs lays the default image's files into dir: for another recipe
+// they are exported from the default image when it is present and
+// current, which saves a debootstrap; else debootstrap installs them.
+func baseRootfs(ctx context.Context, cli *client.Client, dir string, src Source, opts Options) error {
+	if opts.Recipe.Key != Python.Key {
+		if ok, err := current(ctx, cli, Python.Ref(), Python.Hash()); err == nil && ok {
+			fmt.Fprintf(opts.Progress, "start from %s's files\n", Python.Ref())
+			return exportImage(ctx, cli, Python.Ref(), dir)
+		}
+	}
+	fmt.Fprintf(opts.Progress, "debootstrap %s from %s\n", src.Suite, src.URI)
+	cmd := exec.CommandContext(ctx, "debootstrap", "--variant=minbase", "--include="+joinComma(Python.Packages), src.Suite, dir, src.URI)
+	cmd.Stdout, cmd.Stderr = opts.Progress, opts.Progress
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("debootstrap %s: %w", src.Suite, err)
+	}
+	return nil
+}
+
+// exportImage unpacks the files of image ref into dir, as root with their
+// owners, through a container that never starts.
+func exportImage(ctx context.Context, cli *client.Client, ref, dir string) error {
+	c, err := cli.ContainerCreate(ctx, &container.Config{Image: ref, Cmd: []string{"true"}}, nil, nil, nil, "")
+	if err != nil {
+		return fmt.Errorf("export %s: %w", ref, err)
+	}
+	defer cli.ContainerRemove(context.WithoutCancel(ctx), c.ID, container.RemoveOptions{Force: true}) //nolint:errcheck // best effort
+	rc, err := cli.ContainerExport(ctx, c.ID)
+	if err != nil {
+		return fmt.Errorf("export %s: %w", ref, err)
+	}
+	defer rc.Close()
+	var tarErr bytes.Buffer
+	cmd := exec.CommandContext(ctx, "tar", "--numeric-owner", "-C", dir, "-x")
+	cmd.Stdin, cmd.Stderr = rc, &tarErr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("export %s: %w: %s", ref, err, tarErr.String())
 	}
 	return nil
 }
