@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/image"
@@ -16,12 +15,8 @@ func openEngine(ctx context.Context, env *environment, ref string) (*sandbox.Eng
 	if err != nil {
 		return nil, err
 	}
-	recipe, ours := image.Own(ref)
-	if err := eng.EnsureImage(ctx, ref, !ours); err != nil {
+	if err := image.Ensure(ctx, eng, ref); err != nil {
 		eng.Close()
-		if ours {
-			err = fmt.Errorf("%w; build it with `%s`", err, recipe.BuildCommand())
-		}
 		return nil, err
 	}
 	return eng, nil

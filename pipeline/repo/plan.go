@@ -230,11 +230,7 @@ func (x *Sandboxed) Run(ctx context.Context, plan Plan) (*Outcome, error) {
 // making sure its image is there first (pulling any image but Capsule's
 // own, which must have been built).
 func (x *Sandboxed) session(ctx context.Context, plan Plan) (*sandbox.Session, error) {
-	recipe, ours := image.Own(plan.Image)
-	if err := x.Engine.EnsureImage(ctx, plan.Image, !ours); err != nil {
-		if ours {
-			err = fmt.Errorf("%w; build it with `%s`", err, recipe.BuildCommand())
-		}
+	if err := image.Ensure(ctx, x.Engine, plan.Image); err != nil {
 		return nil, err
 	}
 	return x.Engine.NewSession(ctx, sandbox.Spec{Image: plan.Image, Workspace: plan.Dir, Exclude: []string{".git"}, Limits: plan.Limits, Helpers: testreport.HelperFiles()})

@@ -36,7 +36,7 @@ var Node = Recipe{
 	Setup: []string{
 		"npm install --global --no-audit --no-fund vitest@" + VitestVersion + " jest-junit@" + JestJUnitVersion +
 			" pnpm@" + PnpmVersion + " yarn@" + YarnVersion,
-		"ln -s /usr/local/lib/node_modules /node_modules",
+		"ln -s \"$(npm root --global)\" /node_modules",
 		"rm -rf /root/.npm",
 		"node --version && jest --version && vitest --version && pnpm --version && yarn --version",
 	},

@@ -9,6 +9,7 @@
 package image
 
 import (
+	"context"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
@@ -83,6 +84,25 @@ func Own(ref string) (Recipe, bool) {
 		}
 	}
 	return Recipe{}, false
+}
+
+// Ensurer is what Ensure needs of a sandbox engine.
+type Ensurer interface {
+	// EnsureImage makes sure ref is present, pulling it when missing if
+	// pull is set.
+	EnsureImage(ctx context.Context, ref string, pull bool) error
+}
+
+// Ensure makes sure the image ref is present: Capsule's own images must
+// have been built, and a missing one's error says which command builds
+// it; any other image is pulled when missing.
+func Ensure(ctx context.Context, e Ensurer, ref string) error {
+	r, ours := Own(ref)
+	err := e.EnsureImage(ctx, ref, !ours)
+	if err != nil && ours {
+		return fmt.Errorf("%w; build it with `%s`", err, r.BuildCommand())
+	}
+	return err
 }
 
 // BuildCommand is the command that builds the recipe's image.
