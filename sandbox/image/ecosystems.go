@@ -35,9 +35,8 @@ var Node = Recipe{
 	Env:      []string{"NPM_CONFIG_UPDATE_NOTIFIER=false", "NPM_CONFIG_FUND=false", "NPM_CONFIG_AUDIT=false"},
 	Setup: []string{
 		"npm install --global --no-audit --no-fund vitest@" + VitestVersion + " jest-junit@" + JestJUnitVersion +
-			" pnpm@" + PnpmVersion + " yarn@" + YarnVersion,
+			" pnpm@" + PnpmVersion + " yarn@" + YarnVersion + " && rm -rf /root/.npm",
 		"ln -s \"$(npm root --global)\" /node_modules",
-		"rm -rf /root/.npm",
 		"node --version && jest --version && vitest --version && pnpm --version && yarn --version",
 	},
 }
