@@ -1,5 +1,10 @@
 package image
 
+import (
+	"fmt"
+	"strings"
+)
+
 // The images of other ecosystems. Each is the default image (python3 and
 // pytest stay, so the layout is the same everywhere) plus one toolchain
 // with its test runner and reporters, all usable without network: the
@@ -96,7 +101,40 @@ var Java = Recipe{
 		"libmaven-compiler-plugin-java", "libmaven-resources-plugin-java", "libmaven-jar-plugin-java",
 		"libmaven-install-plugin-java"),
 	Files: map[string]string{"/etc/maven/settings.xml": mavenSettings},
-	Setup: []string{"java -version && mvn --version"},
+	Setup: []string{mavenRelocations(), "java -version && mvn --version"},
+}
+
+// mavenPinned are plugin versions that pom.xml files commonly pin, by the
+// plugin and the version Debian packages. Each is relocated to Debian's,
+// as Debian itself relocates the versions Maven's defaults name (Surefire
+// 2.12.4 to 2.22.3), so that such a pom resolves offline; the plugins'
+// options of later versions that 2.22.3 lacks are ignored, as Maven 3.8
+// does with every option it does not know.
+var mavenPinned = []struct {
+	plugin, debian string
+	pinned         []string
+}{
+	{"maven-surefire-plugin", "2.22.3", []string{"2.22.0", "2.22.1", "2.22.2", "3.0.0-M5", "3.0.0-M7", "3.0.0-M9",
+		"3.0.0", "3.1.0", "3.1.2", "3.2.2", "3.2.5", "3.3.0", "3.3.1", "3.4.0", "3.5.0", "3.5.1", "3.5.2", "3.5.3"}},
+	{"maven-compiler-plugin", "3.10.1", []string{"3.5.1", "3.6.0", "3.6.1", "3.7.0", "3.8.0", "3.8.1", "3.9.0",
+		"3.10.0", "3.11.0", "3.12.1", "3.13.0", "3.14.0"}},
+	{"maven-resources-plugin", "3.3.0", []string{"2.7", "3.0.2", "3.1.0", "3.2.0", "3.3.1"}},
+}
+
+// mavenRelocations is the set-up step that writes mavenPinned's
+// relocation poms into Debian's repository, leaving any version Debian
+// has alone.
+func mavenRelocations() string {
+	var b strings.Builder
+	b.WriteString("set -e; relocate() { d=/usr/share/maven-repo/org/apache/maven/plugins/$1/$3; test -e $d/$1-$3.pom && return 0; mkdir -p $d; " +
+		`printf '<project><modelVersion>4.0.0</modelVersion><groupId>org.apache.maven.plugins</groupId><artifactId>%s</artifactId><version>%s</version>` +
+		`<distributionManagement><relocation><version>%s</version></relocation></distributionManagement></project>\n' $1 $3 $2 > $d/$1-$3.pom; }`)
+	for _, p := range mavenPinned {
+		for _, v := range p.pinned {
+			fmt.Fprintf(&b, "; relocate %s %s %s", p.plugin, p.debian, v)
+		}
+	}
+	return b.String()
 }
 
 // Go is a Go toolchain from the Go module proxy's golang.org/toolchain
