@@ -298,14 +298,8 @@ func finishRootfs(ctx context.Context, dir string, opts Options) error {
 	if err := chroot(ctx, dir, env, install, opts.Progress); err != nil {
 		return err
 	}
-	for _, p := range r.paths() {
-		path := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(path, []byte(r.Files[p]), 0o644); err != nil {
-			return err
-		}
+	if err := writeFiles(dir, r); err != nil {
+		return err
 	}
 	for _, a := range r.Archives {
 		fmt.Fprintf(opts.Progress, "unpack %s into %s\n", a.URL, a.Dest)
@@ -317,6 +311,27 @@ func finishRootfs(ctx context.Context, dir string, opts Options) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "etc/resolv.conf"), nil, 0o644)
+}
+
+// writeFiles writes the recipe's files into the root filesystem at dir,
+// through an os.Root: a link the packages made is followed only within
+// dir, never onto the host.
+func writeFiles(dir string, r Recipe) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	for _, p := range r.paths() {
+		name := strings.TrimPrefix(p, "/")
+		if err := root.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			return fmt.Errorf("write %s: %w", p, err)
+		}
+		if err := root.WriteFile(name, []byte(r.Files[p]), 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", p, err)
+		}
+	}
+	return nil
 }
 
 // chroot runs each step with /bin/sh in a chroot of dir.
