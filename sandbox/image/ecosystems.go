@@ -37,7 +37,10 @@ var Node = Recipe{
 	Key:      "node",
 	Name:     "capsule-node",
 	Packages: withPython("nodejs", "npm", "jest"),
-	Env:      []string{"NPM_CONFIG_UPDATE_NOTIFIER=false", "NPM_CONFIG_FUND=false", "NPM_CONFIG_AUDIT=false"},
+	// jest-junit names each test's file, and reports a test file that
+	// does not load as an error rather than leaving it out.
+	Env: []string{"NPM_CONFIG_UPDATE_NOTIFIER=false", "NPM_CONFIG_FUND=false", "NPM_CONFIG_AUDIT=false",
+		"JEST_JUNIT_ADD_FILE_ATTRIBUTE=true", "JEST_JUNIT_REPORT_TEST_SUITE_ERRORS=true"},
 	Setup: []string{
 		"npm install --global --no-audit --no-fund vitest@" + VitestVersion + " jest-junit@" + JestJUnitVersion +
 			" pnpm@" + PnpmVersion + " yarn@" + YarnVersion + " && rm -rf /root/.npm",
