@@ -3,6 +3,8 @@ package image
 import (
 	"fmt"
 	"strings"
+
+	"github.com/capsulehq/capsule/sandbox/agent"
 )
 
 // The images of other ecosystems. Each is the default image (python3 and
@@ -39,10 +41,12 @@ var Node = Recipe{
 	Packages: withPython("nodejs", "npm", "jest"),
 	// jest-junit names each test's file, and reports a test file that
 	// does not load as an error rather than leaving it out.
+	// npm's cache lives in the workspace: /tmp holds only 64 MiB.
 	Env: []string{"NPM_CONFIG_UPDATE_NOTIFIER=false", "NPM_CONFIG_FUND=false", "NPM_CONFIG_AUDIT=false",
+		"NPM_CONFIG_CACHE=" + agent.Workspace + "/.cache/npm",
 		"JEST_JUNIT_ADD_FILE_ATTRIBUTE=true", "JEST_JUNIT_REPORT_TEST_SUITE_ERRORS=true"},
 	Setup: []string{
-		"npm install --global --no-audit --no-fund vitest@" + VitestVersion + " jest-junit@" + JestJUnitVersion +
+		"NPM_CONFIG_CACHE=/root/.npm npm install --global --no-audit --no-fund vitest@" + VitestVersion + " jest-junit@" + JestJUnitVersion +
 			" pnpm@" + PnpmVersion + " yarn@" + YarnVersion + " && rm -rf /root/.npm",
 		"ln -s \"$(npm root --global)\" /node_modules",
 		"node --version && jest --version && vitest --version && pnpm --version && yarn --version",
@@ -149,8 +153,12 @@ var Go = Recipe{
 	Key:      "go",
 	Name:     "capsule-go",
 	Packages: withPython(),
+	// The build and module caches live in the workspace: /tmp holds only
+	// 64 MiB, and a set-up step's downloads (with GOPROXY set) are kept
+	// with the committed workspace.
 	Env: []string{"PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-		"GOTOOLCHAIN=local", "GOPROXY=off"},
+		"GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-modcacherw",
+		"GOCACHE=" + agent.Workspace + "/.cache/go-build", "GOMODCACHE=" + agent.Workspace + "/.cache/go-mod"},
 	Archives: []Archive{{
 		URL:    "https://proxy.golang.org/golang.org/toolchain/@v/v0.0.1-go" + GoVersion + ".linux-amd64.zip",
 		SHA256: goToolchainSHA256,
