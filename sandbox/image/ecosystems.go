@@ -39,10 +39,10 @@ var Node = Recipe{
 	Key:      "node",
 	Name:     "capsule-node",
 	Packages: withPython("nodejs", "npm", "jest"),
+	// npm's cache lives in the workspace (/tmp holds only 64 MiB);
 	// jest-junit names each test by its file, its describe blocks (the
 	// class) and its title, and reports a test file that does not load as
 	// an error rather than leaving it out.
-	// npm's cache lives in the workspace: /tmp holds only 64 MiB.
 	Env: []string{"NPM_CONFIG_UPDATE_NOTIFIER=false", "NPM_CONFIG_FUND=false", "NPM_CONFIG_AUDIT=false",
 		"NPM_CONFIG_CACHE=" + agent.Workspace + "/.cache/npm",
 		"JEST_JUNIT_ADD_FILE_ATTRIBUTE=true", "JEST_JUNIT_CLASSNAME={classname}", "JEST_JUNIT_TITLE={title}",
