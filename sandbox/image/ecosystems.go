@@ -157,9 +157,10 @@ var Go = Recipe{
 	Packages: withPython(),
 	// The build and module caches live in the workspace: /tmp holds only
 	// 64 MiB, and a set-up step's downloads (with GOPROXY set) are kept
-	// with the committed workspace.
+	// with the committed workspace. The test binaries are built there
+	// too, since /tmp does not run programs.
 	Env: []string{"PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-		"GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-modcacherw",
+		"GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-modcacherw", "GOTMPDIR=" + agent.Workspace,
 		"GOCACHE=" + agent.Workspace + "/.cache/go-build", "GOMODCACHE=" + agent.Workspace + "/.cache/go-mod"},
 	Archives: []Archive{{
 		URL:    "https://proxy.golang.org/golang.org/toolchain/@v/v0.0.1-go" + GoVersion + ".linux-amd64.zip",
