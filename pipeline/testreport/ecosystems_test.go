@@ -136,7 +136,7 @@ func TestJavaImage(t *testing.T) {
 func TestGoImage(t *testing.T) {
 	run := runEcosystem(t, image.Go, "gomod", "go test ./...")
 	run.check(t, 1, map[string]testreport.Outcome{
-		"example.com/calc.TestAdd": testreport.Passed,
-		"example.com/calc.TestSub": testreport.Failed,
+		"example.com/calc::TestAdd": testreport.Passed,
+		"example.com/calc::TestSub": testreport.Failed,
 	})
 }

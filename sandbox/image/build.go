@@ -307,11 +307,28 @@ func finishRootfs(ctx context.Context, dir string, opts Options) error {
 			return err
 		}
 	}
+	// The set-up may reach a registry (npm's) through whatever TLS
+	// interception the host trusts: Node is given the host's certificate
+	// authorities for the build, and they are removed after it.
+	if hostCA, err := os.ReadFile(hostCABundle); err == nil && len(r.Setup) > 0 {
+		if err := os.WriteFile(filepath.Join(dir, buildCABundle), hostCA, 0o644); err != nil {
+			return err
+		}
+		defer os.Remove(filepath.Join(dir, buildCABundle))
+		env = append(env, "NODE_EXTRA_CA_CERTS="+buildCABundle)
+	}
 	if err := chroot(ctx, dir, env, r.Setup, opts.Progress); err != nil {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "etc/resolv.conf"), nil, 0o644)
 }
+
+// hostCABundle is where a Debian host keeps the certificate authorities it
+// trusts; buildCABundle is where the chroot's set-up finds them.
+const (
+	hostCABundle  = "/etc/ssl/certs/ca-certificates.crt"
+	buildCABundle = "/tmp/capsule-build-ca.crt"
+)
 
 // writeFiles writes the recipe's files into the root filesystem at dir,
 // through an os.Root: a link the packages made is followed only within
