@@ -1,3 +1,10 @@
+//go:build ecosystemimages
+
+// The ecosystem images' tests: each builds nothing and needs its image
+// (`make test-images` builds the four, then runs these). They are kept out
+// of `make test` by their build tag: a first build of the four images
+// takes longer than the whole suite may.
+
 package testreport_test
 
 import (
