@@ -98,8 +98,8 @@ func TestNodeImage(t *testing.T) {
 	t.Run("jest", func(t *testing.T) {
 		run := runEcosystem(t, image.Node, "jest", "npm test")
 		run.check(t, 1, map[string]testreport.Outcome{
-			"calc.test.js::calc adds":      testreport.Passed,
-			"calc.test.js::calc subtracts": testreport.Failed,
+			"calc.test.js::calc::adds":      testreport.Passed,
+			"calc.test.js::calc::subtracts": testreport.Failed,
 		})
 	})
 	t.Run("vitest", func(t *testing.T) {

@@ -47,6 +47,9 @@ var Node = Recipe{
 		"NPM_CONFIG_CACHE=" + agent.Workspace + "/.cache/npm",
 		"JEST_JUNIT_ADD_FILE_ATTRIBUTE=true", "JEST_JUNIT_CLASSNAME={classname}", "JEST_JUNIT_TITLE={title}",
 		"JEST_JUNIT_REPORT_TEST_SUITE_ERRORS=true"},
+	// The sandbox's /etc/hosts is the image's, empty in the default
+	// image: Vite (and so Vitest) looks localhost up before any test.
+	Files: map[string]string{"/etc/hosts": "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n"},
 	Setup: []string{
 		"NPM_CONFIG_CACHE=/root/.npm npm install --global --no-audit --no-fund vitest@" + VitestVersion + " jest-junit@" + JestJUnitVersion +
 			" pnpm@" + PnpmVersion + " yarn@" + YarnVersion + " && rm -rf /root/.npm",
