@@ -101,6 +101,12 @@ func addFile(tw *tar.Writer, src, name string, mode int64) error {
 // write permission. Symbolic links are kept as links; other special files
 // are left out.
 func addTree(tw *tar.Writer, dir, prefix string, exclude []string) error {
+	return addTreeSkipping(tw, dir, prefix, exclude, nil)
+}
+
+// addTreeSkipping is addTree without the files and symbolic links whose
+// slash-separated path relative to dir skip reports (nil skips none).
+func addTreeSkipping(tw *tar.Writer, dir, prefix string, exclude []string, skip func(rel string) bool) error {
 	info, err := os.Stat(dir)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrWorkspace, err)
@@ -115,6 +121,9 @@ func addTree(tw *tar.Writer, dir, prefix string, exclude []string) error {
 		rel, err := filepath.Rel(dir, p)
 		if err != nil || rel == "." {
 			return err
+		}
+		if skip != nil && !d.IsDir() && skip(filepath.ToSlash(rel)) {
+			return nil
 		}
 		name := path.Join(prefix, filepath.ToSlash(rel))
 		info, err := d.Info()

@@ -140,6 +140,10 @@ type Session struct {
 	// offline records that the network was cut after it.
 	setup   *Run
 	offline bool
+	// layer is the set-up archive restored in place of the set-up run
+	// (RestoreLayer), copied again into a container that replaces this
+	// one.
+	layer string
 }
 
 // live is one started container and the streams to its agent, which
@@ -378,10 +382,16 @@ func (s *Session) Close() error {
 }
 
 // restart starts a new container and brings it to where the old one was:
-// the committed set-up run replayed, the network cut.
+// the committed set-up run replayed (or the restored set-up copied), the
+// network cut.
 func (s *Session) restart(ctx context.Context) error {
 	if err := s.start(ctx); err != nil {
 		return err
+	}
+	if s.layer != "" {
+		if err := s.copyLayer(ctx, s.layer); err != nil {
+			return err
+		}
 	}
 	if s.setup != nil {
 		req, err := s.request(*s.setup)

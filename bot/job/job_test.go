@@ -56,6 +56,11 @@ func solves(o *repo.Outcome) solverFunc {
 		if t.Title != "add subtracts" || t.Body != "add(1, 2) gives -1" || t.ID != "issue-12" {
 			return nil, fmt.Errorf("task = %+v, not the issue's", t)
 		}
+		// The tree is the default branch's head: its set-up inputs are
+		// trusted as they are.
+		if t.Repository != fakeOwner+"/"+fakeName || t.TrustedInput != nil {
+			return nil, fmt.Errorf("repository %q, trusted input %v; want the default branch's tree", t.Repository, t.TrustedInput != nil)
+		}
 		if data, err := os.ReadFile(filepath.Join(t.Dir, "calc", "ops.py")); err != nil || !strings.Contains(string(data), "a - b") {
 			return nil, fmt.Errorf("the tree lacks calc/ops.py: %q %v", data, err)
 		}

@@ -226,6 +226,22 @@ func TestRoundDecisions(t *testing.T) {
 			},
 		},
 		{
+			name: "a round's set-up inputs are compared with the default branch's head",
+			solver: func(ctx context.Context, task repo.Task) (*repo.Outcome, error) {
+				if task.Repository != fakeOwner+"/"+fakeName || task.TrustedInput == nil {
+					return nil, fmt.Errorf("repository %q, trusted input %v", task.Repository, task.TrustedInput != nil)
+				}
+				if data, ok, err := task.TrustedInput(ctx, "calc/ops.py"); err != nil || !ok || string(data) == fix1.Content {
+					return nil, fmt.Errorf("calc/ops.py at the default branch: %q %v %v", data, ok, err)
+				}
+				if _, ok, err := task.TrustedInput(ctx, "requirements.txt"); ok || err != nil {
+					return nil, fmt.Errorf("a file the default branch lacks: %v %v", ok, err)
+				}
+				return answers(outcome(attemptlog.Solved, roundFix))(ctx, task)
+			},
+			state: work.Done,
+		},
+		{
 			name:   "/capsule retry on the pull request asks for the issue again, on the branch",
 			target: command("/capsule retry"),
 			solver: func(ctx context.Context, task repo.Task) (*repo.Outcome, error) {

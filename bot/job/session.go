@@ -331,6 +331,7 @@ func (s *session) solve(ctx context.Context, task round.Task, cfg repoconfig.Con
 		ID: id, Dir: dir, Config: cfg, Title: task.Title, Body: task.Body,
 		Progress: func(e pipeline.Event) { s.progress(ctx, e) },
 		Logger:   s.log, Day: s.hooks.Day,
+		Repository: s.t.Owner + "/" + s.t.Repo, Installation: s.t.Installation, TrustedInput: s.trustedInput(),
 	})
 	if err != nil && programmer.Classify(err) == programmer.Down && s.hooks.WaitForModel != nil && ctx.Err() == nil && s.hooks.WaitForModel(err) {
 		res, err := s.waitForModel(ctx, err)
@@ -342,6 +343,22 @@ func (s *session) solve(ctx context.Context, task round.Task, cfg repoconfig.Con
 	}
 	s.solved, s.solvedOver = outcome, s.parent
 	return outcome, Result{}, nil
+}
+
+// trustedInput reads a set-up input file at the default branch's head,
+// whose set-up inputs may have the set-up secrets; nil when the loop
+// works on that commit's tree.
+func (s *session) trustedInput() func(ctx context.Context, path string) ([]byte, bool, error) {
+	if s.parent == s.base {
+		return nil
+	}
+	return func(ctx context.Context, path string) ([]byte, bool, error) {
+		data, err := s.gh.File(ctx, path, s.base)
+		if errors.Is(err, ErrNotFound) {
+			return nil, false, nil
+		}
+		return data, err == nil, err
+	}
 }
 
 // dayLeft checks the installation's budget for the day before the loop

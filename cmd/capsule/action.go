@@ -221,6 +221,14 @@ func action(ctx context.Context, env *environment, wf workflow) (int, error) {
 	overrides.MaxAttempts = in.maxAttempts
 	solver := &sandboxOnDemand{env: env, wf: wf, model: model,
 		solver: repo.Sandboxed{Model: model, ModelName: model.Config().Model, TestModel: testModel, Overrides: overrides, Maxima: limits.max, Prices: prices}}
+	setup, err := setupFromEnv()
+	if err != nil {
+		return 0, err
+	}
+	setup.secretsText = input("setup-secrets")
+	if err := setup.equip(&solver.solver, env.log); err != nil {
+		return 0, err
+	}
 	defer solver.close()
 	runner.Solver = solver
 	fmt.Fprintf(env.stdout, "capsule: %s, asked by %s (%s)\n", describe(req), req.Sender, req.Trigger)

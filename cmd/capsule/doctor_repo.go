@@ -6,8 +6,10 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/repo"
@@ -31,7 +33,11 @@ func doctorRepo(ctx context.Context, env *environment, dir string) int {
 	if err != nil {
 		return fail(env, fmt.Errorf("%w: %w", errUsage, err))
 	}
-	plan, err := repo.NewPlan(repo.Task{ID: "doctor", Dir: dir, Config: cfg}, repo.NoOverrides(), limits.max)
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fail(env, err)
+	}
+	plan, err := repo.NewPlan(repo.Task{ID: "doctor", Dir: dir, Config: cfg, Repository: "local:" + abs}, repo.NoOverrides(), limits.max)
 	if err != nil {
 		return fail(env, fmt.Errorf("%w: %w", errUsage, err))
 	}
@@ -41,6 +47,13 @@ func doctorRepo(ctx context.Context, env *environment, dir string) int {
 	}
 	defer eng.Close()
 	x := repo.Sandboxed{Engine: eng}
+	setup, err := setupFromEnv()
+	if err == nil {
+		err = setup.equip(&x, env.log)
+	}
+	if err != nil {
+		return fail(env, err)
+	}
 	log, err := x.Check(ctx, plan)
 	if err != nil {
 		return fail(env, err)
@@ -63,13 +76,32 @@ func writeRepoCheck(w io.Writer, dir string, plan repo.Plan, log *attemptlog.Log
 	line("repository", "%s", dir)
 	line("test command", "%s (%s)", plan.TestCommand, plan.TestReason)
 	line("image", "%s (%s)", plan.Image, plan.ImageReason)
+	if d := plan.Devcontainer; d != nil {
+		for i, l := range d.Lines() {
+			if i == 0 {
+				line("devcontainer", "%s", l)
+			} else {
+				more("%s", l)
+			}
+		}
+	}
+	c := log.SetupCache
 	switch s := log.Setup; {
+	case c != nil && c.Reused:
+		line("set-up", "reused the kept set-up %.12s, copied in %s (the set-up took %s): %s", c.Key, c.Copy.Round(time.Millisecond), c.Built.Round(time.Millisecond), plan.Setup)
 	case s == nil:
 		line("set-up", "none")
 	case s.Passed:
 		line("set-up", "passed: %s", plan.Setup)
 	default:
 		line("set-up", "failed (%s): %s", s.Reason, plan.Setup)
+	}
+	switch {
+	case c == nil || c.Reused:
+	case c.Kept:
+		more("took %s; kept as %.12s for the next run of the same key", log.Setup.Duration.Round(time.Millisecond), c.Key)
+	case c.NotKept != "":
+		more("not kept: %s", c.NotKept)
 	}
 	if b := log.Baseline; b != nil {
 		first := b.Runs[0]

@@ -46,6 +46,7 @@ type serveSettings struct {
 	storeGrace     time.Duration
 	image          string
 	limits         operatorLimits
+	setup          setupSettings
 	testModel      *string // the test designer's model name
 }
 
@@ -99,8 +100,14 @@ func runServe(ctx context.Context, env *environment, args []string) int {
 	if err := ss.limits.register(fs); err != nil {
 		return fail(env, err)
 	}
+	if err := ss.setup.register(fs, "by default DATA-DIR/setup-cache"); err != nil {
+		return fail(env, err)
+	}
 	if code := parseFlags(fs, env, args); code >= 0 {
 		return code
+	}
+	if ss.setup.cacheDir == "" {
+		ss.setup.cacheDir = filepath.Join(ss.dataDir, "setup-cache")
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintln(env.stderr, "capsule serve: takes no arguments")
@@ -209,6 +216,12 @@ func newServer(ctx context.Context, env *environment, log *slog.Logger, mf *mode
 	cleanup := func() { eng.Close(); st.Close() }
 	overrides := repo.NoOverrides()
 	overrides.Image = ss.image
+	solver := &repo.Sandboxed{Engine: eng, Model: client, ModelName: client.Config().Model, TestModel: testModel,
+		Overrides: overrides, Maxima: ss.limits.max, Prices: prices}
+	if err := ss.setup.equip(solver, log); err != nil {
+		cleanup()
+		return nil, nil, err
+	}
 	srv, err := server.New(server.Config{
 		Store: st, Clients: apps, Secret: []byte(ss.secret), MaxBodyBytes: ss.maxBody, MaxInFlightBytes: ss.maxInFlight,
 		Workers: ss.workers, Grace: ss.grace, Logger: log,
@@ -216,8 +229,7 @@ func newServer(ctx context.Context, env *environment, log *slog.Logger, mf *mode
 		Model: probe, ModelWait: ss.modelWait, StoreGrace: ss.storeGrace, DayBudget: ss.limits.day,
 		GitHub: func(ctx context.Context) error { _, err := apps.SignIn(ctx); return err }, GitHubWait: ss.githubWait,
 		Runner: &job.Runner{
-			Solver: &repo.Sandboxed{Engine: eng, Model: client, ModelName: client.Config().Model, TestModel: testModel,
-				Overrides: overrides, Maxima: ss.limits.max, Prices: prices},
+			Solver:        solver,
 			MinPermission: ss.minPermission, MaxCIRounds: ss.limits.runnerCIRounds(), Version: version.Version, Logger: log,
 		},
 	})

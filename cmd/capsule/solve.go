@@ -40,6 +40,7 @@ type solveFlags struct {
 	apply            bool
 	testModel        *string
 	overrides        repo.Overrides
+	setup            setupSettings
 }
 
 // register adds solve's flags to fs.
@@ -69,6 +70,9 @@ func runSolve(ctx context.Context, env *environment, args []string) int {
 	fs := newFlagSet("solve", "Usage: capsule solve --repo DIR --issue FILE|- [--out DIR] [--apply] [flags]\n\nRuns the self-debugging loop on an issue against the repository's own\ntests in the sandbox. Exits 0 when solved (a test showed the issue and\npasses now, with no regressions), 4 when the tests pass but no test showed\nthe issue (unproven), 1 when no attempt passed, 2 on a usage or\nconfiguration error, 3 when the engine or the model cannot be reached.")
 	var f solveFlags
 	f.register(fs)
+	if err := f.setup.register(fs, "none by default"); err != nil {
+		return fail(env, err)
+	}
 	if code := parseFlags(fs, env, args); code >= 0 {
 		return code
 	}
@@ -112,6 +116,11 @@ func (f *solveFlags) solve(ctx context.Context, env *environment) (*repo.Outcome
 	for _, note := range plan.Capped {
 		fmt.Fprintf(env.stderr, "capsule solve: %s\n", note)
 	}
+	if d := plan.Devcontainer; d != nil {
+		for _, l := range d.Lines() {
+			fmt.Fprintf(env.stderr, "capsule solve: devcontainer: %s\n", l)
+		}
+	}
 	f.model.cfg.MaxAnswerBytes = limits.answerBytes
 	client, err := f.model.client(ctx)
 	if err != nil {
@@ -131,6 +140,9 @@ func (f *solveFlags) solve(ctx context.Context, env *environment) (*repo.Outcome
 		return nil, err
 	}
 	x := repo.Sandboxed{Engine: eng, Model: client, ModelName: client.Config().Model, TestModel: testModel, Prices: prices}
+	if err := f.setup.equip(&x, env.log); err != nil {
+		return nil, err
+	}
 	fmt.Fprintf(env.stderr, "capsule solve: %q with %s; tests: %s (%s); image: %s (%s)\n", local.Title, x.ModelName, plan.TestCommand, plan.TestReason, plan.Image, plan.ImageReason)
 	outcome, err := x.Run(ctx, plan)
 	if outcome != nil && f.out != "" {
@@ -222,7 +234,11 @@ func localTask(dir, issuePath string) (repo.Task, error) {
 	if err != nil {
 		return repo.Task{}, fmt.Errorf("%w: %w", errUsage, err)
 	}
-	return repo.Task{ID: "issue", Dir: dir, Config: cfg, Title: title, Body: body}, nil
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return repo.Task{}, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	return repo.Task{ID: "issue", Dir: dir, Config: cfg, Title: title, Body: body, Repository: "local:" + abs}, nil
 }
 
 // readIssue reads an issue in Markdown: the first `# ` heading is the

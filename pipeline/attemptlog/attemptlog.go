@@ -44,9 +44,19 @@ type Log struct {
 	TestReason  string `json:"test_reason,omitempty"` // how the command was chosen
 	// ModuleNames says where the module names that no new module of an
 	// answer may shadow came from.
-	ModuleNames string   `json:"module_names,omitempty"`
-	Setup       *Run     `json:"setup,omitempty"`
-	Context     *Context `json:"context,omitempty"`
+	ModuleNames string `json:"module_names,omitempty"`
+	Setup       *Run   `json:"setup,omitempty"`
+	// SetupCache says whether the set-up's kept result was reused or
+	// the set-up ran (and whether its result was kept); nil when no
+	// cache is set.
+	SetupCache *SetupCache `json:"setup_cache,omitempty"`
+	// SetupSecrets says which secrets the set-up was given, or why it
+	// ran without them; nil when the configuration names none.
+	SetupSecrets *SetupSecrets `json:"setup_secrets,omitempty"`
+	// Devcontainer, when set, says what the job took from the
+	// repository's devcontainer.json and what it did not.
+	Devcontainer *Devcontainer `json:"devcontainer,omitempty"`
+	Context      *Context      `json:"context,omitempty"`
 	// Baseline is the run of the tests on the untouched tree, which the
 	// gate compares every attempt with.
 	Baseline *Baseline `json:"baseline,omitempty"`
@@ -387,4 +397,35 @@ func (l *Log) Feedback() []string {
 		out = append(out, a.Feedback)
 	}
 	return out
+}
+
+// SetupCache is the set-up cache's part in a job (package setupcache).
+type SetupCache struct {
+	// Key is the ID of the entry, which the key's parts hash.
+	Key string `json:"key"`
+	// Reused says the kept set-up was restored and the set-up did not
+	// run; Copy is how long the restore took, Built how long the set-up
+	// took when it was kept, Bytes what the kept result holds.
+	Reused bool          `json:"reused"`
+	Copy   time.Duration `json:"copy_ns,omitempty"`
+	Built  time.Duration `json:"built_ns,omitempty"`
+	Bytes  int64         `json:"bytes,omitempty"`
+	// Why says why the set-up ran: no entry of the key, or one that does
+	// not serve this tree.
+	Why string `json:"why,omitempty"`
+	// Kept says the set-up that ran was kept under Key; NotKept why not.
+	Kept    bool   `json:"kept,omitempty"`
+	NotKept string `json:"not_kept,omitempty"`
+	// Evicted counts the entries the keep evicted.
+	Evicted int `json:"evicted,omitempty"`
+}
+
+// SetupSecrets is what secrets the set-up had: never their values.
+type SetupSecrets struct {
+	Given []string `json:"given,omitempty"`
+	// Missing are the names the operator gave no value for.
+	Missing []string `json:"missing,omitempty"`
+	// Withheld says why the set-up ran without any: its inputs differ
+	// from the default branch's.
+	Withheld string `json:"withheld,omitempty"`
 }

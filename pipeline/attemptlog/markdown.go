@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/capsulehq/capsule/internal/markdown"
+	"github.com/capsulehq/capsule/sandbox/limits"
 )
 
 // MarkdownOutputCap caps the run output shown per attempt, in bytes; the
@@ -76,7 +77,10 @@ func (l *Log) WriteMarkdownWith(w io.Writer, opts MarkdownOptions) (Omitted, err
 	m.reproduction(l)
 	m.tests(l)
 	m.context(l.Context)
+	m.devcontainer(l.Devcontainer)
 	m.setup(l.Setup)
+	m.setupCache(l.SetupCache)
+	m.setupSecrets(l.SetupSecrets)
 	m.table(l.Attempts)
 	for i := range l.Attempts {
 		if t := m.trim(i); !t.Row && !t.Details {
@@ -189,6 +193,41 @@ func (m *rendering) setup(r *Run) {
 		fmt.Fprintf(m, "Set-up: `%s` in `%s`: %s.\n\n", shellJoin(r.Command), r.Image, runVerdict(r))
 	}
 }
+
+// setupCache says whether the kept set-up was reused or kept.
+func (m *rendering) setupCache(c *SetupCache) {
+	switch {
+	case c == nil:
+	case c.Reused:
+		fmt.Fprintf(m, "Set-up: reused the kept set-up `%s` (%s, built in %s), copied in %s; the set-up command did not run.\n\n",
+			shortKey(c.Key), limits.FormatBytes(c.Bytes), c.Built.Round(time.Millisecond), c.Copy.Round(time.Millisecond))
+	case c.Kept:
+		fmt.Fprintf(m, "Set-up kept as `%s` (%s) for the next job of the same key (it ran: %s).\n\n", shortKey(c.Key), limits.FormatBytes(c.Bytes), c.Why)
+	case c.NotKept != "":
+		fmt.Fprintf(m, "Set-up not kept (`%s`): %s.\n\n", shortKey(c.Key), c.NotKept)
+	}
+}
+
+// setupSecrets says what secrets the set-up had, by name.
+func (m *rendering) setupSecrets(s *SetupSecrets) {
+	switch {
+	case s == nil:
+	case s.Withheld != "":
+		fmt.Fprintf(m, "Set-up secrets withheld: %s.\n\n", s.Withheld)
+	default:
+		fmt.Fprintf(m, "Set-up secrets given: %s", strings.Join(s.Given, ", "))
+		if len(s.Given) == 0 {
+			m.WriteString("none")
+		}
+		if len(s.Missing) > 0 {
+			fmt.Fprintf(m, "; no value from the operator for %s", strings.Join(s.Missing, ", "))
+		}
+		m.WriteString(".\n\n")
+	}
+}
+
+// shortKey is the first 12 characters of a set-up key.
+func shortKey(k string) string { return k[:min(len(k), 12)] }
 
 // table writes one row per attempt, then says which attempts it left
 // out and whose details are left out.

@@ -56,7 +56,9 @@ func Check(repoDir string, edits []Edit, rules Rules) (accepted []Edit, refused 
 	if resErr == nil {
 		refuseReserved(verdicts, rules.Reserved)
 		if !rules.AllowTestInfrastructure {
-			newAnswer(res, verdicts, rules.Reserved).refuseLoaders(rules.Importable)
+			a := newAnswer(res, verdicts, rules.Reserved)
+			a.refuseLoaders(rules.Importable)
+			a.refuseRunnerTargets()
 		}
 	}
 	for _, v := range verdicts {

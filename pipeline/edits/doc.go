@@ -87,6 +87,23 @@
 // before and after the edit. Rewriting a file with the content it has is
 // no change.
 //
+// The other runners' infrastructure is covered the same way (ecosystems.go):
+// Jest, Vitest and Mocha settings and setup files (jest.config.*,
+// vitest.config.*, vite.config.*, setupTests.*, .mocharc*, Babel's and the
+// package manager's settings, __mocks__ directories, and package.json's
+// jest, mocha and babel keys and test scripts), cargo's (build.rs,
+// .cargo/config.toml, and Cargo.toml's [[test]] targets, harness and test
+// keys and build script), Maven's, Gradle's and the JUnit Platform's
+// (pom.xml's Surefire and Failsafe sections, test-phase plugins and test
+// properties, build.gradle's test blocks, .mvn/ settings, the platform's
+// META-INF/services registrations and junit-platform.properties), and go
+// test's (go.mod's replace directives to directories, the TestMain and init
+// functions of *_test.go files); package.json, Cargo.toml, pom.xml, go.mod
+// and Go files are compared parsed. The files that a Jest or Vitest
+// configuration in the edited file's directory or above names as setup
+// files, environments, reporters and the like are refused too
+// (runnertargets.go).
+//
 // Two more rules of the test infrastructure look at the answer as a whole.
 // No new module may stand in for one the test run imports: a new X.py, or a
 // file below a new directory X/, in a top level of Python's import path

@@ -39,6 +39,9 @@ func infrastructureChange(p string, old, new []byte) (what, why string) {
 	case path.Ext(base) == ".py" && !slices.Equal(pluginDeclarations(old), pluginDeclarations(new)):
 		return "pytest_plugins in " + p, "it makes pytest load other modules as plugins"
 	}
+	if what, why, ok := ecosystemChange(p, old, new); ok {
+		return what, why
+	}
 	return "", ""
 }
 
@@ -75,7 +78,7 @@ func wholeFile(p string) string {
 	case base == "pytest.ini" || base == ".pytest.ini" || base == "pytest.toml" || base == ".pytest.toml":
 		return "it holds pytest's settings"
 	}
-	return ""
+	return ecosystemFile(p)
 }
 
 // runnerSection reports whether the INI section called name configures

@@ -15,12 +15,7 @@ func TestInfrastructureChange(t *testing.T) {
 		module    = "import os\n\n\ndef add(a, b):\n    return a + b\n"
 		plugins   = "pytest_plugins = [\n    \"tests.fixtures\",\n]\n\n\ndef test_x():\n    pass\n"
 	)
-	tests := []struct {
-		name     string
-		path     string
-		old, new string // "-" stands for no file
-		what     string // "" when the edit leaves the infrastructure alone
-	}{
+	checkInfrastructureChanges(t, []infrastructureCase{
 		{"new conftest", "tests/conftest.py", "-", "import pytest\n", "tests/conftest.py"},
 		{"changed conftest", "conftest.py", "x = 1\n", "x = 2\n", "conftest.py"},
 		{"deleted conftest", "a/b/conftest.py", "x = 1\n", "-", "a/b/conftest.py"},
@@ -67,7 +62,21 @@ func TestInfrastructureChange(t *testing.T) {
 		{"plugins on one line", "calc/x.py", module, module + "pytest_plugins = 'evil'\n", "pytest_plugins in calc/x.py"},
 		{"plugins mentioned in a string", "calc/x.py", "-", "def f():\n    return 'pytest_plugins'\n", ""},
 		{"not Python", "README.md", "-", "pytest_plugins = evil\n", ""},
-	}
+	})
+}
+
+// infrastructureCase is an edit of one file and what it changes of the
+// test infrastructure.
+type infrastructureCase struct {
+	name     string
+	path     string
+	old, new string // "-" stands for no file
+	what     string // "" when the edit leaves the infrastructure alone
+}
+
+// checkInfrastructureChanges runs infrastructureChange on each case.
+func checkInfrastructureChanges(t *testing.T, tests []infrastructureCase) {
+	t.Helper()
 	content := func(s string) []byte {
 		if s == "-" {
 			return nil

@@ -16,8 +16,11 @@ import (
 	"time"
 
 	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/budget"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
+	"github.com/capsulehq/capsule/pipeline/setupcache"
+	"github.com/capsulehq/capsule/pipeline/setupsecret"
 	"github.com/capsulehq/capsule/pipeline/testreport"
 	"github.com/capsulehq/capsule/sandbox"
 	"github.com/capsulehq/capsule/sandbox/image"
@@ -36,6 +39,19 @@ type Task struct {
 	Logger *slog.Logger
 	// Day, when set, is the installation's budget for the day.
 	Day budget.Day
+	// Repository names the repository (owner/name, or local:DIR) in the
+	// set-up cache's key, so that one tenant's set-up never serves
+	// another's; it also chooses the operator's set-up secrets for it.
+	Repository string
+	// Installation is the App's installation the repository belongs to
+	// (0 for none), also in the key.
+	Installation int64
+	// TrustedInput reads a set-up input file as it is at the default
+	// branch's base commit (ok false when it is not there): the set-up
+	// has its secrets only when every input file of Dir equals it there.
+	// Nil means Dir is that commit's tree; only a set-up of such a tree
+	// is kept (package setupcache), since another may hold answers.
+	TrustedInput func(ctx context.Context, path string) (data []byte, ok bool, err error)
 }
 
 // Overrides are the operator's settings that win over the repository's
@@ -72,6 +88,19 @@ type Sandboxed struct {
 	Maxima    Maxima
 	// Prices, when set, price the model calls (see package budget).
 	Prices budget.Prices
+	// SetupCache, when set, keeps set-ups for later jobs (package
+	// setupcache); Secrets holds the operator's set-up secrets.
+	SetupCache *setupcache.Cache
+	Secrets    *setupsecret.Source
+}
+
+// equip gives the plan what x holds for the set-up: the cache and the
+// secrets the repository's configuration names.
+func (x *Sandboxed) equip(plan *Plan) {
+	plan.SetupCache = x.SetupCache
+	if len(plan.SetupSecretNames) > 0 {
+		plan.SetupSecrets, plan.SecretsMissing = x.Secrets.For(plan.Repository, plan.SetupSecretNames)
+	}
 }
 
 // Plan is a task with its settings resolved from the configuration, the
@@ -81,15 +110,29 @@ type Plan struct {
 	// TestCommand is run by sh in the workspace root; TestReason says how
 	// it was chosen.
 	TestCommand, TestReason string
-	// ReportGlobs are the JUnit XML files the test command writes (the
-	// configuration's reports:, else its runner's usual places), and
-	// ReportsReason says why; read when a run has no pytest session.
+	// ReportGlobs are the report files (JUnit XML, Jest JSON) the test
+	// command writes (the configuration's reports:, else the files its
+	// --outputFile names or its runner's usual places), and ReportsReason
+	// says why; read when a run has no pytest session.
 	ReportGlobs   []string
 	ReportsReason string
 	// Setup, when set, runs once before the tests, with the network when
 	// SetupNetwork is set; the tests never have it.
 	Setup        string
 	SetupNetwork bool
+	// SetupInputs are the configuration's setup_inputs: globs of the files
+	// the set-up reads besides the lockfiles and manifests.
+	SetupInputs []string
+	// SetupSecretNames are the configuration's setup_secrets;
+	// SetupSecrets their values the operator gave (Sandboxed.Secrets),
+	// which only the set-up sees, and SecretsMissing the names without
+	// one.
+	SetupSecretNames []string
+	SetupSecrets     setupsecret.Set
+	SecretsMissing   []string
+	// SetupCache, when set, keeps the set-up's result and restores it
+	// for the next job of the same key instead of running the set-up.
+	SetupCache *setupcache.Cache
 	// MaxTestTimeout, the operator's maximum, bounds the baseline and
 	// every run; zero means Limits.Timeout, the repository's timeout,
 	// which bounds the set-up and is the least time of one run of the
@@ -132,6 +175,11 @@ type Plan struct {
 	// Capped notes each value of the configuration cut to the operator's
 	// maximum.
 	Capped []string
+	// Devcontainer says what the plan took from the repository's
+	// devcontainer.json, if it has one; Env are the environment
+	// variables it sets for the set-up and every test run.
+	Devcontainer *attemptlog.Devcontainer
+	Env          []string
 
 	// withoutScan and withoutTripwire turn one defence of the proof off,
 	// so that Capsule's own tests show each of the others holding alone
@@ -150,13 +198,18 @@ func NewPlan(t Task, o Overrides, m Maxima) (Plan, error) {
 		return Plan{}, err
 	}
 	cfg, capped := m.Cap(t.Config)
+	devc, env, err := devcontainer(&cfg, t.Dir, o.Image)
+	if err != nil {
+		return Plan{}, err
+	}
 	spend, more := budget.Limits{Tokens: cfg.MaxTokensPerJob, Cost: cfg.MaxCostPerJob}.Cap(m.Budget)
 	capped = append(capped, more...)
 	plan := Plan{
 		Task:  t,
 		Setup: cfg.Setup, SetupNetwork: cfg.Network, MaxTestTimeout: m.Timeout,
+		SetupInputs: cfg.SetupInputs, SetupSecretNames: cfg.SetupSecrets,
 		ContextBudget: o.ContextBudget,
-		Protected:     func(p string) (string, bool) { return repoconfig.Protected(p, cfg.Protected) },
+		Protected:     protectDevcontainer(func(p string) (string, bool) { return repoconfig.Protected(p, cfg.Protected) }, devc),
 		MaxFiles:      m.AnswerFiles,
 		MaxRequests:   m.Requests,
 
@@ -164,8 +217,9 @@ func NewPlan(t Task, o Overrides, m Maxima) (Plan, error) {
 		ReproduceTries:          cfg.ReproduceTries,
 		Capped:                  capped,
 		Budget:                  budget.Job{Limits: spend, Day: t.Day},
+		Devcontainer:            devc,
+		Env:                     env,
 	}
-	var err error
 	if plan.Reproduce, err = ParseReproduce(cmp.Or(o.Reproduce, cfg.Reproduce)); err != nil {
 		return Plan{}, err
 	}
@@ -192,6 +246,9 @@ func NewPlan(t Task, o Overrides, m Maxima) (Plan, error) {
 		return Plan{}, err
 	}
 	plan.Image, plan.ImageReason = chooseImage(o.Image, cfg, plan.TestCommand)
+	if devc != nil && devc.Used && o.Image == "" && devc.Sandbox == plan.Image && cfg.Image != "" {
+		plan.ImageReason = "Capsule's image for the one " + devc.File + " names"
+	}
 	s.Image = plan.Image
 	plan.Settings, plan.Limits = s, limits
 	return plan, nil
@@ -208,6 +265,11 @@ func (x *Sandboxed) Solve(ctx context.Context, t Task) (*Outcome, error) {
 	for _, note := range plan.Capped {
 		log.Warn("repository setting capped", "note", note)
 	}
+	if plan.Devcontainer != nil {
+		for _, line := range plan.Devcontainer.Lines() {
+			log.Info("devcontainer", "file", plan.Devcontainer.File, "note", line)
+		}
+	}
 	return x.Run(ctx, plan)
 }
 
@@ -223,6 +285,7 @@ func (x *Sandboxed) Run(ctx context.Context, plan Plan) (*Outcome, error) {
 	plan.Settings.Model = x.ModelName
 	plan.TestModel = x.TestModel
 	plan.Budget.Prices = x.Prices
+	x.equip(&plan)
 	return Solve(ctx, x.Model, box, plan)
 }
 
@@ -233,7 +296,7 @@ func (x *Sandboxed) session(ctx context.Context, plan Plan) (*sandbox.Session, e
 	if err := image.Ensure(ctx, x.Engine, plan.Image); err != nil {
 		return nil, err
 	}
-	return x.Engine.NewSession(ctx, sandbox.Spec{Image: plan.Image, Workspace: plan.Dir, Exclude: []string{".git"}, Limits: plan.Limits, Helpers: testreport.HelperFiles()})
+	return x.Engine.NewSession(ctx, sandbox.Spec{Image: plan.Image, Workspace: plan.Dir, Exclude: []string{".git"}, Env: plan.Env, Limits: plan.Limits, Helpers: testreport.HelperFiles()})
 }
 
 // chooseImage picks the sandbox image: the override, else the

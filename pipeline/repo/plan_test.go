@@ -57,6 +57,10 @@ func TestNewPlan(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(cargoRepo, "Cargo.toml"), []byte("[package]\nname = \"x\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	cargoDetected, cargoReason, err := repoconfig.Default().TestCommand(cargoRepo)
+	if err != nil {
+		t.Fatal(err)
+	}
 	// defaults is the plan of a repository without a configuration, under
 	// testMaxima.
 	defaults := planView{
@@ -135,7 +139,7 @@ func TestNewPlan(t *testing.T) {
 			dir:    cargoRepo,
 			config: func(c *repoconfig.Config) { c.Test = "" },
 			want: func(v *planView) {
-				v.TestCommand, v.Reason, v.Image = "cargo test", "cargo: found Cargo.toml", image.Rust.Ref()
+				v.TestCommand, v.Reason, v.Image = cargoDetected, cargoReason, image.Rust.Ref()
 				v.ImageReason = "Capsule's rust image: the tests run cargo (build it with `capsule sandbox image --name rust`)"
 			},
 		},

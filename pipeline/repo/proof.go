@@ -115,10 +115,12 @@ func (p *proof) runCommand(ctx context.Context, box Sandbox, plan Plan, command 
 	if err != nil {
 		return testRun{}, fmt.Errorf("run tests: %w", err)
 	}
-	rep := p.plan.Parse(testreport.Output{Channel: res.TestReport, Stdout: res.Stdout, ReportFiles: res.ReportFiles, ReportFilesCut: res.ReportFilesCut}, agent.Workspace)
+	rep := p.plan.Parse(testreport.Output{Channel: res.TestReport, Stdout: res.Stdout, Stderr: res.Stderr, ReportFiles: res.ReportFiles, ReportFilesCut: res.ReportFilesCut}, agent.Workspace)
 	// A report cut by the sandbox is incomplete: for go test, its events
-	// are the capped standard output.
-	if res.TestReportBytes > int64(len(res.TestReport)) || p.plan.GoJSON && res.StdoutBytes > int64(len(res.Stdout)) {
+	// are the capped standard output; for cargo test, libtest's lines are,
+	// and cargo's names of the test binaries on the standard error.
+	if res.TestReportBytes > int64(len(res.TestReport)) || p.plan.GoJSON && res.StdoutBytes > int64(len(res.Stdout)) ||
+		p.plan.Cargo && res.Truncated() {
 		rep.Truncated = true
 	}
 	return testRun{gate: gate.Run{Report: rep, ExitCode: res.ExitCode, Plain: testreport.Plain(command)}, res: res, cmd: cmd}, nil
@@ -142,7 +144,7 @@ func newProof(ctx context.Context, box Sandbox, plan Plan, log *attemptlog.Log) 
 		log.Environment = env
 		return p, nil
 	}
-	if p.plan.Command == plan.TestCommand && !p.plan.GoJSON {
+	if p.plan.Command == plan.TestCommand && !p.plan.Native() {
 		rec.Plan = observedPlan(plan.TestCommand, first.gate.Report)
 	}
 	defer func() { p.timeout, rec.Timeout = attemptTimeout(plan, first.res) }()
@@ -192,8 +194,10 @@ func observedPlan(command string, rep *testreport.Report) string {
 		n = len(rep.Processes)
 	}
 	switch {
-	case n > 0 && rep.JUnit:
-		return fmt.Sprintf("per-test results from %d JUnit XML report files of `%s` (a runner-written report: the tripwire watches no JUnit runner)", n, command)
+	case n == 1 && rep.RunnerWritten != "":
+		return fmt.Sprintf("per-test results from the %s report file of `%s` (a runner-written report: the tripwire watches no runner but pytest)", rep.RunnerWritten, command)
+	case n > 0 && rep.RunnerWritten != "":
+		return fmt.Sprintf("per-test results from %d %s report files of `%s` (a runner-written report: the tripwire watches no runner but pytest)", n, rep.RunnerWritten, command)
 	case n == 0:
 		return "no per-test results: `" + command + "` ran no pytest session that reported, so only the exit status counts"
 	case n == 1:

@@ -76,7 +76,7 @@ func Solve(ctx context.Context, model pipeline.Model, box Sandbox, plan Plan) (*
 		return nil, err
 	}
 	start := time.Now()
-	log := &attemptlog.Log{TaskID: plan.ID, Model: plan.Settings.Model, AttemptIndex: -1, TestCommand: plan.TestCommand, TestReason: plan.TestReason,
+	log := &attemptlog.Log{TaskID: plan.ID, Model: plan.Settings.Model, AttemptIndex: -1, TestCommand: plan.TestCommand, TestReason: plan.TestReason, Devcontainer: plan.Devcontainer,
 		Outcome: attemptlog.NotSolved}
 	out := &Outcome{Log: log}
 	defer func() { log.Duration = time.Since(start) }()
@@ -140,28 +140,6 @@ func Solve(ctx context.Context, model pipeline.Model, box Sandbox, plan Plan) (*
 		log.Outcome = attemptlog.Unproven
 	}
 	return out, err
-}
-
-// setup runs the set-up command once, committing what it leaves as the
-// starting state of every test run, then cuts the network.
-func setup(ctx context.Context, box Sandbox, plan Plan, log *attemptlog.Log) (bool, error) {
-	cmd := []string{"sh", "-c", plan.Setup}
-	res, err := box.Run(ctx, sandbox.Run{Cmd: cmd, Commit: true, Timeout: plan.Limits.Timeout})
-	if err != nil {
-		return false, fmt.Errorf("set-up: %w", err)
-	}
-	log.Setup = runRecord(cmd, plan.Settings.Image, res)
-	if plan.SetupNetwork {
-		if err := box.CutNetwork(ctx); err != nil {
-			return false, fmt.Errorf("cut the network after set-up: %w", err)
-		}
-	}
-	if !log.Setup.Passed {
-		log.Environment = setupFailure(plan, log.Setup)
-		log.Stopped = log.Environment.Text()
-		return false, nil
-	}
-	return true, nil
 }
 
 // probeNames lists the top-level module names the sandbox's Python can

@@ -33,16 +33,23 @@ type Config struct {
 	// Reports are globs of the JUnit XML files the test command writes,
 	// relative to the repository root, read after each run for per-test
 	// results; nil means the usual places of its runner (UsualReports).
-	Reports     []string
-	Setup       string        // run before the tests; "" means none
-	Network     bool          // whether Setup may use the network (tests never may)
-	Image       string        // sandbox image; "" means Capsule's default image
-	Timeout     time.Duration // limit on one test run
-	MaxAttempts int           // fix attempts after the first generation
-	History     int           // earlier attempts shown to the model
-	Protected   []string      // globs of paths the model may not modify
-	OnFailure   string        // OnFailureDraft or OnFailureComment
-	Reproduce   string        // ReproduceAuto, ReproduceRequired or ReproduceOff
+	Reports []string
+	Setup   string // run before the tests; "" means none
+	Network bool   // whether Setup may use the network (tests never may)
+	// SetupInputs are globs of files the set-up reads besides the
+	// lockfiles and manifests Capsule knows: with them, they key the
+	// kept result of the set-up (package setupcache).
+	SetupInputs []string
+	// SetupSecrets names environment variables whose values the
+	// operator provides to the set-up only, never to a test run.
+	SetupSecrets []string
+	Image        string        // sandbox image; "" means Capsule's default image
+	Timeout      time.Duration // limit on one test run
+	MaxAttempts  int           // fix attempts after the first generation
+	History      int           // earlier attempts shown to the model
+	Protected    []string      // globs of paths the model may not modify
+	OnFailure    string        // OnFailureDraft or OnFailureComment
+	Reproduce    string        // ReproduceAuto, ReproduceRequired or ReproduceOff
 	// ReproduceTries bounds the test designer's answers for one job.
 	ReproduceTries int
 	Memory         int64   // bytes of memory for the tests; 0 means Capsule's default
@@ -52,6 +59,10 @@ type Config struct {
 	// infrastructure (conftest.py, pytest's settings, sitecustomize.py,
 	// .pth files), which is protected by default whatever Protected says.
 	AllowTestInfrastructureChanges bool
+	// IgnoreDevcontainer, set by devcontainer: false, keeps the
+	// repository's devcontainer.json from setting the image and the
+	// set-up when neither Image nor Setup does.
+	IgnoreDevcontainer bool
 	// CIRounds is the most rounds Capsule makes on one of its pull
 	// requests to fix the checks that fail on it; 0 turns them off.
 	CIRounds int

@@ -178,7 +178,7 @@ func marker(file, command, reason string) detector {
 
 var (
 	detectGo    = marker("go.mod", goCommand, "go: found go.mod")
-	detectCargo = marker("Cargo.toml", cargoCommand, "cargo: found Cargo.toml")
+	detectCargo = marker("Cargo.toml", cargoCommand, "cargo: found Cargo.toml; libtest's lines on its output give the per-test results, with --no-fail-fast added so that every test binary runs")
 	// detectMaven runs Maven offline (-o): the sandbox's tests have no
 	// network, so the plugins must come from the image's repository.
 	detectMaven = marker("pom.xml", mavenCommand, "maven: found pom.xml; runs offline (-o), Surefire's reports in target/surefire-reports give the per-test results")
@@ -221,7 +221,62 @@ func detectNode(fsys fs.FS, t *tree) (Detection, bool, error) {
 	if runner := nodeRunner(test, pkg.DevDependencies, pkg.Dependencies); runner != "" {
 		reason += "; it runs " + runner
 	}
-	return Detection{manager + " test", reason}, true, nil
+	command := manager + " test"
+	if flags, why := nodeReporterFlags(manager, test); flags != "" {
+		command += flags
+		reason += "; " + why
+	} else if why != "" {
+		reason += "; " + why
+	}
+	return Detection{command, reason}, true, nil
+}
+
+// The files detection has Jest and Vitest write their JSON report to.
+const (
+	jestReport   = "capsule-jest.json"
+	vitestReport = "capsule-vitest.json"
+)
+
+// nodeReporterFlags returns the words to add to `MANAGER test` so that the
+// test script writes Jest's or Vitest's JSON report, and says so; or no
+// words and why not, when the script is not one plain invocation of the
+// runner (the manager adds the words to the script's end, so they would
+// reach another command), or "" for other runners. npm takes the words
+// after `--`; pnpm and yarn pass them on as they are.
+func nodeReporterFlags(manager, script string) (flags, why string) {
+	words := strings.Fields(script)
+	// VAR=value, npx and cross-env before the runner
+	for len(words) > 0 && (strings.Contains(words[0], "=") && !strings.HasPrefix(words[0], "-") || words[0] == "npx" || words[0] == "cross-env") {
+		words = words[1:]
+	}
+	if len(words) == 0 {
+		return "", ""
+	}
+	runner := path.Base(words[0])
+	var add, file string
+	switch runner {
+	case "jest":
+		add, file = " --json --outputFile="+jestReport, jestReport
+	case "vitest":
+		if len(words) > 1 && (words[1] == "watch" || words[1] == "dev") {
+			return "", "its JSON report is not asked for: the script runs Vitest in watch mode"
+		}
+		add, file = " --reporter=default --reporter=json --outputFile.json="+vitestReport, vitestReport
+	default:
+		return "", ""
+	}
+	if strings.ContainsAny(script, "&|;<>`$()") {
+		return "", "its JSON report is not asked for: the script is more than one plain " + runnerName[runner] + " command, which options added to it would not reach"
+	}
+	for _, w := range words[1:] {
+		if w == "--json" || strings.HasPrefix(w, "--outputFile") || strings.HasPrefix(w, "--reporter") || strings.HasPrefix(w, "--reporters") || w == "--watch" || w == "--watchAll" {
+			return "", "its JSON report is not asked for: the script already chooses its reporters or output, or watches"
+		}
+	}
+	if manager == "npm" {
+		add = " --" + add
+	}
+	return add, fmt.Sprintf("%s's JSON report is asked for with `%s`, and %s gives the per-test results", runnerName[runner], strings.TrimSpace(add), file)
 }
 
 // nodeRunner names the test runner a package's test script runs, Jest or

@@ -130,20 +130,50 @@ func TestDetectTest(t *testing.T) {
 		{
 			name:   "npm",
 			files:  map[string]string{"package.json": `{"name": "x", "scripts": {"test": "jest --ci"}}`, "sub/go.mod": "module y\n"},
-			cmd:    npmCommand,
-			reason: `npm: package.json has scripts.test "jest --ci"; it runs Jest`,
+			cmd:    npmCommand + " -- --json --outputFile=capsule-jest.json",
+			reason: "npm: package.json has scripts.test \"jest --ci\"; it runs Jest; Jest's JSON report is asked for with `-- --json --outputFile=capsule-jest.json`, and capsule-jest.json gives the per-test results",
 		},
 		{
 			name:   "pnpm with vitest",
 			files:  map[string]string{"package.json": `{"scripts": {"test": "vitest run"}}`, "pnpm-lock.yaml": ""},
-			cmd:    "pnpm test",
-			reason: `pnpm: package.json has scripts.test "vitest run" and pnpm-lock.yaml is the lock file; it runs Vitest`,
+			cmd:    "pnpm test --reporter=default --reporter=json --outputFile.json=capsule-vitest.json",
+			reason: "pnpm: package.json has scripts.test \"vitest run\" and pnpm-lock.yaml is the lock file; it runs Vitest; Vitest's JSON report is asked for with `--reporter=default --reporter=json --outputFile.json=capsule-vitest.json`, and capsule-vitest.json gives the per-test results",
 		},
 		{
 			name:   "yarn with jest as a dependency",
 			files:  map[string]string{"package.json": `{"scripts": {"test": "node scripts/test.js"}, "devDependencies": {"jest": "^29"}}`, "yarn.lock": ""},
 			cmd:    "yarn test",
 			reason: `yarn: package.json has scripts.test "node scripts/test.js" and yarn.lock is the lock file; it runs Jest (a dependency)`,
+		},
+		{
+			name:   "yarn with jest after a variable",
+			files:  map[string]string{"package.json": `{"scripts": {"test": "NODE_ENV=test jest"}}`, "yarn.lock": ""},
+			cmd:    "yarn test --json --outputFile=capsule-jest.json",
+			reason: "yarn: package.json has scripts.test \"NODE_ENV=test jest\" and yarn.lock is the lock file; it runs Jest; Jest's JSON report is asked for with `--json --outputFile=capsule-jest.json`, and capsule-jest.json gives the per-test results",
+		},
+		{
+			name:   "npm with npx and cross-env before vitest",
+			files:  map[string]string{"package.json": `{"scripts": {"test": "cross-env TZ=UTC npx vitest run"}}`},
+			cmd:    npmCommand + " -- --reporter=default --reporter=json --outputFile.json=capsule-vitest.json",
+			reason: "npm: package.json has scripts.test \"cross-env TZ=UTC npx vitest run\"; it runs Vitest; Vitest's JSON report is asked for with `-- --reporter=default --reporter=json --outputFile.json=capsule-vitest.json`, and capsule-vitest.json gives the per-test results",
+		},
+		{
+			name:   "npm with jest and more",
+			files:  map[string]string{"package.json": `{"scripts": {"test": "jest && eslint ."}}`},
+			cmd:    npmCommand,
+			reason: `npm: package.json has scripts.test "jest && eslint ."; it runs Jest; its JSON report is not asked for: the script is more than one plain Jest command, which options added to it would not reach`,
+		},
+		{
+			name:   "npm with jest choosing its reporters",
+			files:  map[string]string{"package.json": `{"scripts": {"test": "jest --ci --reporters=default --reporters=jest-junit"}}`},
+			cmd:    npmCommand,
+			reason: `npm: package.json has scripts.test "jest --ci --reporters=default --reporters=jest-junit"; it runs Jest; its JSON report is not asked for: the script already chooses its reporters or output, or watches`,
+		},
+		{
+			name:   "npm with vitest watching",
+			files:  map[string]string{"package.json": `{"scripts": {"test": "vitest watch"}}`},
+			cmd:    npmCommand,
+			reason: `npm: package.json has scripts.test "vitest watch"; it runs Vitest; its JSON report is not asked for: the script runs Vitest in watch mode`,
 		},
 		{
 			name:   "npm with another runner",
@@ -155,13 +185,13 @@ func TestDetectTest(t *testing.T) {
 			name:   "cargo",
 			files:  map[string]string{"Cargo.toml": "[package]\nname = \"x\"\n", "src/lib.rs": ""},
 			cmd:    cargoCommand,
-			reason: "cargo: found Cargo.toml",
+			reason: "cargo: found Cargo.toml; libtest's lines on its output give the per-test results, with --no-fail-fast added so that every test binary runs",
 		},
 		{
 			name:   "package.json beats Cargo.toml",
 			files:  map[string]string{"Cargo.toml": "", "package.json": `{"scripts": {"test": "./node_modules/.bin/vitest"}}`},
-			cmd:    npmCommand,
-			reason: `npm: package.json has scripts.test "./node_modules/.bin/vitest"; it runs Vitest`,
+			cmd:    npmCommand + " -- --reporter=default --reporter=json --outputFile.json=capsule-vitest.json",
+			reason: "npm: package.json has scripts.test \"./node_modules/.bin/vitest\"; it runs Vitest; Vitest's JSON report is asked for with `-- --reporter=default --reporter=json --outputFile.json=capsule-vitest.json`, and capsule-vitest.json gives the per-test results",
 		},
 		{
 			name:   "maven",
@@ -325,6 +355,9 @@ func TestReportGlobs(t *testing.T) {
 		{Default(), "npx jest --ci --reporters=jest-junit", "junit.xml", "where jest-junit writes them by default"},
 		{Default(), "pnpm test", "junit.xml", "where jest-junit or Vitest's junit reporter writes them by default"},
 		{Default(), "cargo test", "", ""},
+		{Default(), "npm test -- --json --outputFile=capsule-jest.json", "capsule-jest.json", "where the command's --outputFile writes them"},
+		{Default(), "pnpm test --reporter=default --reporter=json --outputFile.json=out/v.json", "out/v.json", "where the command's --outputFile writes them"},
+		{Default(), "npx jest --json --outputFile /tmp/x.json", "junit.xml", "where jest-junit writes them by default"},
 		{Default(), "python3 -m pytest -q", "", ""},
 	} {
 		globs, reason := tc.cfg.ReportGlobs(tc.command)

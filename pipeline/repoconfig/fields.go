@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,7 +28,10 @@ var fields = []field{
 	{"reports", func(c *Config, v value) { v.patterns(&c.Reports) }},
 	{"setup", func(c *Config, v value) { v.str(&c.Setup) }},
 	{"network", func(c *Config, v value) { v.boolean(&c.Network) }},
+	{"setup_inputs", func(c *Config, v value) { v.patterns(&c.SetupInputs) }},
+	{"setup_secrets", func(c *Config, v value) { v.envNames(&c.SetupSecrets) }},
 	{"image", func(c *Config, v value) { v.image(&c.Image) }},
+	{"devcontainer", func(c *Config, v value) { v.devcontainer(c) }},
 	{"timeout", func(c *Config, v value) { v.duration(&c.Timeout) }},
 	{"max_attempts", func(c *Config, v value) { v.count(&c.MaxAttempts) }},
 	{"history", func(c *Config, v value) { v.count(&c.History) }},
@@ -248,8 +252,33 @@ func (v value) dollars(dst *float64) {
 
 // patterns stores a list of valid path globs.
 func (v value) patterns(dst *[]string) {
+	v.list(dst, "path patterns", "a path pattern", func(item string, _ []string) string {
+		if err := checkPattern(item); err != nil {
+			return fmt.Sprintf("bad pattern %q: %v", item, err)
+		}
+		return ""
+	})
+}
+
+// envNames stores a list of environment variables' names, each once.
+func (v value) envNames(dst *[]string) {
+	v.list(dst, "environment variable names", "an environment variable name", func(item string, earlier []string) string {
+		switch {
+		case !envName.MatchString(item):
+			return fmt.Sprintf("%q is not an environment variable name (letters, digits and _, not starting with a digit)", item)
+		case slices.Contains(earlier, item):
+			return item + " is named twice"
+		}
+		return ""
+	})
+}
+
+// list stores a list of strings, each of which check accepts (it returns
+// the problem, or "" for none, given the items before it); what names the
+// list and one item in messages.
+func (v value) list(dst *[]string, what, one string, check func(item string, earlier []string) string) {
 	if v.n.Kind != yaml.SequenceNode {
-		v.mismatch(v.n, "a list of path patterns (use [] for none)")
+		v.mismatch(v.n, "a list of "+what+" (use [] for none)")
 		return
 	}
 	list := make([]string, 0, len(v.n.Content))
@@ -257,12 +286,12 @@ func (v value) patterns(dst *[]string) {
 	for _, item := range v.n.Content {
 		item = resolve(item)
 		if !isScalar(item, "!!str") {
-			v.mismatch(item, "a path pattern")
+			v.mismatch(item, one)
 			ok = false
 			continue
 		}
-		if err := checkPattern(item.Value); err != nil {
-			v.fail(item, "bad pattern %q: %v", item.Value, err)
+		if problem := check(item.Value, list); problem != "" {
+			v.fail(item, "%s", problem)
 			ok = false
 			continue
 		}

@@ -88,6 +88,10 @@ ci_rounds: 5
 		{"multi-line setup", "setup: |\n  pip install -r requirements.txt\n  pip install -e .\n",
 			with(func(c *Config) { c.Setup = "pip install -r requirements.txt\npip install -e .\n" })},
 		{"empty setup", `setup: ""`, defaults},
+		{"set-up inputs and secrets", "setup_inputs: [\"scripts/*.sh\"]\nsetup_secrets: [NPM_TOKEN, PIP_INDEX_URL]",
+			with(func(c *Config) {
+				c.SetupInputs, c.SetupSecrets = []string{"scripts/*.sh"}, []string{"NPM_TOKEN", "PIP_INDEX_URL"}
+			})},
 		{"explicit string tag", "label: !!str 2024", with(func(c *Config) { c.Label = "2024" })},
 		{"aliases", "setup: &cmd make deps\ntest: *cmd\n", with(func(c *Config) { c.Setup, c.Test = "make deps", "make deps" })},
 		{"flow mapping", "{label: bot, network: false}", with(func(c *Config) { c.Label = "bot" })},
@@ -213,7 +217,7 @@ func TestSuggest(t *testing.T) {
 		"on-failure":   `(did you mean "on_failure"?)`,
 		"protect":      `(did you mean "protected"?)`,
 		"timout":       `(did you mean "timeout"?)`,
-		"retries":      "(known keys: label, test, reports, setup, network, image, timeout, max_attempts, history, protected, on_failure, reproduce, reproduce_tries, memory, cpus, disk, allow_test_infrastructure_changes, ci_rounds, max_tokens_per_job, max_cost_per_job)",
+		"retries":      "(known keys: label, test, reports, setup, network, setup_inputs, setup_secrets, image, devcontainer, timeout, max_attempts, history, protected, on_failure, reproduce, reproduce_tries, memory, cpus, disk, allow_test_infrastructure_changes, ci_rounds, max_tokens_per_job, max_cost_per_job)",
 		"ci_round":     `(did you mean "ci_rounds"?)`,
 		"cpu":          `(did you mean "cpus"?)`,
 		"x":            "(known keys:",

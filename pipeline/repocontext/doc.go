@@ -43,8 +43,9 @@
 // code around the lines the issue quotes and a traceback names, the defs
 // the issue names (a long class by its header and its constructor), the
 // callees of those in the file and the defs that use the names, and, in a
-// file of tier 1 or 2, its imports and the defs that hold the issue's
-// words best, by that BM25 over each def. Once every file is placed, a file shown in part is shown
+// file of tier 1 or 2, its imports (every top-level import up to the
+// first top-level def or class, the last 100 lines of a longer head) and
+// the defs that hold the issue's words best, by that BM25 over each def. Once every file is placed, a file shown in part is shown
 // whole, in rank order, if the budget left has room. A larger file in
 // another language is shown whole if it fits, else by its head and tail.
 // A file that does not fit at all, or is binary, over 1 MiB, named like a

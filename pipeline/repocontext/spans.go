@@ -111,21 +111,37 @@ type spanQuery struct {
 	top           bool
 }
 
-// maxImportLines caps the top-level imports shown as a span: a fix that
-// needs another import must quote the lines it goes after.
-const maxImportLines = 60
+// maxImportLines caps the module's import lines shown as a span: a fix
+// that needs another import must quote the lines it goes after. A longer
+// head shows its last maxImportLines lines, where a project's own imports
+// come, after the standard library's and third parties'.
+const maxImportLines = 100
 
-// imports adds the file's top-level import statements, the first block
-// after the docstring, when they are short enough.
+// imports adds the file's head: its top-level import statements from the
+// first to the last before the first top-level def or class (a module's
+// imports often come in several blocks, split by constants, a try or an
+// if TYPE_CHECKING block), or the end of that head when it is too long.
 func (f *spanFinder) imports() {
 	if len(f.o.imports) == 0 {
 		return
 	}
-	r := f.o.imports[0]
-	if r.end-r.start >= maxImportLines {
-		return
+	first := len(f.o.lines) + 1
+	for _, d := range f.o.defs {
+		if d.parent < 0 {
+			first = d.start
+			break
+		}
 	}
-	f.add(-1, lineRange{r.start, r.end}, "imports", spanPrimary)
+	r := f.o.imports[0]
+	for _, imp := range f.o.imports[1:] {
+		if imp.start < first {
+			r.end = imp.end
+		}
+	}
+	if r.end-r.start >= maxImportLines {
+		r.start = r.end - maxImportLines + 1
+	}
+	f.add(-1, r, "imports", spanPrimary)
 }
 
 // add records a span, with the lines around it, once per def, up to

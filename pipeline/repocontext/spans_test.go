@@ -126,6 +126,50 @@ func TestLongClassShowsConstructor(t *testing.T) {
 	}
 }
 
+// TestImportsSpan checks the head a file the issue points at shows: its
+// import blocks up to the first top-level def or class, or the last
+// maxImportLines lines of a longer head, each with three lines around.
+func TestImportsSpan(t *testing.T) {
+	many := func(from, n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "import m%d\n", from+i)
+		}
+		return b.String()
+	}
+	tests := []struct {
+		name, src, want string
+	}{
+		{
+			name: "one block",
+			src:  "\"\"\"Doc.\"\"\"\nimport os\nimport sys\n\n\ndef f():\n    pass\n",
+			want: "1-6 imports", // lines 2-3 and three lines around
+		},
+		{
+			name: "blocks split by a constant and TYPE_CHECKING, up to the first def",
+			src: "import os\n\nLIMIT = 3\n\nfrom calc import ops\n\nif TYPE_CHECKING:\n    from calc import x\n\n" +
+				"from calc.base import Base\n\n\nclass C(Base):\n    pass\n\nimport late\n",
+			want: "1-13 imports",
+		},
+		{
+			name: "a long head: its last lines",
+			src:  many(0, 30) + "\nX = 1\n\n" + many(30, 90) + "\n\ndef f():\n    pass\n",
+			want: "21-126 imports", // lines 24-123 of 1-123
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spans := findSpans(parsePython([]byte(tt.src)), spanQuery{top: true})
+			if len(spans) == 0 {
+				t.Fatal("no spans")
+			}
+			if got := spans[0].lineRange.String() + " " + spans[0].why; got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 // spanHeader matches the line above a span's fenced block.
 var spanHeader = regexp.MustCompile(`(?m)^Lines (\d+)(?:-(\d+))? \(.*\):\n(` + "`{3,}" + `)python\n`)
 

@@ -55,6 +55,18 @@ func TestScan(t *testing.T) {
 		{"a write under a computed key", "calc/stats.py", module, module + "sys.modules[name] = fake\n", []string{"3: a write to sys.modules[name]"}},
 		{"CRLF", "calc/stats.py", "", "x = 1\r\nif os.environ.get('CAPSULE_RUN'):\r\n    pass\r\n", []string{"2: CAPSULE_RUN"}},
 		{"not Python", "Makefile", "", "# CAPSULE_RUN is set in tests\n", []string{"1: CAPSULE_RUN"}},
+		{"a Node exit handler that rewrites Jest's report", "src/calc.js", "exports.add = (a, b) => a - b\n",
+			"exports.add = (a, b) => a + b\nprocess.on('exit', () => require('fs').writeFileSync('capsule-jest.json', '{}'))\n",
+			[]string{"2: process.on('exit'", "2: capsule-jest.json"}},
+		{"a Rust fix that completes libtest's output", "src/lib.rs", "",
+			"pub fn add(a: i64, b: i64) -> i64 {\n    print!(\"test tests::add ... ok\\n\\ntest result: ok. 1 passed; 0 failed\");\n    std::process::exit(0)\n}\n",
+			[]string{"2: test result: ok."}},
+		{"a fix that writes a Jest report", "src/calc.js", "",
+			"fs.writeFileSync(out, JSON.stringify({numFailedTests: 0, success: true}))\n",
+			[]string{"1: numFailedTests"}},
+		{"a JVM shutdown hook that rewrites Surefire's XML", "src/main/java/Calc.java", "",
+			"class Calc {\n  static { Runtime.getRuntime().addShutdownHook(new Thread(() -> write(\"target/surefire-reports/TEST-CalcTest.xml\"))); }\n}\n",
+			[]string{"2: addShutdownHook(", "2: surefire-reports", "2: TEST-CalcTest.xml"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

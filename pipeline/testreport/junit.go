@@ -25,23 +25,25 @@ const (
 	maxJUnitDepth = 64
 )
 
-// ParseJUnitFiles reads the JUnit XML reports of one run, keyed by their
+// ParseReportFiles reads the report files of one run, keyed by their
 // path relative to the workspace, into one Report: each file is a
-// Process named by its path, read in the order of the paths. root is the
-// workspace's directory as the sandbox saw it: a test case's absolute
-// file attribute is named relative to it. It never fails: more than
-// MaxJUnitFiles files, MaxReportBytes bytes or MaxJUnitTests test cases,
-// and a file that does not read, are noted in the Report and make it
-// incomplete.
-func ParseJUnitFiles(files map[string][]byte, root string) *Report {
+// Process named by its path, read in the order of the paths, as a Jest
+// JSON report (ParseJestJSON) when its first character opens a JSON
+// object, else as JUnit XML (ParseJUnit). root is the workspace's
+// directory as the sandbox saw it: a test's absolute file is named
+// relative to it. It never fails: more than MaxJUnitFiles files,
+// MaxReportBytes bytes or MaxJUnitTests tests, and a file that does not
+// read, are noted in the Report and make it incomplete.
+func ParseReportFiles(files map[string][]byte, root string) *Report {
 	rep := newReport()
-	rep.JUnit = true
 	names := slices.Sorted(maps.Keys(files))
 	if len(names) > MaxJUnitFiles {
 		rep.malformed(0, fmt.Sprintf("%d report files, more than the %d read", len(names), MaxJUnitFiles))
 		names = names[:MaxJUnitFiles]
 	}
-	r := &junitReader{rep: rep, root: path.Clean(root)}
+	xmlReader := &junitReader{rep: rep, root: path.Clean(root)}
+	jsonReader := &jestReader{rep: rep, root: path.Clean(root)}
+	var formats []string
 	total := 0
 	for _, name := range names {
 		data := files[name]
@@ -49,18 +51,35 @@ func ParseJUnitFiles(files map[string][]byte, root string) *Report {
 			rep.Truncated = true
 			break
 		}
-		r.file(name, data)
-		if r.tests > MaxJUnitTests {
+		format := "JUnit XML"
+		if trimmed := bytes.TrimLeft(data, " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '{' {
+			format = "Jest JSON"
+			jsonReader.file(name, data)
+		} else {
+			xmlReader.file(name, data)
+		}
+		if !slices.Contains(formats, format) {
+			formats = append(formats, format)
+		}
+		if xmlReader.tests+jsonReader.tests > MaxJUnitTests {
 			break
 		}
 	}
+	rep.RunnerWritten = strings.Join(formats, " and ")
 	return rep
 }
 
-// ParseJUnit reads one JUnit XML report, named name, as ParseJUnitFiles
-// does.
+// ParseJUnit reads one JUnit XML report, named name, into a Report of one
+// Process named by name (see ParseReportFiles and junitReader.file).
 func ParseJUnit(name string, data []byte, root string) *Report {
-	return ParseJUnitFiles(map[string][]byte{name: data}, root)
+	rep := newReport()
+	rep.RunnerWritten = "JUnit XML"
+	if len(data) > MaxReportBytes {
+		rep.Truncated = true
+		return rep
+	}
+	(&junitReader{rep: rep, root: path.Clean(root)}).file(name, data)
+	return rep
 }
 
 // junitReader builds a Report from JUnit XML files.
@@ -176,7 +195,7 @@ func (r *junitReader) open(t xml.StartElement, suites []suite) *testCase {
 		file = suites[i].file
 	}
 	if file != "" {
-		file = r.rebase(file)
+		file = rebase(r.root, file)
 	} else {
 		names := make([]string, len(suites))
 		for i, s := range suites {
@@ -247,9 +266,10 @@ func (r *junitReader) finish(p *Process, tc *testCase) {
 	r.rep.add(res)
 }
 
-// rebase names an absolute path inside the workspace relative to it.
-func (r *junitReader) rebase(p string) string {
-	if rel, ok := strings.CutPrefix(path.Clean(p), strings.TrimSuffix(r.root, "/")+"/"); ok && path.IsAbs(p) {
+// rebase names an absolute path p inside the workspace root relative to
+// it.
+func rebase(root, p string) string {
+	if rel, ok := strings.CutPrefix(path.Clean(p), strings.TrimSuffix(root, "/")+"/"); ok && path.IsAbs(p) {
 		return rel
 	}
 	return p

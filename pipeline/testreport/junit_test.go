@@ -34,12 +34,14 @@ func describeReport(rep *Report) string {
 	return b.String()
 }
 
-// TestParseJUnitFixtures reads the real reports of testdata/junit (see its
-// README for their sources) against their golden renderings.
-func TestParseJUnitFixtures(t *testing.T) {
-	paths, err := filepath.Glob("testdata/junit/*.xml")
-	if err != nil || len(paths) < 5 {
-		t.Fatalf("want at least 5 reports in testdata/junit, got %d (%v)", len(paths), err)
+// checkFixtures reads each real output that pattern matches, of which
+// there must be at least least, with read, and checks that its report is
+// complete and renders as the golden file of the same name.
+func checkFixtures(t *testing.T, pattern string, least int, read func(t *testing.T, p string, data []byte) *Report) {
+	t.Helper()
+	paths, err := filepath.Glob(pattern)
+	if err != nil || len(paths) < least {
+		t.Fatalf("want at least %d files matching %s, got %d (%v)", least, pattern, len(paths), err)
 	}
 	for _, p := range paths {
 		t.Run(filepath.Base(p), func(t *testing.T) {
@@ -47,13 +49,41 @@ func TestParseJUnitFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep := ParseJUnit(filepath.Base(p), data, "/workspace")
+			rep := read(t, p, data)
 			if !rep.Complete() {
 				t.Errorf("a real report is incomplete: %s", rep.Incomplete())
 			}
-			goldenfile.Check(t, strings.TrimSuffix(p, ".xml")+".golden", describeReport(rep), *update)
+			goldenfile.Check(t, strings.TrimSuffix(p, filepath.Ext(p))+".golden", describeReport(rep), *update)
 		})
 	}
+}
+
+// checkHolds fails a fuzz target when a report's results do not hold
+// together: each under its own identity with a valid outcome and bounded
+// texts. It returns how many tests there are, and how many fail.
+func checkHolds(t *testing.T, rep *Report) (tests, failing int) {
+	t.Helper()
+	for id, res := range rep.Tests {
+		if res.ID != id || !res.Outcome.Valid() {
+			t.Fatalf("result %+v under %v", res, id)
+		}
+		if len(res.Message) > maxMessage+len(" [...]") || len(res.Longrepr) > maxLongrepr+len(" [...]") {
+			t.Fatalf("unbounded texts: %d, %d bytes", len(res.Message), len(res.Longrepr))
+		}
+		tests++
+		if res.Outcome.Failing() {
+			failing++
+		}
+	}
+	return tests, failing
+}
+
+// TestParseJUnitFixtures reads the real reports of testdata/junit (see its
+// README for their sources) against their golden renderings.
+func TestParseJUnitFixtures(t *testing.T) {
+	checkFixtures(t, "testdata/junit/*.xml", 5, func(t *testing.T, p string, data []byte) *Report {
+		return ParseJUnit(filepath.Base(p), data, "/workspace")
+	})
 }
 
 // TestParseJUnit covers the identities, outcomes and the reports that
@@ -125,12 +155,12 @@ func TestParseJUnit(t *testing.T) {
 	}
 }
 
-// TestParseJUnitFilesBounds shows that reports over the bounds of a run
+// TestParseReportFilesBounds shows that reports over the bounds of a run
 // are incomplete, and that files are read as processes in order.
-func TestParseJUnitFilesBounds(t *testing.T) {
+func TestParseReportFilesBounds(t *testing.T) {
 	ok := []byte(`<testsuite name="s"><testcase name="t"/></testsuite>`)
 	t.Run("files in order", func(t *testing.T) {
-		rep := ParseJUnitFiles(map[string][]byte{"b.xml": ok, "a.xml": []byte(`<testsuite name="r"><testcase name="u"><failure/></testcase></testsuite>`)}, "/workspace")
+		rep := ParseReportFiles(map[string][]byte{"b.xml": ok, "a.xml": []byte(`<testsuite name="r"><testcase name="u"><failure/></testcase></testsuite>`)}, "/workspace")
 		if len(rep.Processes) != 2 || rep.Processes[0].Name != "a.xml" || rep.Processes[0].ExitStatus != 1 || rep.Processes[1].ExitStatus != 0 {
 			t.Errorf("processes = %+v", rep.Processes)
 		}
@@ -140,7 +170,7 @@ func TestParseJUnitFilesBounds(t *testing.T) {
 	})
 	t.Run("bytes", func(t *testing.T) {
 		big := make([]byte, MaxReportBytes/2+1)
-		rep := ParseJUnitFiles(map[string][]byte{"a.xml": ok, "b.xml": big, "c.xml": big}, "/workspace")
+		rep := ParseReportFiles(map[string][]byte{"a.xml": ok, "b.xml": big, "c.xml": big}, "/workspace")
 		if !rep.Truncated || rep.Complete() {
 			t.Errorf("two files over %d bytes are not truncated: %s", MaxReportBytes, describeReport(rep))
 		}
@@ -150,7 +180,7 @@ func TestParseJUnitFilesBounds(t *testing.T) {
 		for i := range MaxJUnitFiles + 1 {
 			files[fmt.Sprintf("r%04d.xml", i)] = ok
 		}
-		if rep := ParseJUnitFiles(files, "/workspace"); rep.Complete() || len(rep.Processes) != MaxJUnitFiles {
+		if rep := ParseReportFiles(files, "/workspace"); rep.Complete() || len(rep.Processes) != MaxJUnitFiles {
 			t.Errorf("%d files: complete %v, %d processes", len(files), rep.Complete(), len(rep.Processes))
 		}
 	})
@@ -179,18 +209,7 @@ func FuzzJUnit(f *testing.F) {
 			t.Fatalf("%d processes for one file", len(rep.Processes))
 		}
 		p := rep.Processes[0]
-		failing := 0
-		for id, res := range rep.Tests {
-			if res.ID != id || !res.Outcome.Valid() {
-				t.Fatalf("result %+v under %v", res, id)
-			}
-			if len(res.Message) > maxMessage+len(" [...]") || len(res.Longrepr) > maxLongrepr+len(" [...]") {
-				t.Fatalf("unbounded texts: %d, %d bytes", len(res.Message), len(res.Longrepr))
-			}
-			if res.Outcome.Failing() {
-				failing++
-			}
-		}
+		_, failing := checkHolds(t, rep)
 		if failing > p.Failing || len(rep.Tests) > p.Collected {
 			t.Fatalf("%d failing of %d tests, process counted %d of %d", failing, len(rep.Tests), p.Failing, p.Collected)
 		}

@@ -213,10 +213,12 @@ type Report struct {
 	// Truncated reports that the report was longer than MaxReportBytes:
 	// the rest was not read.
 	Truncated bool
-	// JUnit reports that the results come from JUnit XML files
-	// (ParseJUnitFiles), one Process each: written by the runner, in the
-	// process that runs the code under test, and watched by no tripwire.
-	JUnit bool
+	// RunnerWritten names the format of the results when they come from
+	// files or output the runner wrote ("JUnit XML", "Jest JSON",
+	// "libtest output"; see ParseReportFiles and ParseCargoTest): written
+	// in the process that runs the code under test and watched by no
+	// tripwire. It is empty for the report channel's records and go test.
+	RunnerWritten string
 }
 
 // newReport returns an empty report.

@@ -41,6 +41,48 @@ func GoTestJSON(command string) (string, bool) {
 	return joinWords(out), true
 }
 
+// CargoTest returns the command that runs one plain `cargo test` command
+// (optionally after VAR=value assignments) with --no-fail-fast, so that
+// a failing test binary does not keep the next ones from running, and
+// true; it declines (ok false) for anything else, for cargo-nextest (its
+// JUnit XML is read instead), and for the options with which libtest's
+// output names no test or runs none: -q/--quiet, --no-run, and after
+// `--`, --format other than pretty, -q, --list and --logfile.
+func CargoTest(command string) (string, bool) {
+	words, ok := splitWords(command)
+	if !ok {
+		return "", false
+	}
+	i := skipAssignments(words)
+	if len(words) < i+2 || words[i] != "cargo" {
+		return "", false
+	}
+	j := i + 1
+	if strings.HasPrefix(words[j], "+") { // a toolchain: cargo +stable test
+		j++
+	}
+	if len(words) <= j || words[j] != "test" {
+		return "", false
+	}
+	harness, dash := false, len(words)
+	for k, w := range words[j+1:] {
+		switch {
+		case w == "--" && !harness:
+			harness, dash = true, j+1+k
+		case !harness && (w == "-q" || w == "--quiet" || w == "--no-run" || strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "--") && strings.Contains(w, "q") && !strings.ContainsAny(w, "=")):
+			return "", false
+		case harness && (w == "-q" || w == "--quiet" || w == "--list" || strings.HasPrefix(w, "--logfile") ||
+			strings.HasPrefix(w, "--format") && w != "--format=pretty" || w == "-Z"):
+			return "", false
+		}
+	}
+	if slices.Contains(words[j+1:dash], "--no-fail-fast") {
+		return command, true
+	}
+	out := slices.Concat(words[:j+1], []string{"--no-fail-fast"}, words[j+1:])
+	return joinWords(out), true
+}
+
 // python matches the interpreter names of a unittest command.
 var python = regexp.MustCompile(`^python(3(\.[0-9]+)?)?$`)
 
@@ -268,26 +310,31 @@ type Plan struct {
 	// standard output; otherwise the report channel's records of the
 	// pytest plugin, which Env asks for, hold the results.
 	GoJSON bool
+	// Cargo reports that Command is one `cargo test`, whose libtest
+	// output on the standard output, with cargo's on the standard error,
+	// holds the results (ParseCargoTest).
+	Cargo bool
 	// Note says in one line what was chosen, for the log.
 	Note string
 	// Runner is the test runner the test command names: how the error
 	// handler reads the output of a failed run.
 	Runner Runner
-	// Reports are globs, relative to the workspace, of the JUnit XML
-	// files the command writes (see WithReports): read when the run has
-	// no pytest session.
+	// Reports are globs, relative to the workspace, of the report files
+	// (JUnit XML, Jest JSON) the command writes (see WithReports): read
+	// when the run has no pytest session.
 	Reports []string
 }
 
-// WithReports returns the plan that also reads the JUnit XML files that
-// match globs after a run that has no pytest session, and says so in its
-// note with why (the configuration, the runner's usual place).
+// WithReports returns the plan that also reads the report files (JUnit
+// XML, Jest JSON) that match globs after a run that has no pytest
+// session, and says so in its note with why (the configuration, the
+// runner's usual place, the command's --outputFile).
 func (p Plan) WithReports(globs []string, why string) Plan {
-	if len(globs) == 0 || p.GoJSON {
+	if len(globs) == 0 || p.Native() {
 		return p
 	}
 	p.Reports = slices.Clone(globs)
-	p.Note += fmt.Sprintf("; else from the JUnit XML reports %s (%s)", strings.Join(globs, ", "), why)
+	p.Note += fmt.Sprintf("; else from the report files %s, JUnit XML or Jest JSON (%s)", strings.Join(globs, ", "), why)
 	return p
 }
 
@@ -295,14 +342,19 @@ func (p Plan) WithReports(globs []string, why string) Plan {
 // or a runner other than pytest that writes JUnit XML reports): reruns
 // and the target tests run the whole command.
 func (p Plan) WholeRuns() bool {
-	return p.GoJSON || len(p.Reports) > 0 && p.Runner == OtherRunner
+	return p.GoJSON || p.Cargo || len(p.Reports) > 0 && p.Runner == OtherRunner
 }
+
+// Native reports that the plan reads the results from the command's own
+// output (go test -json, cargo test), not from the report channel or
+// report files.
+func (p Plan) Native() bool { return p.GoJSON || p.Cargo }
 
 // Output is what a run leaves for its per-test results.
 type Output struct {
-	// Channel is what the report channel received; Stdout the command's
-	// standard output.
-	Channel, Stdout []byte
+	// Channel is what the report channel received; Stdout and Stderr
+	// the command's standard output and error.
+	Channel, Stdout, Stderr []byte
 	// ReportFiles are the files Plan.Reports matched, by path relative to
 	// the workspace; ReportFilesCut reports that some were left out.
 	ReportFiles    map[string][]byte
@@ -362,6 +414,9 @@ func NewPlan(command string, isFile func(string) bool) Plan {
 	if cmd, ok := GoTestJSON(command); ok {
 		return Plan{Command: cmd, GoJSON: true, Note: "per-test results from go test -json: `" + cmd + "`", Runner: runnerOf(command, true)}
 	}
+	if cmd, ok := CargoTest(command); ok {
+		return Plan{Command: cmd, Cargo: true, Note: "per-test results from libtest's output of `" + cmd + "` (a runner-written report: the tripwire watches no cargo test)", Runner: runnerOf(command, false)}
+	}
 	if cmd, ok := UnittestAsPytest(command, isFile); ok {
 		return Plan{Command: cmd, Note: "per-test results from unittest's tests run by pytest: `" + cmd + "`", Runner: runnerOf(command, false)}
 	}
@@ -369,20 +424,24 @@ func NewPlan(command string, isFile func(string) bool) Plan {
 		Runner: runnerOf(command, false)}
 }
 
-// Parse reads a run's results: stdout for go test -json, else the
-// report channel's records, with paths relative to root as for
-// ParsePytest, and when they hold no pytest session, the JUnit XML report
-// files the plan asked for, if the run wrote any (ParseJUnitFiles; files
-// left out make the report truncated).
+// Parse reads a run's results: stdout for go test -json, stdout and
+// stderr for cargo test, else the report channel's records, with paths
+// relative to root as for ParsePytest, and when they hold no pytest
+// session, the JUnit XML and Jest JSON report files the plan asked for,
+// if the run wrote any (ParseReportFiles; files left out make the report
+// truncated).
 func (p Plan) Parse(out Output, root string) *Report {
-	if p.GoJSON {
+	switch {
+	case p.GoJSON:
 		return ParseGoTest(out.Stdout)
+	case p.Cargo:
+		return ParseCargoTest(out.Stdout, out.Stderr)
 	}
 	rep := ParsePytest(out.Channel, root)
 	if len(rep.Processes) > 0 || len(p.Reports) == 0 || len(out.ReportFiles) == 0 && !out.ReportFilesCut {
 		return rep
 	}
-	rep = ParseJUnitFiles(out.ReportFiles, root)
+	rep = ParseReportFiles(out.ReportFiles, root)
 	rep.Truncated = rep.Truncated || out.ReportFilesCut
 	return rep
 }

@@ -121,7 +121,7 @@ func TestPlan(t *testing.T) {
 	}
 	junit := map[string][]byte{"target/surefire-reports/TEST-a.xml": []byte(`<testsuite name="a.T"><testcase classname="a.T" name="t"><failure/></testcase></testsuite>`)}
 	mvn := NewPlan("mvn -o test", isFile).WithReports([]string{"**/target/surefire-reports/TEST-*.xml"}, "where Maven Surefire writes them by default")
-	if !strings.Contains(mvn.Note, "else from the JUnit XML reports **/target/surefire-reports/TEST-*.xml (where Maven Surefire writes them by default)") {
+	if !strings.Contains(mvn.Note, "else from the report files **/target/surefire-reports/TEST-*.xml, JUnit XML or Jest JSON (where Maven Surefire writes them by default)") {
 		t.Errorf("maven plan's note: %s", mvn.Note)
 	}
 	for _, tc := range []struct {

@@ -19,6 +19,9 @@ type box struct {
 	uid, gid int // who runs the commands and owns the workspace
 
 	workspace, base, layer string
+	// layerMark is the file whose presence makes layer the starting
+	// state (LayerMark).
+	layerMark string
 	// scratch are the places every run may write besides the workspace,
 	// each emptied before a run and given back its mode and owner.
 	scratch                   []place
@@ -52,7 +55,7 @@ type place struct {
 func newBox(uid, gid int) *box {
 	return &box{
 		uid: uid, gid: gid,
-		workspace: Workspace, base: Base, layer: Layer,
+		workspace: Workspace, base: Base, layer: Layer, layerMark: LayerMark,
 		scratch: []place{
 			{TmpDir, 0o777 | fs.ModeSticky, 0, 0},
 			{ShmDir, 0o777 | fs.ModeSticky, 0, 0},

@@ -31,6 +31,10 @@ const (
 	Base      = Root + "/base"
 	Layer     = Root + "/layer"
 	Workspace = Root + "/workspace"
+	// LayerMark, when present, says that the host seeded Layer with a
+	// set-up kept from an earlier container (Layer is then the starting
+	// state, as after a committed run).
+	LayerMark = Root + "/layer.committed"
 	// UserBase is the sandbox's PYTHONUSERBASE: a set-up phase's `pip
 	// install --user` lands in the workspace, so a committed set-up keeps it.
 	UserBase = Workspace + "/.local"

@@ -45,6 +45,10 @@ func (b *box) restore(overlay []byte, remove []string) error {
 		return err
 	}
 	defer ws.Close()
+	if !b.committed && b.layerMark != "" {
+		_, err := os.Lstat(b.layerMark)
+		b.committed = err == nil
+	}
 	from := b.base
 	if b.committed {
 		from = b.layer

@@ -388,3 +388,27 @@ func TestArchiveDir(t *testing.T) {
 		t.Error("archiveDir of a missing directory succeeded")
 	}
 }
+
+// TestLayerMark: a layer the host seeded (a kept set-up) is the starting
+// state once its mark is there, as after a committed run.
+func TestLayerMark(t *testing.T) {
+	b := newTestBox(t)
+	b.layerMark = filepath.Join(b.dir, "layer.committed")
+	makeTree(t, b.base, entry{name: "a.txt", content: "base"})
+	makeTree(t, b.layer, entry{name: "a.txt", content: "base"}, entry{name: ".local/lib.py", content: "kept"})
+	if err := b.restore(nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := tree(t, b.workspace); !slices.Equal(got, []string{"a.txt=base"}) {
+		t.Fatalf("without the mark: %q", got)
+	}
+	if err := os.WriteFile(b.layerMark, nil, 0o400); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.restore(nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := tree(t, b.workspace); !slices.Equal(got, []string{".local/", ".local/lib.py=kept", "a.txt=base"}) || !b.committed {
+		t.Errorf("with the mark: %q, committed %v", got, b.committed)
+	}
+}

@@ -1,0 +1,2 @@
+const { missing } = require('./nowhere');
+test('never runs', () => expect(missing).toBe(1));

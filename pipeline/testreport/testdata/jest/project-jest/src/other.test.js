@@ -1,0 +1,1 @@
+test('top level', () => expect(true).toBe(true));

@@ -1,0 +1,3 @@
+import { missing } from './nowhere.js';
+import { test, expect } from 'vitest';
+test('never runs', () => expect(missing).toBe(1));
