@@ -38,7 +38,10 @@ const (
 var Node = Recipe{
 	Key:      "node",
 	Name:     "capsule-node",
-	Packages: withPython("nodejs", "npm", "jest"),
+	// The sandbox's /etc/hosts is empty, and Vite (so Vitest) looks
+	// localhost up before any test: libnss-myhostname answers it
+	// (127.0.0.1 and ::1) with no file and no network.
+	Packages: withPython("nodejs", "npm", "jest", "libnss-myhostname"),
 	// npm's cache lives in the workspace (/tmp holds only 64 MiB);
 	// jest-junit names each test by its file, its describe blocks (the
 	// class) and its title, and reports a test file that does not load as
@@ -47,13 +50,11 @@ var Node = Recipe{
 		"NPM_CONFIG_CACHE=" + agent.Workspace + "/.cache/npm",
 		"JEST_JUNIT_ADD_FILE_ATTRIBUTE=true", "JEST_JUNIT_CLASSNAME={classname}", "JEST_JUNIT_TITLE={title}",
 		"JEST_JUNIT_REPORT_TEST_SUITE_ERRORS=true"},
-	// The sandbox's /etc/hosts is the image's, empty in the default
-	// image: Vite (and so Vitest) looks localhost up before any test.
-	Files: map[string]string{"/etc/hosts": "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n"},
 	Setup: []string{
 		"NPM_CONFIG_CACHE=/root/.npm npm install --global --no-audit --no-fund vitest@" + VitestVersion + " jest-junit@" + JestJUnitVersion +
 			" pnpm@" + PnpmVersion + " yarn@" + YarnVersion + " && rm -rf /root/.npm",
 		"ln -s \"$(npm root --global)\" /node_modules",
+		"grep -q '^hosts:.*myhostname' /etc/nsswitch.conf || sed -i 's/^hosts:.*/& myhostname/' /etc/nsswitch.conf",
 		"node --version && jest --version && vitest --version && pnpm --version && yarn --version",
 	},
 }
