@@ -246,7 +246,7 @@ func NewPlan(t Task, o Overrides, m Maxima) (Plan, error) {
 		return Plan{}, err
 	}
 	plan.Image, plan.ImageReason = chooseImage(o.Image, cfg, plan.TestCommand)
-	if devc != nil && devc.Used && o.Image == "" && devc.Sandbox == plan.Image && cfg.Image != "" {
+	if devc != nil && devc.Used && o.Image == "" && devc.Sandbox == plan.Image {
 		plan.ImageReason = "Capsule's image for the one " + devc.File + " names"
 	}
 	s.Image = plan.Image
