@@ -36,8 +36,8 @@ const (
 // that a repository's require and import of them, and Jest's reporter
 // option, find them from any folder.
 var Node = Recipe{
-	Key:      "node",
-	Name:     "capsule-node",
+	Key:  "node",
+	Name: "capsule-node",
 	// The sandbox's /etc/hosts is empty, and Vite (so Vitest) looks
 	// localhost up before any test: libnss-myhostname answers it
 	// (127.0.0.1 and ::1) with no file and no network.
