@@ -5,7 +5,7 @@ GO      ?= go
 VERSION ?= 0.1.0-dev
 LDFLAGS := -s -w -X github.com/capsulehq/capsule/internal/version.Version=$(VERSION)
 
-.PHONY: build test demo serve image bench verify-datasets bigcodebench e2e vet clean docker-image
+.PHONY: build test demo serve image images bench verify-datasets bigcodebench e2e vet clean docker-image
 
 ## build: a static binary in bin/capsule (it is also the sandbox agent)
 build:
@@ -31,6 +31,12 @@ serve: build
 ## image: build the default sandbox image (offline where no registry answers)
 image: build
 	bin/capsule sandbox image
+
+## images: build the other ecosystems' sandbox images (node, rust, java,
+## go), offline where no registry answers; each is skipped when present
+ECOSYSTEMS ?= node rust java go
+images: build
+	for name in $(ECOSYSTEMS); do bin/capsule sandbox image --name $$name || exit 1; done
 
 ## bench: the sandbox start-up benchmark (bare process vs warm vs cold)
 bench: build

@@ -62,7 +62,7 @@ func writeRepoCheck(w io.Writer, dir string, plan repo.Plan, log *attemptlog.Log
 	more := func(format string, args ...any) { line("", format, args...) }
 	line("repository", "%s", dir)
 	line("test command", "%s (%s)", plan.TestCommand, plan.TestReason)
-	line("image", "%s", plan.Image)
+	line("image", "%s (%s)", plan.Image, plan.ImageReason)
 	switch s := log.Setup; {
 	case s == nil:
 		line("set-up", "none")

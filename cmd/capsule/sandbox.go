@@ -123,7 +123,7 @@ func runSandboxRun(ctx context.Context, env *environment, args []string) int {
 }
 
 func runSandboxImage(ctx context.Context, env *environment, args []string) int {
-	fs := newFlagSet("sandbox image", fmt.Sprintf("Usage: capsule sandbox image [--name NAME] [--rebuild] [--offline] [--quiet]\n\nBuilds a sandbox image, by default %s (--name bigcodebench: %s):\nfrom a Dockerfile where a registry is reachable, else offline with debootstrap\nfrom the host's Debian mirror. Does nothing when the image is present.", image.Default(), image.BigCodeBench.Ref()))
+	fs := newFlagSet("sandbox image", fmt.Sprintf("Usage: capsule sandbox image [--name NAME] [--rebuild] [--offline] [--quiet]\n\nBuilds a sandbox image, by default %s (--name bigcodebench: %s;\nnode, rust, java, go: the other ecosystems' toolchains and test runners):\nfrom a Dockerfile where a registry is reachable, else offline with debootstrap\nfrom the host's Debian mirror. Does nothing when the image is present.", image.Default(), image.BigCodeBench.Ref()))
 	rebuild := fs.Bool("rebuild", false, "build even when the image is present")
 	offline := fs.Bool("offline", false, "skip the registry and build with debootstrap")
 	quiet := fs.Bool("quiet", false, "print nothing but errors")

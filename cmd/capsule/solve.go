@@ -131,7 +131,7 @@ func (f *solveFlags) solve(ctx context.Context, env *environment) (*repo.Outcome
 		return nil, err
 	}
 	x := repo.Sandboxed{Engine: eng, Model: client, ModelName: client.Config().Model, TestModel: testModel, Prices: prices}
-	fmt.Fprintf(env.stderr, "capsule solve: %q with %s; tests: %s (%s)\n", local.Title, x.ModelName, plan.TestCommand, plan.TestReason)
+	fmt.Fprintf(env.stderr, "capsule solve: %q with %s; tests: %s (%s); image: %s (%s)\n", local.Title, x.ModelName, plan.TestCommand, plan.TestReason, plan.Image, plan.ImageReason)
 	outcome, err := x.Run(ctx, plan)
 	if outcome != nil && f.out != "" {
 		err = cmp.Or(err, writeSolveOutput(f.out, outcome))

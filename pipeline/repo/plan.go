@@ -126,8 +126,9 @@ type Plan struct {
 	meter *budget.Meter
 
 	Settings pipeline.Settings
-	Image    string
-	Limits   sandbox.Limits
+	// Image is the sandbox image; ImageReason says how it was chosen.
+	Image, ImageReason string
+	Limits             sandbox.Limits
 	// Capped notes each value of the configuration cut to the operator's
 	// maximum.
 	Capped []string
@@ -190,7 +191,7 @@ func NewPlan(t Task, o Overrides, m Maxima) (Plan, error) {
 	if err := limits.Validate(); err != nil {
 		return Plan{}, err
 	}
-	plan.Image = cmp.Or(o.Image, cfg.Image, image.Default())
+	plan.Image, plan.ImageReason = chooseImage(o.Image, cfg, plan.TestCommand)
 	s.Image = plan.Image
 	plan.Settings, plan.Limits = s, limits
 	return plan, nil
@@ -227,12 +228,30 @@ func (x *Sandboxed) Run(ctx context.Context, plan Plan) (*Outcome, error) {
 
 // session starts a sandbox session on the plan's tree (without .git),
 // making sure its image is there first (pulling any image but Capsule's
-// own).
+// own, which must have been built).
 func (x *Sandboxed) session(ctx context.Context, plan Plan) (*sandbox.Session, error) {
-	if err := x.Engine.EnsureImage(ctx, plan.Image, plan.Image != image.Default()); err != nil {
+	if err := image.Ensure(ctx, x.Engine, plan.Image); err != nil {
 		return nil, err
 	}
 	return x.Engine.NewSession(ctx, sandbox.Spec{Image: plan.Image, Workspace: plan.Dir, Exclude: []string{".git"}, Limits: plan.Limits, Helpers: testreport.HelperFiles()})
+}
+
+// chooseImage picks the sandbox image: the override, else the
+// repository's image:, else Capsule's image for the toolchain the test
+// command runs (see repoconfig.ImageFor), else the default image; and
+// says why.
+func chooseImage(override string, cfg repoconfig.Config, command string) (ref, reason string) {
+	switch {
+	case override != "":
+		return override, "from the operator's override"
+	case cfg.Image != "":
+		return cfg.Image, "from " + cmp.Or(cfg.Source, "the configuration")
+	}
+	key, program := repoconfig.ImageFor(command)
+	if r, ok := image.Lookup(key); ok && key != "" {
+		return r.Ref(), fmt.Sprintf("Capsule's %s image: the tests run %s (build it with `%s`)", r.Key, program, r.BuildCommand())
+	}
+	return image.Default(), "Capsule's default image"
 }
 
 // ErrConfig marks a task the repository's configuration makes impossible,

@@ -20,7 +20,7 @@ import (
 type planView struct {
 	MaxAttempts, History int
 	Feedback             pipeline.FeedbackMode
-	Image                string
+	Image, ImageReason   string
 	TestCommand, Reason  string
 	Reproduce            Reproduce
 	Timeout, MaxTimeout  time.Duration
@@ -35,7 +35,7 @@ type planView struct {
 func view(p Plan) planView {
 	return planView{
 		MaxAttempts: p.Settings.MaxAttempts, History: p.Settings.History, Feedback: p.Settings.Feedback,
-		Image: p.Image, TestCommand: p.TestCommand, Reason: p.TestReason, Reproduce: p.Reproduce,
+		Image: p.Image, ImageReason: p.ImageReason, TestCommand: p.TestCommand, Reason: p.TestReason, Reproduce: p.Reproduce,
 		Timeout: p.Limits.Timeout, MaxTimeout: p.MaxTestTimeout, Memory: p.Limits.Memory, Disk: p.Limits.Disk, CPUs: p.Limits.CPUs,
 		Network: p.Limits.Network, MaxFiles: p.MaxFiles, MaxRequests: p.MaxRequests, Capped: p.Capped,
 	}
@@ -51,10 +51,16 @@ func TestNewPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// cargoRepo is a tree detection finds cargo test in, which runs in
+	// Capsule's Rust image.
+	cargoRepo := t.TempDir()
+	if err := os.WriteFile(filepath.Join(cargoRepo, "Cargo.toml"), []byte("[package]\nname = \"x\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// defaults is the plan of a repository without a configuration, under
 	// testMaxima.
 	defaults := planView{
-		MaxAttempts: 5, History: 1, Feedback: pipeline.FeedbackRefined, Image: image.Default(),
+		MaxAttempts: 5, History: 1, Feedback: pipeline.FeedbackRefined, Image: image.Default(), ImageReason: "Capsule's default image",
 		TestCommand: "pytest", Reason: "from .github/capsule.yml", Reproduce: ReproduceAuto,
 		Timeout: 5 * time.Minute, MaxTimeout: time.Hour, Memory: sandbox.DefaultMemory, Disk: sandbox.DefaultDisk, CPUs: sandbox.DefaultCPUs,
 		MaxFiles: 20,
@@ -98,13 +104,40 @@ func TestNewPlan(t *testing.T) {
 			want: func(v *planView) {
 				v.MaxAttempts, v.History, v.Memory, v.CPUs, v.Disk = 20, 0, 3<<30, 3, 3<<30
 				v.TestCommand, v.Reason, v.Image, v.Feedback, v.Reproduce = "make test", "from --test-cmd", "mine:1", pipeline.FeedbackRaw, ReproduceRequired
+				v.ImageReason = "from the operator's override"
 				v.Capped = []string{"max_attempts 1000000 in .github/capsule.yml capped to 10 by the operator"}
 			},
 		},
 		{
 			name:   "the configuration's image and reproduce",
 			config: func(c *repoconfig.Config) { c.Image, c.Reproduce = "python:3.12", "off" },
-			want:   func(v *planView) { v.Image, v.Reproduce = "python:3.12", ReproduceOff },
+			want: func(v *planView) {
+				v.Image, v.ImageReason, v.Reproduce = "python:3.12", "from .github/capsule.yml", ReproduceOff
+			},
+		},
+		{
+			name:   "a configured npm test runs in the Node image",
+			config: func(c *repoconfig.Config) { c.Test = "npm test" },
+			want: func(v *planView) {
+				v.TestCommand, v.Image = "npm test", image.Node.Ref()
+				v.ImageReason = "Capsule's node image: the tests run npm (build it with `capsule sandbox image --name node`)"
+			},
+		},
+		{
+			name:   "a configured image wins over the test command's",
+			config: func(c *repoconfig.Config) { c.Test, c.Image = "npm test", "node:18" },
+			want: func(v *planView) {
+				v.TestCommand, v.Image, v.ImageReason = "npm test", "node:18", "from .github/capsule.yml"
+			},
+		},
+		{
+			name:   "a detected cargo test runs in the Rust image",
+			dir:    cargoRepo,
+			config: func(c *repoconfig.Config) { c.Test = "" },
+			want: func(v *planView) {
+				v.TestCommand, v.Reason, v.Image = "cargo test", "cargo: found Cargo.toml", image.Rust.Ref()
+				v.ImageReason = "Capsule's rust image: the tests run cargo (build it with `capsule sandbox image --name rust`)"
+			},
 		},
 		{
 			name:   "network only for a set-up",

@@ -1,9 +1,5 @@
 package repoconfig
 
-import (
-	"strings"
-)
-
 // usualReports are the places where runners write JUnit XML reports by
 // default, by a word of the test command that names the runner.
 var usualReports = []struct {
@@ -27,8 +23,7 @@ var usualReports = []struct {
 // target/nextest, jest-junit's junit.xml), and the runner's name; none
 // for other commands. The first word that names a runner decides.
 func UsualReports(command string) (globs []string, runner string) {
-	for _, w := range strings.FieldsFunc(command, func(r rune) bool { return strings.ContainsRune(" \t\n;&|()", r) }) {
-		w = w[strings.LastIndexByte(w, '/')+1:]
+	for _, w := range programs(command) {
 		for _, u := range usualReports {
 			if w == u.word {
 				return append([]string(nil), u.globs...), u.runner

@@ -16,6 +16,7 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/build"
+	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
 	"github.com/docker/docker/pkg/jsonmessage"
@@ -96,7 +97,7 @@ func buildFromDockerfile(ctx context.Context, cli *client.Client, opts Options) 
 			return fmt.Errorf("%w: %w", errNoRegistry, err)
 		}
 	}
-	buildContext, err := contextTar(opts.Recipe)
+	buildContext, err := contextTar(ctx, opts.Recipe)
 	if err != nil {
 		return fmt.Errorf("build %s: %w", opts.Ref, err)
 	}
@@ -117,13 +118,20 @@ func buildFromDockerfile(ctx context.Context, cli *client.Client, opts Options) 
 }
 
 // contextTar is the build context of the recipe's Dockerfile: the
-// Dockerfile and the recipe's files.
-func contextTar(r Recipe) (*bytes.Buffer, error) {
+// Dockerfile, the recipe's files and its archives as tar files.
+func contextTar(ctx context.Context, r Recipe) (*bytes.Buffer, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	files := map[string]string{"Dockerfile": r.Dockerfile()}
 	for p, content := range r.Files {
 		files[p[1:]] = content
+	}
+	for i, a := range r.Archives {
+		data, err := a.tarBytes(ctx)
+		if err != nil {
+			return nil, err
+		}
+		files[fmt.Sprintf("archive%d.tar", i)] = string(data)
 	}
 	for name, content := range files {
 		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(content))}); err != nil {
@@ -158,11 +166,8 @@ func buildWithDebootstrap(ctx context.Context, cli *client.Client, opts Options)
 	}
 	defer os.RemoveAll(dir)
 
-	fmt.Fprintf(opts.Progress, "debootstrap %s from %s\n", src.Suite, src.URI)
-	cmd := exec.CommandContext(ctx, "debootstrap", "--variant=minbase", "--include="+joinComma(Python.Packages), src.Suite, dir, src.URI)
-	cmd.Stdout, cmd.Stderr = opts.Progress, opts.Progress
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("debootstrap %s: %w", src.Suite, err)
+	if err := baseRootfs(ctx, cli, dir, src, opts); err != nil {
+		return err
 	}
 	if err := finishRootfs(ctx, dir, opts); err != nil {
 		return err
@@ -207,6 +212,47 @@ func buildWithDebootstrap(ctx context.Context, cli *client.Client, opts Options)
 	return nil
 }
 
+// baseRootfs lays the default image's files into dir: for another recipe
+// they are exported from the default image when it is present and
+// current, which saves a debootstrap; else debootstrap installs them.
+func baseRootfs(ctx context.Context, cli *client.Client, dir string, src Source, opts Options) error {
+	if opts.Recipe.Key != Python.Key {
+		if ok, err := current(ctx, cli, Python.Ref(), Python.Hash()); err == nil && ok {
+			fmt.Fprintf(opts.Progress, "start from %s's files\n", Python.Ref())
+			return exportImage(ctx, cli, Python.Ref(), dir)
+		}
+	}
+	fmt.Fprintf(opts.Progress, "debootstrap %s from %s\n", src.Suite, src.URI)
+	cmd := exec.CommandContext(ctx, "debootstrap", "--variant=minbase", "--include="+joinComma(Python.Packages), src.Suite, dir, src.URI)
+	cmd.Stdout, cmd.Stderr = opts.Progress, opts.Progress
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("debootstrap %s: %w", src.Suite, err)
+	}
+	return nil
+}
+
+// exportImage unpacks the files of image ref into dir, as root with their
+// owners, through a container that never starts.
+func exportImage(ctx context.Context, cli *client.Client, ref, dir string) error {
+	c, err := cli.ContainerCreate(ctx, &container.Config{Image: ref, Cmd: []string{"true"}}, nil, nil, nil, "")
+	if err != nil {
+		return fmt.Errorf("export %s: %w", ref, err)
+	}
+	defer cli.ContainerRemove(context.WithoutCancel(ctx), c.ID, container.RemoveOptions{Force: true}) //nolint:errcheck // best effort
+	rc, err := cli.ContainerExport(ctx, c.ID)
+	if err != nil {
+		return fmt.Errorf("export %s: %w", ref, err)
+	}
+	defer rc.Close()
+	var tarErr bytes.Buffer
+	cmd := exec.CommandContext(ctx, "tar", "--numeric-owner", "-C", dir, "-x")
+	cmd.Stdin, cmd.Stderr = rc, &tarErr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("export %s: %w: %s", ref, err, tarErr.String())
+	}
+	return nil
+}
+
 // finishRootfs installs the recipe's packages beyond the default image's,
 // writes its files and runs its set-up, all in a chroot of dir.
 func finishRootfs(ctx context.Context, dir string, opts Options) error {
@@ -217,21 +263,20 @@ func finishRootfs(ctx context.Context, dir string, opts Options) error {
 			extra = append(extra, p)
 		}
 	}
-	var steps []string
+	var install []string
 	if len(extra) > 0 {
-		steps = append(steps, "apt-get update", "apt-get install -y --no-install-recommends "+strings.Join(extra, " "))
-	}
-	steps = append(steps, r.Setup...)
-	for _, p := range r.paths() {
-		path := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		// The chroot gets the host's release with its updates and
+		// security archives (debootstrap wrote only the release).
+		sources, err := HostSources()
+		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(path, []byte(r.Files[p]), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, "etc/apt/sources.list"), []byte(strings.Join(sources, "\n")+"\n"), 0o644); err != nil {
 			return err
 		}
+		install = []string{"apt-get update", "apt-get install -y --no-install-recommends " + strings.Join(extra, " ")}
 	}
-	if len(steps) == 0 {
+	if len(install)+len(r.Setup)+len(r.Files)+len(r.Archives) == 0 {
 		return nil
 	}
 	// apt-get needs the host's name servers, and some maintainer scripts
@@ -250,15 +295,56 @@ func finishRootfs(ctx context.Context, dir string, opts Options) error {
 	defer exec.Command("umount", "-l", proc).Run() //nolint:errcheck // best effort; the folder is removed next
 	env := append([]string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8", "HOME=/root",
 		"DEBIAN_FRONTEND=noninteractive"}, r.Env...)
+	if err := chroot(ctx, dir, env, install, opts.Progress); err != nil {
+		return err
+	}
+	if err := writeFiles(dir, r); err != nil {
+		return err
+	}
+	for _, a := range r.Archives {
+		fmt.Fprintf(opts.Progress, "unpack %s into %s\n", a.URL, a.Dest)
+		if err := a.unpack(ctx, dir); err != nil {
+			return err
+		}
+	}
+	if err := chroot(ctx, dir, env, r.Setup, opts.Progress); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "etc/resolv.conf"), nil, 0o644)
+}
+
+// writeFiles writes the recipe's files into the root filesystem at dir,
+// through an os.Root: a link the packages made is followed only within
+// dir, never onto the host.
+func writeFiles(dir string, r Recipe) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	for _, p := range r.paths() {
+		name := strings.TrimPrefix(p, "/")
+		if err := root.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			return fmt.Errorf("write %s: %w", p, err)
+		}
+		if err := root.WriteFile(name, []byte(r.Files[p]), 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// chroot runs each step with /bin/sh in a chroot of dir.
+func chroot(ctx context.Context, dir string, env, steps []string, progress io.Writer) error {
 	for _, step := range steps {
-		fmt.Fprintf(opts.Progress, "chroot: %s\n", step)
+		fmt.Fprintf(progress, "chroot: %s\n", step)
 		cmd := exec.CommandContext(ctx, "chroot", dir, "/bin/sh", "-c", step)
-		cmd.Env, cmd.Stdout, cmd.Stderr = env, opts.Progress, opts.Progress
+		cmd.Env, cmd.Stdout, cmd.Stderr = env, progress, progress
 		if err := cmd.Run(); err != nil {
 			return fmt.Errorf("%s: %w", step, err)
 		}
 	}
-	return os.WriteFile(filepath.Join(dir, "etc/resolv.conf"), nil, 0o644)
+	return nil
 }
 
 func clearDir(dir string) {

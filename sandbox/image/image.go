@@ -1,12 +1,15 @@
 // Package image builds Capsule's sandbox images: capsule-python (Debian
-// with python3 and pytest), the default, and capsule-bigcodebench (the
-// default plus the Debian packages of BigCodeBench's libraries). Where a
+// with python3 and pytest), the default; capsule-bigcodebench (the
+// default plus the Debian packages of BigCodeBench's libraries); and one
+// per other ecosystem, capsule-node, capsule-rust, capsule-java and
+// capsule-go, each with its toolchain and test runner usable offline. Where a
 // registry is reachable it builds from a Dockerfile; where none is, it
 // builds offline from the host's own Debian mirror with debootstrap and
 // imports the result.
 package image
 
 import (
+	"context"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
@@ -40,8 +43,12 @@ type Recipe struct {
 	Env []string
 	// Files maps absolute paths in the image to their content.
 	Files map[string]string
-	// Setup are shell commands run as root once the packages and files are
-	// in place; a failing one fails the build.
+	// Archives are unpacked into the image after the packages and files,
+	// before Setup.
+	Archives []Archive
+	// Setup are shell commands run as root once the packages, files and
+	// archives are in place; a failing one fails the build. They may use
+	// the network (the npm registry).
 	Setup []string
 }
 
@@ -56,7 +63,7 @@ var Python = Recipe{
 var Packages = Python.Packages
 
 // Recipes returns every image Capsule builds, the default first.
-func Recipes() []Recipe { return []Recipe{Python, BigCodeBench} }
+func Recipes() []Recipe { return []Recipe{Python, BigCodeBench, Node, Rust, Java, Go} }
 
 // Lookup returns the recipe whose Key or Name is name.
 func Lookup(name string) (Recipe, bool) {
@@ -66,6 +73,44 @@ func Lookup(name string) (Recipe, bool) {
 		}
 	}
 	return Recipe{}, false
+}
+
+// Own returns the recipe of ref when ref is one of Capsule's own images,
+// which are built by `capsule sandbox image`, never pulled.
+func Own(ref string) (Recipe, bool) {
+	for _, r := range Recipes() {
+		if ref == r.Ref() {
+			return r, true
+		}
+	}
+	return Recipe{}, false
+}
+
+// Ensurer is what Ensure needs of a sandbox engine.
+type Ensurer interface {
+	// EnsureImage makes sure ref is present, pulling it when missing if
+	// pull is set.
+	EnsureImage(ctx context.Context, ref string, pull bool) error
+}
+
+// Ensure makes sure the image ref is present: Capsule's own images must
+// have been built, and a missing one's error says which command builds
+// it; any other image is pulled when missing.
+func Ensure(ctx context.Context, e Ensurer, ref string) error {
+	r, ours := Own(ref)
+	err := e.EnsureImage(ctx, ref, !ours)
+	if err != nil && ours {
+		return fmt.Errorf("%w; build it with `%s`", err, r.BuildCommand())
+	}
+	return err
+}
+
+// BuildCommand is the command that builds the recipe's image.
+func (r Recipe) BuildCommand() string {
+	if r.Key == Python.Key {
+		return "capsule sandbox image"
+	}
+	return "capsule sandbox image --name " + r.Key
 }
 
 // Keys returns the recipes' keys, comma-separated.
@@ -121,6 +166,9 @@ func (r Recipe) Hash() string {
 	h.Write([]byte(r.Dockerfile()))
 	for _, p := range r.paths() {
 		fmt.Fprintf(h, "\x00%s\x00%s", p, r.Files[p])
+	}
+	for _, a := range r.Archives {
+		fmt.Fprintf(h, "\x01%s\x00%s\x00%s\x00%s", a.URL, a.SHA256, a.Strip, a.Dest)
 	}
 	sum := h.Sum(nil)
 	return hex.EncodeToString(sum[:8])

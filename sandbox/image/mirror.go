@@ -28,9 +28,60 @@ var (
 // HostMirror returns the archive the host's apt uses for its own release,
 // so that the offline build reaches exactly what the host may reach.
 func HostMirror() (Source, error) {
-	suite, err := codename(osRelease)
+	suite, entries, err := hostEntries()
 	if err != nil {
 		return Source{}, err
+	}
+	for _, e := range entries {
+		if slices.Contains(e.suites, suite) {
+			return Source{URI: e.uri, Suite: suite}, nil
+		}
+	}
+	return Source{}, fmt.Errorf("no apt source for %q in %s or %s: the offline image build needs a Debian host with a reachable mirror", suite, aptSourcesList, aptSourcesDir)
+}
+
+// HostSources returns the one-line apt sources (`deb URI SUITE COMPONENTS`)
+// of every archive the host's apt uses for its release and the release's
+// updates (SUITE-updates, SUITE-security, ...): the chroot of the offline
+// build gets them, so that it installs the same versions the host would.
+func HostSources() ([]string, error) {
+	suite, entries, err := hostEntries()
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	for _, e := range entries {
+		comps := strings.Join(e.comps, " ")
+		if comps == "" {
+			comps = "main"
+		}
+		for _, s := range e.suites {
+			if s == suite || strings.HasPrefix(s, suite+"-") {
+				if line := fmt.Sprintf("deb %s %s %s", e.uri, s, comps); !slices.Contains(lines, line) {
+					lines = append(lines, line)
+				}
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return nil, fmt.Errorf("no apt source for %q in %s or %s: the offline image build needs a Debian host with a reachable mirror", suite, aptSourcesList, aptSourcesDir)
+	}
+	return lines, nil
+}
+
+// aptEntry is one archive of the host's apt configuration.
+type aptEntry struct {
+	uri    string
+	suites []string
+	comps  []string
+}
+
+// hostEntries returns the host's release and the deb entries of its apt
+// configuration, in the order apt reads them.
+func hostEntries() (string, []aptEntry, error) {
+	suite, err := codename(osRelease)
+	if err != nil {
+		return "", nil, err
 	}
 	var files []string
 	if _, err := os.Stat(aptSourcesList); err == nil {
@@ -38,24 +89,21 @@ func HostMirror() (Source, error) {
 	}
 	more, _ := filepath.Glob(filepath.Join(aptSourcesDir, "*"))
 	files = append(files, more...)
+	var entries []aptEntry
 	for _, name := range files {
 		f, err := os.Open(name)
 		if err != nil {
 			continue
 		}
-		var uri string
 		switch {
 		case strings.HasSuffix(name, ".sources"):
-			uri = findDeb822(f, suite)
+			entries = append(entries, deb822Entries(f)...)
 		case strings.HasSuffix(name, ".list"):
-			uri = findOneLine(f, suite)
+			entries = append(entries, oneLineEntries(f)...)
 		}
 		f.Close()
-		if uri != "" {
-			return Source{URI: uri, Suite: suite}, nil
-		}
 	}
-	return Source{}, fmt.Errorf("no apt source for %q in %s or %s: the offline image build needs a Debian host with a reachable mirror", suite, aptSourcesList, aptSourcesDir)
+	return suite, entries, nil
 }
 
 // codename reads VERSION_CODENAME from an os-release file.
@@ -74,29 +122,24 @@ func codename(path string) (string, error) {
 	return "", errors.New("the host names no Debian release (VERSION_CODENAME in " + path + "); the offline image build needs a Debian host")
 }
 
-// findDeb822 returns the first URI of a deb822 stanza that serves suite.
-func findDeb822(r io.Reader, suite string) string {
+// deb822Entries returns the enabled deb stanzas of a deb822 file.
+func deb822Entries(r io.Reader) []aptEntry {
+	var entries []aptEntry
 	fields := map[string]string{}
-	check := func() string {
+	check := func() {
 		defer clear(fields)
 		if !slices.Contains(strings.Fields(fields["types"]), "deb") || fields["enabled"] == "no" {
-			return ""
-		}
-		if !slices.Contains(strings.Fields(fields["suites"]), suite) {
-			return ""
+			return
 		}
 		if uris := strings.Fields(fields["uris"]); len(uris) > 0 {
-			return uris[0]
+			entries = append(entries, aptEntry{uri: uris[0], suites: strings.Fields(fields["suites"]), comps: strings.Fields(fields["components"])})
 		}
-		return ""
 	}
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		line := sc.Text()
 		if strings.TrimSpace(line) == "" {
-			if uri := check(); uri != "" {
-				return uri
-			}
+			check()
 			continue
 		}
 		if strings.HasPrefix(line, "#") || strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t") {
@@ -106,12 +149,14 @@ func findDeb822(r io.Reader, suite string) string {
 			fields[strings.ToLower(strings.TrimSpace(k))] = strings.TrimSpace(v)
 		}
 	}
-	return check()
+	check()
+	return entries
 }
 
-// findOneLine returns the URI of the first `deb URI suite ...` line for
-// suite.
-func findOneLine(r io.Reader, suite string) string {
+// oneLineEntries returns the `deb URI suite components...` lines of a
+// one-line sources file.
+func oneLineEntries(r io.Reader) []aptEntry {
+	var entries []aptEntry
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
@@ -128,9 +173,9 @@ func findOneLine(r io.Reader, suite string) string {
 			}
 			f = f[1:]
 		}
-		if len(f) >= 2 && f[1] == suite {
-			return f[0]
+		if len(f) >= 2 {
+			entries = append(entries, aptEntry{uri: f[0], suites: f[1:2], comps: f[2:]})
 		}
 	}
-	return ""
+	return entries
 }

@@ -3,6 +3,7 @@ package image
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -60,6 +61,31 @@ func TestHostMirror(t *testing.T) {
 				t.Fatalf("HostMirror() = %+v, %v; want %+v", got, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestHostSources gives the chroot the host's release with its updates
+// and security archives, and nothing of other releases or other vendors.
+func TestHostSources(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "sources.list.d"), 0o755)
+	os.WriteFile(filepath.Join(root, "sources.list.d/debian.sources"), []byte(
+		"Types: deb\nURIs: http://mirror.example/debian\nSuites: bookworm bookworm-updates\nComponents: main\nSigned-By: /k.gpg\n\n"+
+			"Types: deb\nURIs: http://security.example/debian-security\nSuites: bookworm-security\nComponents: main contrib\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "sources.list.d/vendor.list"), []byte(
+		"deb [signed-by=/v.gpg] https://vendor.example/apt cloud-sdk-bookworm main\ndeb http://mirror.example/debian trixie main\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "sources.list.d/node.sources.disabled"), []byte(
+		"Types: deb\nURIs: https://node.example/\nSuites: bookworm\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "os-release"), []byte("VERSION_CODENAME=bookworm\n"), 0o644)
+	setPaths(t, root)
+	got, err := HostSources()
+	want := []string{
+		"deb http://mirror.example/debian bookworm main",
+		"deb http://mirror.example/debian bookworm-updates main",
+		"deb http://security.example/debian-security bookworm-security main contrib",
+	}
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("HostSources() = %q, %v; want %q", got, err, want)
 	}
 }
 

@@ -121,6 +121,21 @@ func connect(t testing.TB, opts sandbox.Options) *sandbox.Engine {
 	return eng
 }
 
+// Image makes sure Capsule's image of recipe r is present in eng, and
+// returns its reference: a missing one fails the test under CI and skips
+// it elsewhere, saying how to build it.
+func Image(t testing.TB, eng *sandbox.Engine, r image.Recipe) string {
+	t.Helper()
+	ok, err := eng.ImagePresent(context.Background(), r.Ref())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		Unavailable(t, "the sandbox image "+r.Ref()+" is missing: run `"+r.BuildCommand()+"`")
+	}
+	return r.Ref()
+}
+
 // Unavailable fails the test under CI and skips it elsewhere.
 func Unavailable(t testing.TB, why any) {
 	t.Helper()

@@ -1,0 +1,142 @@
+package testreport_test
+
+import (
+	"context"
+	"maps"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/capsulehq/capsule/pipeline/repoconfig"
+	"github.com/capsulehq/capsule/pipeline/testreport"
+	"github.com/capsulehq/capsule/sandbox"
+	"github.com/capsulehq/capsule/sandbox/agent"
+	"github.com/capsulehq/capsule/sandbox/image"
+	"github.com/capsulehq/capsule/testsupport/sandboxtest"
+)
+
+// ecosystemRun is one run of a tiny project of testdata/ecosystems in
+// its Capsule image.
+type ecosystemRun struct {
+	report *testreport.Report
+	exit   int
+	output string
+	files  []string // the report files the run sent back
+}
+
+// runEcosystem runs command on the project in testdata/ecosystems/dir in
+// Capsule's image of recipe r through the real sandbox (no network), as
+// repo mode's proof runs a test command: the plan of the command, the
+// usual report files of its runner, and the results read as the gate
+// reads them.
+func runEcosystem(t *testing.T, r image.Recipe, dir, command string) ecosystemRun {
+	t.Helper()
+	eng := sandboxtest.Engine(t)
+	ref := sandboxtest.Image(t, eng, r)
+	workspace, err := filepath.Abs(filepath.Join("testdata", "ecosystems", dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := sandboxtest.SpecWith(workspace, testreport.HelperFiles())
+	spec.Image = ref
+	spec.Limits.Timeout = 10 * time.Minute // a cold compile on a busy machine
+	ctx := context.Background()
+	box, err := eng.NewSession(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { box.Close() })
+	globs, _ := repoconfig.UsualReports(command)
+	plan := testreport.NewPlan(command, func(string) bool { return false }).WithReports(globs, "the runner's usual place")
+	start := time.Now()
+	res, err := box.Run(ctx, sandbox.Run{Cmd: []string{"sh", "-c", plan.Command}, Env: testreport.Env(agent.PluginDir, agent.ChannelSocket),
+		TestReport: !plan.GoJSON, ReportFiles: plan.Reports})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s in %s: exit status %d in %s", plan.Command, ref, res.ExitCode, time.Since(start).Round(time.Second))
+	rep := plan.Parse(testreport.Output{Channel: res.TestReport, Stdout: res.Stdout, ReportFiles: res.ReportFiles, ReportFilesCut: res.ReportFilesCut}, agent.Workspace)
+	return ecosystemRun{report: rep, exit: res.ExitCode, output: string(res.Stdout) + string(res.Stderr), files: sortedKeys(res.ReportFiles)}
+}
+
+func sortedKeys(m map[string][]byte) []string {
+	keys := make([]string, 0, len(m))
+	for k := range maps.Keys(m) {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// check asserts the run's exit status and per-test outcomes, and that its
+// report is whole.
+func (run ecosystemRun) check(t *testing.T, exit int, want map[string]testreport.Outcome) {
+	t.Helper()
+	if run.exit != exit {
+		t.Errorf("exit status %d, want %d; output:\n%s", run.exit, exit, run.output)
+	}
+	if got := outcomes(run.report); !maps.Equal(got, want) {
+		t.Errorf("outcomes %v, want %v (report files %q); output:\n%s", got, want, run.files, run.output)
+	}
+	if run.report.Truncated {
+		t.Errorf("report truncated")
+	}
+}
+
+// TestNodeImage runs a Jest project with jest-junit and a Vitest project
+// with its junit reporter through `npm test` in the Node image: Jest from
+// Debian, Vitest and jest-junit from the image's global modules, the
+// per-test results from junit.xml.
+func TestNodeImage(t *testing.T) {
+	t.Run("jest", func(t *testing.T) {
+		run := runEcosystem(t, image.Node, "jest", "npm test")
+		run.check(t, 1, map[string]testreport.Outcome{
+			"calc.test.js::calc adds":      testreport.Passed,
+			"calc.test.js::calc subtracts": testreport.Failed,
+		})
+	})
+	t.Run("vitest", func(t *testing.T) {
+		run := runEcosystem(t, image.Node, "vitest", "npm test")
+		run.check(t, 1, map[string]testreport.Outcome{
+			"calc.test.js::calc > adds":      testreport.Passed,
+			"calc.test.js::calc > subtracts": testreport.Failed,
+		})
+	})
+}
+
+// TestRustImage runs `cargo test` on a crate with a dependency in the Rust
+// image: cargo resolves it offline from Debian's crates. libtest's output
+// is not read yet, so only the exit status counts; the output shows each
+// test's result.
+func TestRustImage(t *testing.T) {
+	run := runEcosystem(t, image.Rust, "cargo", "cargo test")
+	if run.exit != 101 {
+		t.Errorf("exit status %d, want 101; output:\n%s", run.exit, run.output)
+	}
+	for _, line := range []string{"Compiling once_cell", "test tests::adds ... ok", "test tests::subtracts ... FAILED"} {
+		if !strings.Contains(run.output, line) {
+			t.Errorf("output lacks %q:\n%s", line, run.output)
+		}
+	}
+}
+
+// TestJavaImage runs `mvn -o test` on a JUnit 5 project in the Java image:
+// Maven resolves its plugins and JUnit offline from Debian's repository,
+// and Surefire's XML reports give the per-test results.
+func TestJavaImage(t *testing.T) {
+	run := runEcosystem(t, image.Java, "maven", "mvn -o test")
+	run.check(t, 1, map[string]testreport.Outcome{
+		"calc.CalcTest::adds":      testreport.Passed,
+		"calc.CalcTest::subtracts": testreport.Failed,
+	})
+}
+
+// TestGoImage runs `go test ./...` (as go test -json) on a module in the Go
+// image, with no toolchain download and no module proxy.
+func TestGoImage(t *testing.T) {
+	run := runEcosystem(t, image.Go, "gomod", "go test ./...")
+	run.check(t, 1, map[string]testreport.Outcome{
+		"example.com/calc.TestAdd": testreport.Passed,
+		"example.com/calc.TestSub": testreport.Failed,
+	})
+}
