@@ -22,8 +22,20 @@ import (
 // replaced when config is not empty.
 func exampleRepo(t testing.TB, config string) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "calculator")
-	src := filepath.Join("..", "..", "examples", "calculator")
+	dir := copyTree(t, filepath.Join("..", "..", "examples", "calculator"), "calculator")
+	if config != "" {
+		if err := os.WriteFile(filepath.Join(dir, ".github", "capsule.yml"), []byte(config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// copyTree copies the tree at src into a new temporary directory named
+// name, and returns its path.
+func copyTree(t testing.TB, src, name string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -40,11 +52,6 @@ func exampleRepo(t testing.TB, config string) string {
 	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	if config != "" {
-		if err := os.WriteFile(filepath.Join(dir, ".github", "capsule.yml"), []byte(config), 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 	return dir
 }
