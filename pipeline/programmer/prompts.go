@@ -68,7 +68,7 @@ var (
 	functionTaskTmpl  = mustParse("function_task")
 	repoTaskTmpl      = mustParse("repo_task")
 	feedbackTmpl      = mustParse("feedback")
-	testDesignPrompts = map[TestLanguage]string{Pytest: mustRead("test_design"), GoTest: mustRead("test_design_go")}
+	testDesignPrompts = map[TestLanguage]string{Pytest: mustRead("test_design"), GoTest: mustRead("test_design_go"), JSTest: mustRead("test_design_js")}
 	testTaskTmpl      = mustParse("test_task")
 	testRetryTmpl     = mustParse("test_retry")
 )
@@ -154,6 +154,9 @@ const (
 	Pytest TestLanguage = "pytest"
 	// GoTest is a Go _test.go file of one package.
 	GoTest TestLanguage = "go"
+	// JSTest is a JavaScript or TypeScript test file for Jest or Vitest
+	// (DesignTask.Framework).
+	JSTest TestLanguage = "js"
 )
 
 // DesignTask asks the test designer, a second role of the model that
@@ -169,6 +172,8 @@ type DesignTask struct {
 	Language TestLanguage
 	// Package is the Go package the file belongs to (GoTest only).
 	Package string
+	// Framework is the test framework, "Jest" or "Vitest" (JSTest only).
+	Framework string
 	// Boundary encloses the issue; the zero value draws one.
 	Boundary untrusted.Boundary
 }
@@ -181,7 +186,7 @@ func (t DesignTask) Messages() []chat.Message {
 		panic(fmt.Sprintf("programmer: no test design prompt for %q", t.Language))
 	}
 	b, issue := wrapIssue(t.Boundary, t.Title, t.Body)
-	task := render(testTaskTmpl, struct{ Context, Issue, Tag, Path, Package string }{trimBlock(t.Context), issue, b.Tag(), t.Path, t.Package})
+	task := render(testTaskTmpl, struct{ Context, Issue, Tag, Path, Package, Framework string }{trimBlock(t.Context), issue, b.Tag(), t.Path, t.Package, t.Framework})
 	return []chat.Message{{Role: chat.System, Content: prompt}, {Role: chat.User, Content: task}}
 }
 

@@ -180,6 +180,20 @@ func TestDesignMessagesGolden(t *testing.T) {
 			error:  "example.com/calc/stats could not be collected: stats/capsule_reproduction_test.go:3:23: undefined: testing",
 			output: "stats/capsule_reproduction_test.go:3:23: undefined: testing",
 		},
+		{
+			name: "design_js",
+			task: DesignTask{
+				Title:     "mean() of an empty array is NaN",
+				Body:      "`mean([])` returns NaN; it should return 0.",
+				Context:   "### src/stats.ts\n```ts\nexport const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length\n```",
+				Path:      "src/capsule-reproduction.test.ts",
+				Language:  JSTest,
+				Framework: "Vitest",
+			},
+			answer: "### File: src/capsule-reproduction.test.ts\n```ts\nimport { mean } from './nope'\n```",
+			error:  "no test of src/capsule-reproduction.test.ts ran",
+			output: "",
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.task.Boundary = fixedBoundary(t)

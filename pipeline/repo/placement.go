@@ -39,9 +39,10 @@ type placement struct {
 	// file the command collects goes in one of them.
 	dirs []string
 	// lang is the test's language; pkg and pkgName are a Go test's
-	// package import path and name.
+	// package import path and name, framework a JavaScript test's.
 	lang         programmer.TestLanguage
 	pkg, pkgName string
+	framework    string
 }
 
 // placeRepro chooses where the reproducing test goes: a new file in the
@@ -53,7 +54,7 @@ type placement struct {
 // directory's tests are named that way, with a number when the name is
 // taken.
 func placeRepro(repo string, testFiles []string, rc repocontext.Context) placement {
-	pl := placement{dirs: testDirs(testFiles)}
+	pl := placement{dirs: testDirs(testFiles), lang: programmer.Pytest}
 	dir := ""
 	switch near, why := related(repo, testFiles, rc); {
 	case near != "":
@@ -245,7 +246,9 @@ func (pl placement) check(repo, p string) string {
 		return fmt.Sprintf("%s is not named as a Go test file (*_test.go)", p)
 	case pl.lang == programmer.GoTest && path.Dir(p) != path.Dir(pl.Path):
 		return fmt.Sprintf("the test goes in package %s, in %s/", pl.pkg, path.Dir(pl.Path))
-	case pl.lang != programmer.GoTest && (!strings.HasSuffix(base, ".py") || !strings.HasPrefix(base, "test_") && !strings.HasSuffix(base, "_test.py")):
+	case pl.lang == programmer.JSTest && !isJSTest(p):
+		return fmt.Sprintf("%s is not named as a test file %s collects (*.test.ts, *.spec.js, ... or a module under __tests__/)", p, pl.framework)
+	case pl.lang == programmer.Pytest && (!strings.HasSuffix(base, ".py") || !strings.HasPrefix(base, "test_") && !strings.HasSuffix(base, "_test.py")):
 		return fmt.Sprintf("%s is not named as a test file (test_*.py or *_test.py)", p)
 	case isPathIn(repo)(p):
 		return fmt.Sprintf("%s already exists: the test goes in a new file", p)
@@ -268,7 +271,7 @@ func (pl placement) nearby(repo string, rc repocontext.Context) string {
 	if pl.near != "" {
 		files = append(files, pl.near)
 	}
-	for dir := path.Dir(pl.Path); pl.lang != programmer.GoTest && len(files) < maxNearbyFiles; dir = path.Dir(dir) {
+	for dir := path.Dir(pl.Path); pl.lang == programmer.Pytest && len(files) < maxNearbyFiles; dir = path.Dir(dir) {
 		if c := path.Join(dir, "conftest.py"); isFileIn(repo)(c) {
 			files = append(files, c)
 		}
@@ -290,8 +293,11 @@ func (pl placement) nearby(repo string, rc repocontext.Context) string {
 	if b.Len() == 0 {
 		return ""
 	}
-	if pl.lang == programmer.GoTest {
+	switch pl.lang {
+	case programmer.GoTest:
 		return fmt.Sprintf("\n\nA test of package %s, for its conventions: your file goes beside it in %s/.\n%s", pl.pkg, path.Dir(pl.Path), b.String())
+	case programmer.JSTest:
+		return fmt.Sprintf("\n\nA test near the code the issue concerns, for its conventions: your file goes beside it in %s/.\n%s", path.Dir(pl.Path), b.String())
 	}
 	return fmt.Sprintf("\n\nTests near the code the issue concerns: your file goes in %s/, beside them, and may use the fixtures of these conftest.py files.\n%s",
 		path.Dir(pl.Path), b.String())
@@ -299,25 +305,33 @@ func (pl placement) nearby(repo string, rc repocontext.Context) string {
 
 // fence is the language of the test's code blocks.
 func (pl placement) fence() string {
-	if pl.lang == programmer.GoTest {
+	switch pl.lang {
+	case programmer.GoTest:
 		return "go"
+	case programmer.JSTest:
+		return strings.TrimPrefix(path.Ext(pl.Path), ".")
 	}
 	return "python"
 }
 
 // comment is the test language's line comment.
 func (pl placement) comment() string {
-	if pl.lang == programmer.GoTest {
-		return "//"
+	if pl.lang == programmer.Pytest {
+		return "#"
 	}
-	return "#"
+	return "//"
 }
 
 // place chooses where the reproducing test goes, in the language of the
 // job's tests; skipped says why no test is asked for.
 func place(repo string, pf *proof, rc repocontext.Context) (pl placement, skipped string) {
-	if pf.plan.GoJSON {
+	switch {
+	case pf.plan.GoJSON:
 		return placeGoRepro(repo, pf.testFiles, rc)
+	case pf.plan.WholeRuns() && isFileIn(repo)("package.json"):
+		return placeJSRepro(repo, pf.testFiles, rc)
+	case pf.plan.WholeRuns():
+		return pl, "the test designer writes pytest, Go, Jest and Vitest tests, and this repository's tests are read from reports of `" + pf.plan.Command + "`"
 	}
 	return placeRepro(repo, pf.testFiles, rc), ""
 }

@@ -69,8 +69,6 @@ func reproduce(ctx context.Context, model pipeline.Model, box Sandbox, plan Plan
 		rec.Skipped = "the tests give no per-test results to check a reproducing test against"
 	case len(pf.targets) > 0:
 		rec.Skipped = "the issue names tests that fail on the untouched tree"
-	case pf.plan.WholeRuns() && !pf.plan.GoJSON:
-		rec.Skipped = "the test designer writes pytest and Go tests, and this repository's tests are read from JUnit XML reports of `" + pf.plan.Command + "`"
 	}
 	var pl placement
 	if rec.Skipped == "" {
@@ -83,7 +81,7 @@ func reproduce(ctx context.Context, model pipeline.Model, box Sandbox, plan Plan
 	if plan.TestModel != nil {
 		designer = plan.TestModel
 	}
-	dt := programmer.DesignTask{Title: plan.Title, Body: plan.Body, Context: rc.Text + pl.nearby(plan.Dir, rc), Path: pl.Path, Language: pl.lang, Package: pl.pkgName}
+	dt := programmer.DesignTask{Title: plan.Title, Body: plan.Body, Context: rc.Text + pl.nearby(plan.Dir, rc), Path: pl.Path, Language: pl.lang, Package: pl.pkgName, Framework: pl.framework}
 	rec.File, rec.Placed = dt.Path, pl.Why
 	msgs := dt.Messages()
 	tries := cmp.Or(plan.ReproduceTries, DefaultReproduceTries)
