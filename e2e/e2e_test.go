@@ -317,7 +317,9 @@ func solveCase(b *testing.B, bin, gitDir string, c e2eCase, a answer, keep strin
 			b.Fatal(err)
 		}
 	}
-	config := "# Written by the end-to-end set: the issue's area, one attempt.\ntest: " + strconv.Quote(command) + "\nmax_attempts: 0\n"
+	// Capsule's own environment, not a devcontainer.json's, whose set-up
+	// (click's, say) needs the network.
+	config := "# Written by the end-to-end set: the issue's area, one attempt.\ntest: " + strconv.Quote(command) + "\nmax_attempts: 0\ndevcontainer: false\n"
 	if err := os.MkdirAll(filepath.Join(repo, ".github"), 0o755); err != nil {
 		b.Fatal(err)
 	}

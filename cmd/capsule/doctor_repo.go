@@ -63,6 +63,15 @@ func writeRepoCheck(w io.Writer, dir string, plan repo.Plan, log *attemptlog.Log
 	line("repository", "%s", dir)
 	line("test command", "%s (%s)", plan.TestCommand, plan.TestReason)
 	line("image", "%s (%s)", plan.Image, plan.ImageReason)
+	if d := plan.Devcontainer; d != nil {
+		for i, l := range d.Lines() {
+			if i == 0 {
+				line("devcontainer", "%s", l)
+			} else {
+				more("%s", l)
+			}
+		}
+	}
 	switch s := log.Setup; {
 	case s == nil:
 		line("set-up", "none")

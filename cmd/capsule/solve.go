@@ -112,6 +112,11 @@ func (f *solveFlags) solve(ctx context.Context, env *environment) (*repo.Outcome
 	for _, note := range plan.Capped {
 		fmt.Fprintf(env.stderr, "capsule solve: %s\n", note)
 	}
+	if d := plan.Devcontainer; d != nil {
+		for _, l := range d.Lines() {
+			fmt.Fprintf(env.stderr, "capsule solve: devcontainer: %s\n", l)
+		}
+	}
 	f.model.cfg.MaxAnswerBytes = limits.answerBytes
 	client, err := f.model.client(ctx)
 	if err != nil {

@@ -56,7 +56,7 @@ func TestSolveLanguages(t *testing.T) {
 		} {
 			t.Run(c.name+"/"+tc.name, func(t *testing.T) {
 				t.Parallel()
-				repo := copyTree(t, filepath.Join("testdata", "languages", c.name, "tree"), c.name)
+				repo := copyTree(t, filepath.Join("testdata", "languages", c.name, "tree"))
 				config := "max_attempts: " + string(rune('0'+len(tc.answers)-1)) + "\ntimeout: 5m\n"
 				if err := os.MkdirAll(filepath.Join(repo, ".github"), 0o755); err != nil {
 					t.Fatal(err)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,36 +21,11 @@ import (
 // replaced when config is not empty.
 func exampleRepo(t testing.TB, config string) string {
 	t.Helper()
-	dir := copyTree(t, filepath.Join("..", "..", "examples", "calculator"), "calculator")
+	dir := copyTree(t, filepath.Join("..", "..", "examples", "calculator"))
 	if config != "" {
 		if err := os.WriteFile(filepath.Join(dir, ".github", "capsule.yml"), []byte(config), 0o644); err != nil {
 			t.Fatal(err)
 		}
-	}
-	return dir
-}
-
-// copyTree copies the tree at src into a new temporary directory named
-// name, and returns its path.
-func copyTree(t testing.TB, src, name string) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), name)
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dir, rel), data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	return dir
 }
@@ -358,17 +332,7 @@ func TestSolveSetup(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			repo := exampleRepo(t, "test: python3 -m pytest -q\nsetup: "+tt.setup+"\n")
-			for name, body := range map[string]string{
-				"vendor/greet/pyproject.toml":    "[build-system]\nrequires = [\"setuptools\"]\nbuild-backend = \"setuptools.build_meta\"\n\n[project]\nname = \"greet\"\nversion = \"1.0\"\n",
-				"vendor/greet/greet/__init__.py": "def hello():\n    return \"hi\"\n",
-				"tests/test_greet.py":            "import greet\n\n\ndef test_hello():\n    assert greet.hello() == \"hi\"\n",
-			} {
-				p := filepath.Join(repo, filepath.FromSlash(name))
-				os.MkdirAll(filepath.Dir(p), 0o755)
-				if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			writeFiles(t, repo, greetPackage(""))
 			r := solveWith(t, repo, []string{calculatortest.Answer("calc/stats.py", calculatortest.WrongStats), calculatortest.Answer("calc/stats.py", calculatortest.RightStats)})
 			if r.code != tt.code {
 				t.Fatalf("exit %d, want %d\n%s", r.code, tt.code, r.stderr)

@@ -44,9 +44,12 @@ type Log struct {
 	TestReason  string `json:"test_reason,omitempty"` // how the command was chosen
 	// ModuleNames says where the module names that no new module of an
 	// answer may shadow came from.
-	ModuleNames string   `json:"module_names,omitempty"`
-	Setup       *Run     `json:"setup,omitempty"`
-	Context     *Context `json:"context,omitempty"`
+	ModuleNames string `json:"module_names,omitempty"`
+	Setup       *Run   `json:"setup,omitempty"`
+	// Devcontainer, when set, says what the job took from the
+	// repository's devcontainer.json and what it did not.
+	Devcontainer *Devcontainer `json:"devcontainer,omitempty"`
+	Context      *Context      `json:"context,omitempty"`
 	// Baseline is the run of the tests on the untouched tree, which the
 	// gate compares every attempt with.
 	Baseline *Baseline `json:"baseline,omitempty"`

@@ -76,6 +76,7 @@ func (l *Log) WriteMarkdownWith(w io.Writer, opts MarkdownOptions) (Omitted, err
 	m.reproduction(l)
 	m.tests(l)
 	m.context(l.Context)
+	m.devcontainer(l.Devcontainer)
 	m.setup(l.Setup)
 	m.table(l.Attempts)
 	for i := range l.Attempts {

@@ -13,9 +13,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/capsulehq/capsule/pipeline"
+	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/pipeline/budget"
 	"github.com/capsulehq/capsule/pipeline/repoconfig"
 	"github.com/capsulehq/capsule/pipeline/testreport"
@@ -132,6 +134,11 @@ type Plan struct {
 	// Capped notes each value of the configuration cut to the operator's
 	// maximum.
 	Capped []string
+	// Devcontainer says what the plan took from the repository's
+	// devcontainer.json, if it has one; Env are the environment
+	// variables it sets for the set-up and every test run.
+	Devcontainer *attemptlog.Devcontainer
+	Env          []string
 
 	// withoutScan and withoutTripwire turn one defence of the proof off,
 	// so that Capsule's own tests show each of the others holding alone
@@ -150,13 +157,17 @@ func NewPlan(t Task, o Overrides, m Maxima) (Plan, error) {
 		return Plan{}, err
 	}
 	cfg, capped := m.Cap(t.Config)
+	devc, env, err := devcontainer(&cfg, t.Dir, o.Image)
+	if err != nil {
+		return Plan{}, err
+	}
 	spend, more := budget.Limits{Tokens: cfg.MaxTokensPerJob, Cost: cfg.MaxCostPerJob}.Cap(m.Budget)
 	capped = append(capped, more...)
 	plan := Plan{
 		Task:  t,
 		Setup: cfg.Setup, SetupNetwork: cfg.Network, MaxTestTimeout: m.Timeout,
 		ContextBudget: o.ContextBudget,
-		Protected:     func(p string) (string, bool) { return repoconfig.Protected(p, cfg.Protected) },
+		Protected:     protectDevcontainer(func(p string) (string, bool) { return repoconfig.Protected(p, cfg.Protected) }, devc),
 		MaxFiles:      m.AnswerFiles,
 		MaxRequests:   m.Requests,
 
@@ -164,8 +175,9 @@ func NewPlan(t Task, o Overrides, m Maxima) (Plan, error) {
 		ReproduceTries:          cfg.ReproduceTries,
 		Capped:                  capped,
 		Budget:                  budget.Job{Limits: spend, Day: t.Day},
+		Devcontainer:            devc,
+		Env:                     env,
 	}
-	var err error
 	if plan.Reproduce, err = ParseReproduce(cmp.Or(o.Reproduce, cfg.Reproduce)); err != nil {
 		return Plan{}, err
 	}
@@ -174,6 +186,9 @@ func NewPlan(t Task, o Overrides, m Maxima) (Plan, error) {
 		if plan.TestCommand, plan.TestReason, err = cfg.TestCommand(t.Dir); err != nil {
 			return Plan{}, err
 		}
+	}
+	if plan.Setup == "" && runsGoTest(plan.TestCommand) {
+		plan.Setup = GoWarmUp
 	}
 	plan.ReportGlobs, plan.ReportsReason = cfg.ReportGlobs(plan.TestCommand)
 	s := pipeline.DefaultSettings()
@@ -208,6 +223,11 @@ func (x *Sandboxed) Solve(ctx context.Context, t Task) (*Outcome, error) {
 	for _, note := range plan.Capped {
 		log.Warn("repository setting capped", "note", note)
 	}
+	if plan.Devcontainer != nil {
+		for _, line := range plan.Devcontainer.Lines() {
+			log.Info("devcontainer", "file", plan.Devcontainer.File, "note", line)
+		}
+	}
 	return x.Run(ctx, plan)
 }
 
@@ -233,7 +253,7 @@ func (x *Sandboxed) session(ctx context.Context, plan Plan) (*sandbox.Session, e
 	if err := image.Ensure(ctx, x.Engine, plan.Image); err != nil {
 		return nil, err
 	}
-	return x.Engine.NewSession(ctx, sandbox.Spec{Image: plan.Image, Workspace: plan.Dir, Exclude: []string{".git"}, Limits: plan.Limits, Helpers: testreport.HelperFiles()})
+	return x.Engine.NewSession(ctx, sandbox.Spec{Image: plan.Image, Workspace: plan.Dir, Exclude: []string{".git"}, Env: plan.Env, Limits: plan.Limits, Helpers: testreport.HelperFiles()})
 }
 
 // chooseImage picks the sandbox image: the override, else the
@@ -263,4 +283,19 @@ func pick(v, fallback int) int {
 		return v
 	}
 	return fallback
+}
+
+// GoWarmUp is the set-up of a repository whose tests run under go test
+// and that names none: it compiles every package's tests once, so that
+// the build cache the set-up leaves in the workspace serves every later
+// run (Go ships no compiled standard library, and a cold cache compiles
+// it again in each run). It never fails: a package that does not build
+// may be the issue.
+const GoWarmUp = "# Capsule: build the Go tests once, for the build cache of every run\n" +
+	"go test -count=1 -run '^$' ./... >/dev/null 2>&1 || true"
+
+// runsGoTest reports whether a test command is a go test invocation.
+func runsGoTest(command string) bool {
+	f := strings.Fields(command)
+	return len(f) >= 2 && f[0] == "go" && f[1] == "test"
 }

@@ -20,7 +20,7 @@ import (
 // holds both, and Environment when the tests cannot run at all. No model
 // is called; capsule doctor --repo prints the result.
 func Check(ctx context.Context, box Sandbox, plan Plan) (*attemptlog.Log, error) {
-	log := &attemptlog.Log{TaskID: plan.ID, AttemptIndex: -1, TestCommand: plan.TestCommand, TestReason: plan.TestReason, Outcome: attemptlog.NotSolved}
+	log := &attemptlog.Log{TaskID: plan.ID, AttemptIndex: -1, TestCommand: plan.TestCommand, TestReason: plan.TestReason, Devcontainer: plan.Devcontainer, Outcome: attemptlog.NotSolved}
 	_, _, err := preflight(ctx, box, plan, log)
 	return log, err
 }
@@ -57,7 +57,7 @@ func preflight(ctx context.Context, box Sandbox, plan Plan, log *attemptlog.Log)
 
 // setupFailure describes a set-up that failed.
 func setupFailure(plan Plan, r *attemptlog.Run) *attemptlog.Environment {
-	fix := "make the set-up command (`setup:` in .github/capsule.yml) succeed in the image; it has the network only with `network: true`"
+	fix := devcontainerSetupFix(plan, "make the set-up command (`setup:` in .github/capsule.yml) succeed in the image; it has the network only with `network: true`")
 	switch {
 	case r.TimedOut:
 		fix = "make the set-up faster, or give it more time (`timeout:` in .github/capsule.yml, within the operator's maximum)"

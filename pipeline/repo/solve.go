@@ -76,7 +76,7 @@ func Solve(ctx context.Context, model pipeline.Model, box Sandbox, plan Plan) (*
 		return nil, err
 	}
 	start := time.Now()
-	log := &attemptlog.Log{TaskID: plan.ID, Model: plan.Settings.Model, AttemptIndex: -1, TestCommand: plan.TestCommand, TestReason: plan.TestReason,
+	log := &attemptlog.Log{TaskID: plan.ID, Model: plan.Settings.Model, AttemptIndex: -1, TestCommand: plan.TestCommand, TestReason: plan.TestReason, Devcontainer: plan.Devcontainer,
 		Outcome: attemptlog.NotSolved}
 	out := &Outcome{Log: log}
 	defer func() { log.Duration = time.Since(start) }()

@@ -52,6 +52,10 @@ type Config struct {
 	// infrastructure (conftest.py, pytest's settings, sitecustomize.py,
 	// .pth files), which is protected by default whatever Protected says.
 	AllowTestInfrastructureChanges bool
+	// IgnoreDevcontainer, set by devcontainer: false, keeps the
+	// repository's devcontainer.json from setting the image and the
+	// set-up when neither Image nor Setup does.
+	IgnoreDevcontainer bool
 	// CIRounds is the most rounds Capsule makes on one of its pull
 	// requests to fix the checks that fail on it; 0 turns them off.
 	CIRounds int

@@ -10,6 +10,7 @@
 //	setup: pip install -e .        # run before the tests; none by default
 //	network: false                 # network for setup only; tests never have it
 //	image: capsule-python          # sandbox image; Capsule's own when absent
+//	devcontainer: true             # false: never take image and set-up from devcontainer.json
 //	timeout: 5m                    # one test run: Go syntax, or whole seconds
 //	max_attempts: 5                # fix attempts after the first generation
 //	history: 1                     # earlier attempts shown to the model
@@ -28,6 +29,11 @@
 // says so. The test infrastructure (conftest.py, pytest's settings,
 // sitecustomize.py, .pth files; see package edits) is protected whatever
 // protected says; only allow_test_infrastructure_changes lifts that.
+//
+// When the configuration sets neither image nor setup, the repository's
+// devcontainer.json may (ReadDevcontainer): its image mapped to one of
+// Capsule's offline images, its create-time commands as the set-up, its
+// environment where safe, and a note for everything else it asks for.
 //
 // Parsing is strict: unknown keys, wrong types and bad values are errors that
 // name the file, the line and the key, so that they can be shown to the user

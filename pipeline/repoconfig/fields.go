@@ -28,6 +28,7 @@ var fields = []field{
 	{"setup", func(c *Config, v value) { v.str(&c.Setup) }},
 	{"network", func(c *Config, v value) { v.boolean(&c.Network) }},
 	{"image", func(c *Config, v value) { v.image(&c.Image) }},
+	{"devcontainer", func(c *Config, v value) { v.devcontainer(c) }},
 	{"timeout", func(c *Config, v value) { v.duration(&c.Timeout) }},
 	{"max_attempts", func(c *Config, v value) { v.count(&c.MaxAttempts) }},
 	{"history", func(c *Config, v value) { v.count(&c.History) }},

@@ -213,7 +213,7 @@ func TestSuggest(t *testing.T) {
 		"on-failure":   `(did you mean "on_failure"?)`,
 		"protect":      `(did you mean "protected"?)`,
 		"timout":       `(did you mean "timeout"?)`,
-		"retries":      "(known keys: label, test, reports, setup, network, image, timeout, max_attempts, history, protected, on_failure, reproduce, reproduce_tries, memory, cpus, disk, allow_test_infrastructure_changes, ci_rounds, max_tokens_per_job, max_cost_per_job)",
+		"retries":      "(known keys: label, test, reports, setup, network, image, devcontainer, timeout, max_attempts, history, protected, on_failure, reproduce, reproduce_tries, memory, cpus, disk, allow_test_infrastructure_changes, ci_rounds, max_tokens_per_job, max_cost_per_job)",
 		"ci_round":     `(did you mean "ci_rounds"?)`,
 		"cpu":          `(did you mean "cpus"?)`,
 		"x":            "(known keys:",
