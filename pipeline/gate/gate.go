@@ -232,32 +232,63 @@ func (b *Baseline) Targets(ids ...ID) []Target {
 	return targets
 }
 
+// TestFile is a new test file's place in a run's report: its path and,
+// for a Go test file, its package and the tests it declares, since go
+// test reports a test by package, not by file.
+type TestFile struct {
+	// Path is the file's path in the repository.
+	Path string
+	// Package is a Go test file's package import path; empty for pytest,
+	// whose report names each test's file.
+	Package string
+	// Tests are the top-level test functions a Go test file declares.
+	Tests []string
+}
+
+// Owns reports whether a report's test is one of the file's.
+func (f TestFile) Owns(id ID) bool {
+	if f.Package == "" {
+		return id.File == f.Path
+	}
+	top, _, _ := strings.Cut(id.Name, "/")
+	return id.File == f.Package && slices.Contains(f.Tests, top)
+}
+
+// coveredBy reports whether a collection error at path stopped the file's
+// tests: for a Go file, a build failure of its package.
+func (f TestFile) coveredBy(path string) bool {
+	if f.Package != "" {
+		return path == f.Package
+	}
+	return covers(path, f.Path)
+}
+
 // Reproduction checks a run on the untouched tree of a new test file,
-// file, meant to reproduce the issue: its failing tests become the
-// targets. It refuses (problem non-empty) a run that cannot be trusted, a
-// file that was not collected, a test that errors before it runs, and a
-// file none of whose tests fail. A file that was not collected only because
-// it imports a name the issue's text (issue) names, which the tree lacks,
-// is one whole-file target.
-func Reproduction(run Run, file, issue string) (targets []Target, problem string) {
+// meant to reproduce the issue: its failing tests become the targets. It
+// refuses (problem non-empty) a run that cannot be trusted, a file that
+// was not collected (or whose package did not build), a test that errors
+// before it runs, and a file none of whose tests fail. A pytest file that
+// was not collected only because it imports a name the issue's text
+// (issue) names, which the tree lacks, is one whole-file target.
+func Reproduction(run Run, file TestFile, issue string) (targets []Target, problem string) {
 	if why := run.Untrusted(); why != "" {
 		return nil, "the run of the reproducing test cannot be trusted: " + why
 	}
 	for _, e := range run.Report.CollectErrors() {
-		if covers(e.Path, file) {
-			if name := missingName(e.Message); name != "" && e.Path == file && mentions(issue, name) {
+		if file.coveredBy(e.Path) {
+			if name := missingName(e.Message); name != "" && file.Package == "" && e.Path == file.Path && mentions(issue, name) {
 				// The test imports what the issue asks for and the tree
 				// lacks: the whole file is the target.
-				return []Target{{ID: ID{File: file}, Before: testreport.Error}}, ""
+				return []Target{{ID: ID{File: file.Path}, Before: testreport.Error}}, ""
 			}
-			return nil, fmt.Sprintf("%s could not be collected: %s", file, e.Message)
+			return nil, fmt.Sprintf("%s could not be collected: %s", file.Path, e.Message)
 		}
 	}
 	var passing int
 	for _, id := range run.Report.IDs() {
 		res := run.Report.Tests[id]
 		switch {
-		case id.File != file:
+		case !file.Owns(id):
 		case res.Outcome == testreport.Error:
 			return nil, fmt.Sprintf("%s errors in %s before the test runs: %s", id, res.Phase, res.Message)
 		case res.Outcome == testreport.Failed:
@@ -270,9 +301,9 @@ func Reproduction(run Run, file, issue string) (targets []Target, problem string
 	case len(targets) > 0:
 		return targets, ""
 	case passing > 0:
-		return nil, fmt.Sprintf("the tests of %s pass on the untouched tree: they reproduce nothing", file)
+		return nil, fmt.Sprintf("the tests of %s pass on the untouched tree: they reproduce nothing", file.Path)
 	}
-	return nil, fmt.Sprintf("no test of %s ran", file)
+	return nil, fmt.Sprintf("no test of %s ran", file.Path)
 }
 
 // missingName returns the name a collection error says could not be

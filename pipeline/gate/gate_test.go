@@ -306,26 +306,39 @@ func TestNamed(t *testing.T) {
 }
 
 func TestReproduction(t *testing.T) {
+	py := TestFile{Path: "tests/test_issue_7.py"}
 	const file = "tests/test_issue_7.py"
+	gofile := TestFile{Path: "stats/capsule_reproduction_test.go", Package: "example.com/calc/stats", Tests: []string{"TestMeanEmpty", "TestMeanOne"}}
+	const pkg = "example.com/calc/stats"
 	for _, tc := range []struct {
 		name    string
+		file    TestFile
 		run     Run
 		targets []ID
 		problem string
 	}{
-		{"fails", run(file+"::test_a failed", file+"::test_b passed", "t.py::test_x failed"), ids(file + "::test_a"), ""},
-		{"passes", run(file + "::test_a passed"), nil, "the tests of tests/test_issue_7.py pass on the untouched tree: they reproduce nothing"},
-		{"errors", edit(run(file+"::test_a error", file+"::test_b failed"), func(r *Run) {
+		{"fails", py, run(file+"::test_a failed", file+"::test_b passed", "t.py::test_x failed"), ids(file + "::test_a"), ""},
+		{"passes", py, run(file + "::test_a passed"), nil, "the tests of tests/test_issue_7.py pass on the untouched tree: they reproduce nothing"},
+		{"errors", py, edit(run(file+"::test_a error", file+"::test_b failed"), func(r *Run) {
 			res := r.Report.Tests[id(file+"::test_a")]
 			res.Phase = "setup"
 			r.Report.Tests[res.ID] = res
 		}), nil, "tests/test_issue_7.py::test_a errors in setup before the test runs: why tests/test_issue_7.py::test_a"},
-		{"not collected", edit(run("t.py::test_x passed"), collectError(file)), nil, "tests/test_issue_7.py could not be collected: ImportError: no calc"},
-		{"skipped", run(file + "::test_a skipped"), nil, "no test of tests/test_issue_7.py ran"},
-		{"untrusted", Run{}, nil, "the run of the reproducing test cannot be trusted: no test process wrote a per-test report"},
+		{"not collected", py, edit(run("t.py::test_x passed"), collectError(file)), nil, "tests/test_issue_7.py could not be collected: ImportError: no calc"},
+		{"skipped", py, run(file + "::test_a skipped"), nil, "no test of tests/test_issue_7.py ran"},
+		{"untrusted", py, Run{}, nil, "the run of the reproducing test cannot be trusted: no test process wrote a per-test report"},
+		// A Go file's tests are its package's tests of the names it
+		// declares, subtests included; the package's other tests are not.
+		{"go fails", gofile, run(pkg+"::TestMeanEmpty failed", pkg+"::TestMeanEmpty/nil failed", pkg+"::TestMeanOne passed", pkg+"::TestSum failed"),
+			ids(pkg+"::TestMeanEmpty", pkg+"::TestMeanEmpty/nil"), ""},
+		{"go passes", gofile, run(pkg+"::TestMeanEmpty passed", pkg+"::TestSum failed"), nil,
+			"the tests of stats/capsule_reproduction_test.go pass on the untouched tree: they reproduce nothing"},
+		{"go other package", gofile, run("example.com/calc::TestMeanEmpty failed"), nil, "no test of stats/capsule_reproduction_test.go ran"},
+		{"go build fails", gofile, edit(run("example.com/calc::TestX passed"), collectError(pkg)), nil,
+			"stats/capsule_reproduction_test.go could not be collected: ImportError: no calc"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			targets, problem := Reproduction(tc.run, file, "")
+			targets, problem := Reproduction(tc.run, tc.file, "")
 			var got []ID
 			for _, target := range targets {
 				got = append(got, target.ID)
@@ -638,17 +651,18 @@ func TestNewFailures(t *testing.T) {
 // as one whole-file target, which passes once the file collects and every
 // test of it passes; any other collection error is refused.
 func TestWholeFileTarget(t *testing.T) {
-	const file = "t/test_r.py"
+	const path = "t/test_r.py"
+	file := TestFile{Path: path}
 	uncollected := func(message string) Run {
 		r := run("t/a.py::test_a passed")
-		r.Report.Processes[0].CollectErrors = []testreport.CollectError{{Path: file, Message: message}}
+		r.Report.Processes[0].CollectErrors = []testreport.CollectError{{Path: path, Message: message}}
 		r.Report.Processes[0].ExitStatus = 2
 		r.ExitCode = 2
 		return r
 	}
 	const issue = "stats has no mode(); please add it"
 	targets, problem := Reproduction(uncollected("ImportError: cannot import name 'mode' from 'pkg.stats'"), file, issue)
-	if problem != "" || len(targets) != 1 || targets[0].ID.String() != file || targets[0].Before != testreport.Error {
+	if problem != "" || len(targets) != 1 || targets[0].ID.String() != path || targets[0].Before != testreport.Error {
 		t.Fatalf("Reproduction = %+v, %q; want the whole file as the target", targets, problem)
 	}
 	for _, msg := range []string{"ModuleNotFoundError: No module named 'numpy'", "SyntaxError: invalid syntax",
@@ -667,8 +681,8 @@ func TestWholeFileTarget(t *testing.T) {
 		passed bool
 		after  Outcome
 	}{
-		{"every test of the file passes", run("t/a.py::test_a passed", file+"::test_x passed", file+"::test_y passed"), true, testreport.Passed},
-		{"one test of the file fails", run("t/a.py::test_a passed", file+"::test_x passed", file+"::test_y failed"), false, testreport.Failed},
+		{"every test of the file passes", run("t/a.py::test_a passed", path+"::test_x passed", path+"::test_y passed"), true, testreport.Passed},
+		{"one test of the file fails", run("t/a.py::test_a passed", path+"::test_x passed", path+"::test_y failed"), false, testreport.Failed},
 		{"the file still does not collect", uncollected("ImportError: cannot import name 'mode' from 'pkg.stats'"), false, testreport.Error},
 	} {
 		v := Check(b, targets, tc.run, nil, nil)

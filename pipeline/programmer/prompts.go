@@ -1,6 +1,7 @@
 package programmer
 
 import (
+	"cmp"
 	"embed"
 	"fmt"
 	"github.com/capsulehq/capsule/pipeline/edits"
@@ -64,12 +65,12 @@ var (
 		KindFunction: {ModeGenerate: mustRead("function_generate"), ModeFix: mustRead("function_fix")},
 		KindRepo:     {ModeGenerate: mustRead("repo_generate"), ModeFix: mustRead("repo_fix")},
 	}
-	functionTaskTmpl = mustParse("function_task")
-	repoTaskTmpl     = mustParse("repo_task")
-	feedbackTmpl     = mustParse("feedback")
-	testDesignPrompt = mustRead("test_design")
-	testTaskTmpl     = mustParse("test_task")
-	testRetryTmpl    = mustParse("test_retry")
+	functionTaskTmpl  = mustParse("function_task")
+	repoTaskTmpl      = mustParse("repo_task")
+	feedbackTmpl      = mustParse("feedback")
+	testDesignPrompts = map[TestLanguage]string{Pytest: mustRead("test_design"), GoTest: mustRead("test_design_go"), JSTest: mustRead("test_design_js")}
+	testTaskTmpl      = mustParse("test_task")
+	testRetryTmpl     = mustParse("test_retry")
 )
 
 // SystemPrompt is the system prompt for a task kind in a mode. It panics on
@@ -143,6 +144,21 @@ func wrapIssue(b untrusted.Boundary, title, body string) (untrusted.Boundary, st
 	return b, b.Wrap(text)
 }
 
+// TestLanguage is the language and framework the test designer writes
+// its test in.
+type TestLanguage string
+
+// The test designer's languages.
+const (
+	// Pytest is a pytest file (the zero TestLanguage is Pytest too).
+	Pytest TestLanguage = "pytest"
+	// GoTest is a Go _test.go file of one package.
+	GoTest TestLanguage = "go"
+	// JSTest is a JavaScript or TypeScript test file for Jest or Vitest
+	// (DesignTask.Framework).
+	JSTest TestLanguage = "js"
+)
+
 // DesignTask asks the test designer, a second role of the model that
 // never sees the programmer's code, for a new test file that shows an
 // issue.
@@ -152,16 +168,26 @@ type DesignTask struct {
 	Title, Body, Context string
 	// Path is where the test file goes, relative to the repository root.
 	Path string
+	// Language is the test's language; "" is Pytest.
+	Language TestLanguage
+	// Package is the Go package the file belongs to (GoTest only).
+	Package string
+	// Framework is the test framework, "Jest" or "Vitest" (JSTest only).
+	Framework string
 	// Boundary encloses the issue; the zero value draws one.
 	Boundary untrusted.Boundary
 }
 
-// Messages are the test designer's first call: its own system prompt and
-// the task.
+// Messages are the test designer's first call: its own system prompt for
+// the task's language and the task.
 func (t DesignTask) Messages() []chat.Message {
+	prompt, ok := testDesignPrompts[cmp.Or(t.Language, Pytest)]
+	if !ok {
+		panic(fmt.Sprintf("programmer: no test design prompt for %q", t.Language))
+	}
 	b, issue := wrapIssue(t.Boundary, t.Title, t.Body)
-	task := render(testTaskTmpl, struct{ Context, Issue, Tag, Path string }{trimBlock(t.Context), issue, b.Tag(), t.Path})
-	return []chat.Message{{Role: chat.System, Content: testDesignPrompt}, {Role: chat.User, Content: task}}
+	task := render(testTaskTmpl, struct{ Context, Issue, Tag, Path, Package, Framework string }{trimBlock(t.Context), issue, b.Tag(), t.Path, t.Package, t.Framework})
+	return []chat.Message{{Role: chat.System, Content: prompt}, {Role: chat.User, Content: task}}
 }
 
 // Retry continues a test designer's conversation after its answer was not

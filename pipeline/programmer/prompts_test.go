@@ -144,25 +144,67 @@ func TestSystemPromptUnknown(t *testing.T) {
 	SystemPrompt(TaskKind(7), ModeFix)
 }
 
-// TestDesignMessagesGolden pins the test designer's conversation: its own
-// system prompt, the task without any of the programmer's code, and a
-// retry after a collection error.
+// TestDesignMessagesGolden pins the test designer's conversation in each
+// language: its own system prompt, the task without any of the
+// programmer's code, and a retry after a collection error.
 func TestDesignMessagesGolden(t *testing.T) {
-	task := DesignTask{
-		Title:    "mean() fails on an empty list",
-		Body:     "Calling `mean([])` raises ZeroDivisionError; it should return 0.0.",
-		Context:  "### calc/stats.py\n```python\ndef mean(values):\n    return sum(values) / len(values)\n```",
-		Path:     "tests/test_capsule_reproduction.py",
-		Boundary: fixedBoundary(t),
-	}
-	msgs := task.Messages()
-	golden(t, "design_task", transcript(msgs))
-	retry := task.Retry(msgs, "### File: tests/test_capsule_reproduction.py\n```python\nimport calc.nope\n```",
-		"tests/test_capsule_reproduction.py could not be collected: ModuleNotFoundError: No module named 'calc.nope'",
-		"E   ModuleNotFoundError: No module named 'calc.nope'")
-	golden(t, "design_retry", transcript(retry[len(msgs):]))
-	if len(msgs) != 2 || len(retry) != 4 {
-		t.Errorf("Retry changed the first call's messages: %d, %d", len(msgs), len(retry))
+	for _, tc := range []struct {
+		name          string
+		task          DesignTask
+		answer, error string
+		output        string
+	}{
+		{
+			name: "design",
+			task: DesignTask{
+				Title:   "mean() fails on an empty list",
+				Body:    "Calling `mean([])` raises ZeroDivisionError; it should return 0.0.",
+				Context: "### calc/stats.py\n```python\ndef mean(values):\n    return sum(values) / len(values)\n```",
+				Path:    "tests/test_capsule_reproduction.py",
+			},
+			answer: "### File: tests/test_capsule_reproduction.py\n```python\nimport calc.nope\n```",
+			error:  "tests/test_capsule_reproduction.py could not be collected: ModuleNotFoundError: No module named 'calc.nope'",
+			output: "E   ModuleNotFoundError: No module named 'calc.nope'",
+		},
+		{
+			name: "design_go",
+			task: DesignTask{
+				Title:    "Mean panics on an empty slice",
+				Body:     "Calling `stats.Mean(nil)` panics with an integer divide by zero; it should return 0.",
+				Context:  "### stats/stats.go\n```go\npackage stats\n\nfunc Mean(v []int) int { return sum(v) / len(v) }\n```",
+				Path:     "stats/capsule_reproduction_test.go",
+				Language: GoTest,
+				Package:  "stats",
+			},
+			answer: "### File: stats/capsule_reproduction_test.go\n```go\npackage stats\n\nfunc TestMeanEmpty(t *testing.T) {}\n```",
+			error:  "example.com/calc/stats could not be collected: stats/capsule_reproduction_test.go:3:23: undefined: testing",
+			output: "stats/capsule_reproduction_test.go:3:23: undefined: testing",
+		},
+		{
+			name: "design_js",
+			task: DesignTask{
+				Title:     "mean() of an empty array is NaN",
+				Body:      "`mean([])` returns NaN; it should return 0.",
+				Context:   "### src/stats.ts\n```ts\nexport const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length\n```",
+				Path:      "src/capsule-reproduction.test.ts",
+				Language:  JSTest,
+				Framework: "Vitest",
+			},
+			answer: "### File: src/capsule-reproduction.test.ts\n```ts\nimport { mean } from './nope'\n```",
+			error:  "no test of src/capsule-reproduction.test.ts ran",
+			output: "",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.task.Boundary = fixedBoundary(t)
+			msgs := tc.task.Messages()
+			golden(t, tc.name+"_task", transcript(msgs))
+			retry := tc.task.Retry(msgs, tc.answer, tc.error, tc.output)
+			golden(t, tc.name+"_retry", transcript(retry[len(msgs):]))
+			if len(msgs) != 2 || len(retry) != 4 {
+				t.Errorf("Retry changed the first call's messages: %d, %d", len(msgs), len(retry))
+			}
+		})
 	}
 }
 

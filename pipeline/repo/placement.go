@@ -10,7 +10,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/capsulehq/capsule/internal/markdown"
 	"github.com/capsulehq/capsule/pipeline/edits"
+	"github.com/capsulehq/capsule/pipeline/gate"
+	"github.com/capsulehq/capsule/pipeline/programmer"
 	"github.com/capsulehq/capsule/pipeline/repocontext"
 )
 
@@ -35,6 +38,11 @@ type placement struct {
 	// dirs are the directories of the baseline's test files: a test
 	// file the command collects goes in one of them.
 	dirs []string
+	// lang is the test's language; pkg and pkgName are a Go test's
+	// package import path and name, framework a JavaScript test's.
+	lang         programmer.TestLanguage
+	pkg, pkgName string
+	framework    string
 }
 
 // placeRepro chooses where the reproducing test goes: a new file in the
@@ -46,7 +54,7 @@ type placement struct {
 // directory's tests are named that way, with a number when the name is
 // taken.
 func placeRepro(repo string, testFiles []string, rc repocontext.Context) placement {
-	pl := placement{dirs: testDirs(testFiles)}
+	pl := placement{dirs: testDirs(testFiles), lang: programmer.Pytest}
 	dir := ""
 	switch near, why := related(repo, testFiles, rc); {
 	case near != "":
@@ -234,7 +242,13 @@ func (pl placement) check(repo, p string) string {
 		return fmt.Sprintf("%s is not a clean path inside the repository", p)
 	case edits.IsTestInfrastructure(p):
 		return fmt.Sprintf("%s is test infrastructure, which the test designer may not write", p)
-	case !strings.HasSuffix(base, ".py") || !strings.HasPrefix(base, "test_") && !strings.HasSuffix(base, "_test.py"):
+	case pl.lang == programmer.GoTest && !strings.HasSuffix(base, "_test.go"):
+		return fmt.Sprintf("%s is not named as a Go test file (*_test.go)", p)
+	case pl.lang == programmer.GoTest && path.Dir(p) != path.Dir(pl.Path):
+		return fmt.Sprintf("the test goes in package %s, in %s/", pl.pkg, path.Dir(pl.Path))
+	case pl.lang == programmer.JSTest && !isJSTest(p):
+		return fmt.Sprintf("%s is not named as a test file %s collects (*.test.ts, *.spec.js, ... or a module under __tests__/)", p, pl.framework)
+	case pl.lang == programmer.Pytest && (!strings.HasSuffix(base, ".py") || !strings.HasPrefix(base, "test_") && !strings.HasSuffix(base, "_test.py")):
 		return fmt.Sprintf("%s is not named as a test file (test_*.py or *_test.py)", p)
 	case isPathIn(repo)(p):
 		return fmt.Sprintf("%s already exists: the test goes in a new file", p)
@@ -257,7 +271,7 @@ func (pl placement) nearby(repo string, rc repocontext.Context) string {
 	if pl.near != "" {
 		files = append(files, pl.near)
 	}
-	for dir := path.Dir(pl.Path); len(files) < maxNearbyFiles; dir = path.Dir(dir) {
+	for dir := path.Dir(pl.Path); pl.lang == programmer.Pytest && len(files) < maxNearbyFiles; dir = path.Dir(dir) {
 		if c := path.Join(dir, "conftest.py"); isFileIn(repo)(c) {
 			files = append(files, c)
 		}
@@ -272,13 +286,63 @@ func (pl placement) nearby(repo string, rc repocontext.Context) string {
 		}
 		text := readBounded(filepath.Join(repo, filepath.FromSlash(f)), maxNearbyBytes+1)
 		if len(text) > maxNearbyBytes {
-			text = strings.ToValidUTF8(text[:maxNearbyBytes], "") + "\n# [... cut ...]\n"
+			text = strings.ToValidUTF8(text[:maxNearbyBytes], "") + "\n" + pl.comment() + " [... cut ...]\n"
 		}
-		fmt.Fprintf(&b, "\n%s:\n```python\n%s\n```\n", f, strings.TrimRight(text, "\n"))
+		fmt.Fprintf(&b, "\n%s:\n%s\n", f, markdown.Fence(pl.fence(), text))
 	}
 	if b.Len() == 0 {
 		return ""
 	}
+	switch pl.lang {
+	case programmer.GoTest:
+		return fmt.Sprintf("\n\nA test of package %s, for its conventions: your file goes beside it in %s/.\n%s", pl.pkg, path.Dir(pl.Path), b.String())
+	case programmer.JSTest:
+		return fmt.Sprintf("\n\nA test near the code the issue concerns, for its conventions: your file goes beside it in %s/.\n%s", path.Dir(pl.Path), b.String())
+	}
 	return fmt.Sprintf("\n\nTests near the code the issue concerns: your file goes in %s/, beside them, and may use the fixtures of these conftest.py files.\n%s",
 		path.Dir(pl.Path), b.String())
+}
+
+// fence is the language of the test's code blocks.
+func (pl placement) fence() string {
+	switch pl.lang {
+	case programmer.GoTest:
+		return "go"
+	case programmer.JSTest:
+		return strings.TrimPrefix(path.Ext(pl.Path), ".")
+	}
+	return "python"
+}
+
+// comment is the test language's line comment.
+func (pl placement) comment() string {
+	if pl.lang == programmer.Pytest {
+		return "#"
+	}
+	return "//"
+}
+
+// place chooses where the reproducing test goes, in the language of the
+// job's tests; skipped says why no test is asked for.
+func place(repo string, pf *proof, rc repocontext.Context) (pl placement, skipped string) {
+	switch {
+	case pf.plan.GoJSON:
+		return placeGoRepro(repo, pf.testFiles, rc)
+	case pf.plan.WholeRuns() && isFileIn(repo)("package.json"):
+		return placeJSRepro(repo, pf.testFiles, rc)
+	case pf.plan.WholeRuns():
+		return pl, "the test designer writes pytest, Go, Jest and Vitest tests, and this repository's tests are read from reports of `" + pf.plan.Command + "`"
+	}
+	return placeRepro(repo, pf.testFiles, rc), ""
+}
+
+// testFile is the designed file's place in a run's report, or why the
+// file cannot be a reproducing test: a Go file's tests are the test
+// functions it declares (see goTests).
+func (pl placement) testFile(file, content string) (gate.TestFile, string) {
+	if pl.lang != programmer.GoTest {
+		return gate.TestFile{Path: file}, ""
+	}
+	tests, problem := goTests(content, pl.pkgName)
+	return gate.TestFile{Path: file, Package: pl.pkg, Tests: tests}, problem
 }

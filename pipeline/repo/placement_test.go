@@ -26,14 +26,16 @@ func writeTree(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-func TestPlaceRepro(t *testing.T) {
-	ranked := func(paths ...string) repocontext.Context {
-		var rc repocontext.Context
-		for _, p := range paths {
-			rc.Included = append(rc.Included, repocontext.Included{Path: p})
-		}
-		return rc
+// ranked is a repository context that ranks paths, in order.
+func ranked(paths ...string) repocontext.Context {
+	var rc repocontext.Context
+	for _, p := range paths {
+		rc.Included = append(rc.Included, repocontext.Included{Path: p})
 	}
+	return rc
+}
+
+func TestPlaceRepro(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		files     map[string]string

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/capsulehq/capsule/pipeline"
@@ -229,6 +230,9 @@ func NewPlan(t Task, o Overrides, m Maxima) (Plan, error) {
 			return Plan{}, err
 		}
 	}
+	if plan.Setup == "" && runsGoTest(plan.TestCommand) {
+		plan.Setup = GoWarmUp
+	}
 	plan.ReportGlobs, plan.ReportsReason = cfg.ReportGlobs(plan.TestCommand)
 	s := pipeline.DefaultSettings()
 	s.MaxAttempts, s.History = pick(o.MaxAttempts, cfg.MaxAttempts), pick(o.History, cfg.History)
@@ -326,4 +330,19 @@ func pick(v, fallback int) int {
 		return v
 	}
 	return fallback
+}
+
+// GoWarmUp is the set-up of a repository whose tests run under go test
+// and that names none: it compiles every package's tests once, so that
+// the build cache the set-up leaves in the workspace serves every later
+// run (Go ships no compiled standard library, and a cold cache compiles
+// it again in each run). It never fails: a package that does not build
+// may be the issue.
+const GoWarmUp = "# Capsule: build the Go tests once, for the build cache of every run\n" +
+	"go test -count=1 -run '^$' ./... >/dev/null 2>&1 || true"
+
+// runsGoTest reports whether a test command is a go test invocation.
+func runsGoTest(command string) bool {
+	f := strings.Fields(command)
+	return len(f) >= 2 && f[0] == "go" && f[1] == "test"
 }

@@ -232,3 +232,29 @@ func TestSolveConfigError(t *testing.T) {
 		t.Fatalf("err = %v, want ErrConfig", err)
 	}
 }
+
+// TestGoWarmUp: a go test suite without a set-up gets one that fills the
+// build cache; a configured set-up and other runners are left as they are.
+func TestGoWarmUp(t *testing.T) {
+	for _, tc := range []struct {
+		name, test, setup, want string
+	}{
+		{"go test", "go test ./...", "", GoWarmUp},
+		{"go test with flags", "go test -race ./pkg/...", "", GoWarmUp},
+		{"a set-up of its own", "go test ./...", "go mod download", "go mod download"},
+		{"pytest", "python3 -m pytest -q", "", ""},
+		{"a Makefile that runs go test", "make test", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := repoconfig.Default()
+			cfg.Test, cfg.Setup = tc.test, tc.setup
+			plan, err := NewPlan(Task{Dir: t.TempDir(), Config: cfg}, Overrides{}, Maxima{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if plan.Setup != tc.want {
+				t.Errorf("set-up %q, want %q", plan.Setup, tc.want)
+			}
+		})
+	}
+}

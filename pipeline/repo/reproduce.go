@@ -69,10 +69,10 @@ func reproduce(ctx context.Context, model pipeline.Model, box Sandbox, plan Plan
 		rec.Skipped = "the tests give no per-test results to check a reproducing test against"
 	case len(pf.targets) > 0:
 		rec.Skipped = "the issue names tests that fail on the untouched tree"
-	case pf.plan.GoJSON:
-		rec.Skipped = "the test designer writes pytest tests, and this repository's tests run under go test"
-	case pf.plan.WholeRuns():
-		rec.Skipped = "the test designer writes pytest tests, and this repository's tests are read from JUnit XML reports of `" + pf.plan.Command + "`"
+	}
+	var pl placement
+	if rec.Skipped == "" {
+		pl, rec.Skipped = place(plan.Dir, pf, rc)
 	}
 	if rec.Skipped != "" {
 		return nil, nil
@@ -81,8 +81,7 @@ func reproduce(ctx context.Context, model pipeline.Model, box Sandbox, plan Plan
 	if plan.TestModel != nil {
 		designer = plan.TestModel
 	}
-	pl := placeRepro(plan.Dir, pf.testFiles, rc)
-	dt := programmer.DesignTask{Title: plan.Title, Body: plan.Body, Context: rc.Text + pl.nearby(plan.Dir, rc), Path: pl.Path}
+	dt := programmer.DesignTask{Title: plan.Title, Body: plan.Body, Context: rc.Text + pl.nearby(plan.Dir, rc), Path: pl.Path, Language: pl.lang, Package: pl.pkgName, Framework: pl.framework}
 	rec.File, rec.Placed = dt.Path, pl.Why
 	msgs := dt.Messages()
 	tries := cmp.Or(plan.ReproduceTries, DefaultReproduceTries)
@@ -96,18 +95,21 @@ func reproduce(ctx context.Context, model pipeline.Model, box Sandbox, plan Plan
 		var output string
 		if problem == "" {
 			dt.Path, rec.File = file, file
-			var rep *testreport.Report
-			if try.Run, rep, problem, err = pf.tryReproduction(ctx, box, plan, log, dt.Path, content); err != nil {
-				return nil, err
+			tf, why := pl.testFile(file, content)
+			if problem = why; problem == "" {
+				var rep *testreport.Report
+				if try.Run, rep, problem, err = pf.tryReproduction(ctx, box, plan, log, tf, content); err != nil {
+					return nil, err
+				}
+				if problem == "" {
+					rec.Tries = append(rec.Tries, try)
+					rec.Accepted, rec.Content = true, content
+					pf.design = &design{model: designer, task: dt, file: tf, place: pl, msgs: msgs, answer: reply.Content}
+					log.Baseline.TargetsFrom = "the test designer's " + dt.Path + ", failing on the untouched tree"
+					return &edits.Edit{Path: dt.Path, Content: content}, nil
+				}
+				output = ownOutput(rep, tf)
 			}
-			if problem == "" {
-				rec.Tries = append(rec.Tries, try)
-				rec.Accepted, rec.Content = true, content
-				pf.design = &design{model: designer, task: dt, msgs: msgs, answer: reply.Content}
-				log.Baseline.TargetsFrom = "the test designer's " + dt.Path + ", failing on the untouched tree"
-				return &edits.Edit{Path: dt.Path, Content: content}, nil
-			}
-			output = ownOutput(rep, dt.Path)
 		}
 		try.Problem = problem
 		rec.Tries = append(rec.Tries, try)
@@ -120,8 +122,8 @@ func reproduce(ctx context.Context, model pipeline.Model, box Sandbox, plan Plan
 // tryReproduction runs a test file alone on the untouched tree and checks
 // that it reproduces the issue; when it does, its failing tests become the
 // targets. problem says why it does not; rep is the run's report.
-func (p *proof) tryReproduction(ctx context.Context, box Sandbox, plan Plan, log *attemptlog.Log, file, content string) (*attemptlog.Run, *testreport.Report, string, error) {
-	tr, err := p.runTargets(ctx, box, plan, map[string][]byte{file: []byte(content)}, nil, file, nil)
+func (p *proof) tryReproduction(ctx context.Context, box Sandbox, plan Plan, log *attemptlog.Log, file gate.TestFile, content string) (*attemptlog.Run, *testreport.Report, string, error) {
+	tr, err := p.runTargets(ctx, box, plan, map[string][]byte{file.Path: []byte(content)}, nil, file.Path, nil)
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("run the reproducing test: %w", err)
 	}
@@ -140,6 +142,8 @@ func (p *proof) tryReproduction(ctx context.Context, box Sandbox, plan Plan, log
 type design struct {
 	model     pipeline.Model
 	task      programmer.DesignTask
+	file      gate.TestFile
+	place     placement
 	msgs      []chat.Message
 	answer    string // the accepted answer
 	stuck     int    // consecutive attempts that failed only its tests
@@ -182,7 +186,7 @@ func (p *proof) revise(ctx context.Context, box Sandbox, plan Plan, log *attempt
 	d.stuck, d.revisions = 0, d.revisions+1
 	why := fmt.Sprintf("the programmer's last %d attempts passed every other test but not yours. "+
 		"If your test asks for something the issue does not, correct it; if it is right, give it again unchanged", revisionAfter)
-	msgs := d.task.Retry(d.msgs, d.answer, why, ownFrames(p.last.Report, d.task.Path))
+	msgs := d.task.Retry(d.msgs, d.answer, why, ownFrames(p.last.Report, d.file))
 	reply, err := d.model.Complete(ctx, msgs)
 	if err != nil {
 		return fmt.Errorf("test designer: %w", err)
@@ -195,12 +199,16 @@ func (p *proof) revise(ctx context.Context, box Sandbox, plan Plan, log *attempt
 	if problem == "" && content == p.repro.Content {
 		problem = "kept unchanged by the test designer"
 	}
+	var tf gate.TestFile
 	if problem == "" {
-		if try.Run, _, problem, err = p.tryReproduction(ctx, box, plan, log, d.task.Path, content); err != nil {
+		tf, problem = d.place.testFile(d.task.Path, content)
+	}
+	if problem == "" {
+		if try.Run, _, problem, err = p.tryReproduction(ctx, box, plan, log, tf, content); err != nil {
 			return err
 		}
 		if problem == "" {
-			p.repro.Content, rec.Content = content, content
+			p.repro.Content, rec.Content, d.file = content, content, tf
 			d.msgs, d.answer = msgs, reply.Content
 			a.Feedback += fmt.Sprintf("\nThe test that shows the issue, %s, was revised by the test designer; the next attempt runs the new version:\n%s", d.task.Path, content)
 		}
@@ -213,10 +221,15 @@ func (p *proof) revise(ctx context.Context, box Sandbox, plan Plan, log *attempt
 // ownFrames is what a run says about the tests of file, cut to the lines
 // of the test's own frames and the exception lines, so that a revision
 // shows no line of the code under test.
-func ownFrames(rep *testreport.Report, file string) string {
+func ownFrames(rep *testreport.Report, file gate.TestFile) string {
+	mark := file.Path
+	if file.Package != "" {
+		// go test and the compiler name a test file by its base name.
+		mark = path.Base(file.Path)
+	}
 	var kept []string
 	for _, line := range strings.Split(ownOutput(rep, file), "\n") {
-		if strings.Contains(line, file) || strings.HasPrefix(strings.TrimSpace(line), "E ") {
+		if strings.Contains(line, mark) || strings.HasPrefix(strings.TrimSpace(line), "E ") {
 			kept = append(kept, line)
 		}
 	}
@@ -224,7 +237,7 @@ func ownFrames(rep *testreport.Report, file string) string {
 }
 
 // designedFile finds the test file of a test designer's answer: the one
-// at want, else its only Python file when check (which says why a path is
+// at want, else its only file of want's extension when check (which says why a path is
 // refused) accepts that path. It returns the file's path and content, or
 // why there is none.
 func designedFile(answer, want string, check func(string) string) (file, content, problem string) {
@@ -233,7 +246,7 @@ func designedFile(answer, want string, check func(string) string) (file, content
 	for _, f := range parsed.Files {
 		if p := path.Clean(f.Path); p == want {
 			return want, f.Content, ""
-		} else if strings.HasSuffix(p, ".py") {
+		} else if path.Ext(p) == path.Ext(want) {
 			others = append(others, p)
 		}
 	}
@@ -253,19 +266,19 @@ func designedFile(answer, want string, check func(string) string) (file, content
 // ownOutput is what a run says about the tests of file only: their
 // collection errors and the reports of its tests that did not pass, so the
 // designer sees its test's own frames and nothing of the code's fix.
-func ownOutput(rep *testreport.Report, file string) string {
+func ownOutput(rep *testreport.Report, file gate.TestFile) string {
 	if rep == nil {
 		return ""
 	}
 	var parts []string
 	for _, e := range rep.CollectErrors() {
-		if e.Path == file {
+		if e.Path == file.Path || file.Package != "" && e.Path == file.Package {
 			parts = append(parts, e.Message)
 		}
 	}
 	for _, id := range rep.IDs() {
 		res := rep.Tests[id]
-		if id.File == file && !res.Outcome.Passing() {
+		if file.Owns(id) && !res.Outcome.Passing() {
 			parts = append(parts, fmt.Sprintf("%s %s: %s", id, res.Outcome, cmp.Or(res.Longrepr, res.Message)))
 		}
 	}

@@ -1,7 +1,6 @@
 package repoconfig
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -191,17 +190,9 @@ func detectNode(fsys fs.FS, t *tree) (Detection, bool, error) {
 	if !t.top["package.json"] {
 		return Detection{}, false, nil
 	}
-	data, err := readFile(fsys, "package.json", maxReadSize)
+	pkg, err := readPackageJSON(fsys)
 	if err != nil {
-		return Detection{}, false, fmt.Errorf("read package.json: %w", err)
-	}
-	var pkg struct {
-		Scripts         map[string]any `json:"scripts"`
-		DevDependencies map[string]any `json:"devDependencies"`
-		Dependencies    map[string]any `json:"dependencies"`
-	}
-	if err := json.Unmarshal(data, &pkg); err != nil {
-		return Detection{}, false, fmt.Errorf("parse package.json: %w", err)
+		return Detection{}, false, err
 	}
 	test, _ := pkg.Scripts["test"].(string)
 	if strings.TrimSpace(test) == "" || strings.Contains(test, "no test specified") {
@@ -218,8 +209,11 @@ func detectNode(fsys fs.FS, t *tree) (Detection, bool, error) {
 	if lock != "" {
 		reason += " and " + lock + " is the lock file"
 	}
-	if runner := nodeRunner(test, pkg.DevDependencies, pkg.Dependencies); runner != "" {
+	if runner, byDependency := nodeRunner(test, pkg.DevDependencies, pkg.Dependencies); runner != "" {
 		reason += "; it runs " + runner
+		if byDependency {
+			reason += " (a dependency)"
+		}
 	}
 	command := manager + " test"
 	if flags, why := nodeReporterFlags(manager, test); flags != "" {
@@ -280,22 +274,22 @@ func nodeReporterFlags(manager, script string) (flags, why string) {
 }
 
 // nodeRunner names the test runner a package's test script runs, Jest or
-// Vitest, from the script or else the package's dependencies; "" when
-// neither.
-func nodeRunner(script string, deps ...map[string]any) string {
+// Vitest, from the script or else (byDependency) the package's
+// dependencies; "" when neither.
+func nodeRunner(script string, deps ...map[string]any) (runner string, byDependency bool) {
 	for _, name := range []string{"vitest", "jest"} {
 		if slices.Contains(strings.Fields(script), name) || strings.Contains(script, "/"+name) {
-			return runnerName[name]
+			return runnerName[name], false
 		}
 	}
 	for _, name := range []string{"vitest", "jest"} {
 		for _, d := range deps {
 			if _, ok := d[name]; ok {
-				return runnerName[name] + " (a dependency)"
+				return runnerName[name], true
 			}
 		}
 	}
-	return ""
+	return "", false
 }
 
 // runnerName is how detection's reasons name the Node runners.

@@ -1,0 +1,3 @@
+module github.com/dustin/go-humanize
+
+go 1.16
