@@ -40,11 +40,12 @@ images: build
 
 ## test-images: build the ecosystem images if need be, then run a tiny
 ## Jest, Vitest, cargo, Maven and Go project in each through the real
-## sandbox (pipeline/testreport's tests under the ecosystemimages tag;
-## they fail rather than skip, as CI is set)
+## sandbox, and solve the real issues of testdata/languages through
+## capsule solve (the tests under the ecosystemimages tag; they fail
+## rather than skip, as CI is set)
 test-images: images
-	$(GO) vet -tags ecosystemimages ./pipeline/testreport/
-	CI=true CAPSULE_AGENT=$(CURDIR)/bin/capsule $(GO) test -tags ecosystemimages -count=1 -timeout 40m -run 'Image$$' -v ./pipeline/testreport/
+	$(GO) vet -tags ecosystemimages ./pipeline/testreport/ ./cmd/capsule/
+	CI=true CAPSULE_AGENT=$(CURDIR)/bin/capsule $(GO) test -tags ecosystemimages -count=1 -timeout 40m -run 'Image$$|TestSolveLanguages' -v ./pipeline/testreport/ ./cmd/capsule/
 
 ## bench: the sandbox start-up benchmark (bare process vs warm vs cold)
 bench: build

@@ -1,3 +1,5 @@
+//go:build ecosystemimages
+
 package main
 
 import (

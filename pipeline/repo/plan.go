@@ -333,12 +333,14 @@ func pick(v, fallback int) int {
 }
 
 // GoWarmUp is the set-up of a repository whose tests run under go test
-// and that names none: it compiles every package's tests once, so that
-// the build cache the set-up leaves in the workspace serves every later
+// and that names none: it copies the Go image's compiled standard library
+// into the job's build cache and compiles every package's tests once, so
+// that the cache the set-up leaves in the workspace serves every later
 // run (Go ships no compiled standard library, and a cold cache compiles
 // it again in each run). It never fails: a package that does not build
 // may be the issue.
-const GoWarmUp = "# Capsule: build the Go tests once, for the build cache of every run\n" +
+const GoWarmUp = "# Capsule: fill the Go build cache once, for every run\n" +
+	"if [ -d " + image.GoStdCache + " ]; then mkdir -p \"$GOCACHE\" && cp -R " + image.GoStdCache + "/. \"$GOCACHE\"/; fi\n" +
 	"go test -count=1 -run '^$' ./... >/dev/null 2>&1 || true"
 
 // runsGoTest reports whether a test command is a go test invocation.

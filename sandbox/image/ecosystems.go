@@ -172,8 +172,16 @@ var Go = Recipe{
 		Strip:  "golang.org/toolchain@v0.0.1-go" + GoVersion + ".linux-amd64",
 		Dest:   "/usr/local/go",
 	}},
-	Setup: []string{"go version"},
+	// The standard library, compiled once into a cache the image keeps:
+	// Go ships none compiled, and the job's build cache (in the
+	// workspace) starts from a copy of it (repo.GoWarmUp).
+	Setup: []string{"go version && GOCACHE=" + GoStdCache + " go build std && chmod -R a+rX " + GoStdCache},
 }
+
+// GoStdCache is where the Go image keeps a build cache of the standard
+// library, compiled when the image is built, for a job's set-up to copy
+// into its own build cache.
+const GoStdCache = "/usr/local/share/capsule/go-std-cache"
 
 // goToolchainSHA256 is the SHA-256 of the toolchain module's zip, recorded
 // when it was pinned from proxy.golang.org. sum.golang.org was out of
