@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capsulehq/capsule/testsupport/fakeopenai"
 	"github.com/capsulehq/capsule/pipeline/attemptlog"
 	"github.com/capsulehq/capsule/sandbox/image"
+	"github.com/capsulehq/capsule/testsupport/fakeopenai"
 	"github.com/capsulehq/capsule/testsupport/sandboxtest"
 )
 
