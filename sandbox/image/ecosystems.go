@@ -175,7 +175,7 @@ var Go = Recipe{
 	// The standard library, compiled once into a cache the image keeps:
 	// Go ships none compiled, and the job's build cache (in the
 	// workspace) starts from a copy of it (repo.GoWarmUp).
-	Setup: []string{"go version && GOCACHE=" + GoStdCache + " go build std && chmod -R a+rX " + GoStdCache},
+	Setup: []string{"go version && GOCACHE=" + GoStdCache + " GOTMPDIR=/tmp go build std && chmod -R a+rX " + GoStdCache},
 }
 
 // GoStdCache is where the Go image keeps a build cache of the standard
