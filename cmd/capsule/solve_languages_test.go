@@ -84,6 +84,9 @@ func TestSolveLanguages(t *testing.T) {
 				if len(l.Baseline.Targets) != 1 || l.Baseline.Targets[0] != c.target {
 					t.Errorf("targets %v, want %s", l.Baseline.Targets, c.target)
 				}
+				if tc.name == "tampering" && (len(l.Attempts) == 0 || !strings.Contains(l.Attempts[0].Feedback, "TestMain")) {
+					t.Errorf("the tampering answer was not refused for its TestMain: %+v", l.Attempts)
+				}
 				md := readOut(t, out, attemptsMDFile)
 				if tc.outcome == attemptlog.Solved && !strings.Contains(md, "| `"+c.target+"` | failed | passed |") {
 					t.Errorf("attempts.md lacks the proof:\n%s", md)
