@@ -31,6 +31,7 @@ var (
 		"app-private-key": "",
 		"max-attempts":    "",
 		"config":          "",
+		"setup-secrets":   "",
 	}
 	actionYAMLOutputs = []string{"solved", "outcome", "attempts", "model-calls", "pull-request-url", "tokens", "cost"}
 	// The directory in the workspace the action writes the attempt log to.
