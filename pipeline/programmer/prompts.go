@@ -181,6 +181,9 @@ type DesignTask struct {
 	// it tests: its library's name, hyphens as underscores (RustTest
 	// only).
 	Crate string
+	// Edition is the crate's Rust edition (RustTest only): in Rust 2015
+	// an integration test declares `extern crate NAME;` to use it.
+	Edition string
 	// Boundary encloses the issue; the zero value draws one.
 	Boundary untrusted.Boundary
 }
@@ -193,7 +196,7 @@ func (t DesignTask) Messages() []chat.Message {
 		panic(fmt.Sprintf("programmer: no test design prompt for %q", t.Language))
 	}
 	b, issue := wrapIssue(t.Boundary, t.Title, t.Body)
-	task := render(testTaskTmpl, struct{ Context, Issue, Tag, Path, Package, Framework, Crate string }{trimBlock(t.Context), issue, b.Tag(), t.Path, t.Package, t.Framework, t.Crate})
+	task := render(testTaskTmpl, struct{ Context, Issue, Tag, Path, Package, Framework, Crate, Edition string }{trimBlock(t.Context), issue, b.Tag(), t.Path, t.Package, t.Framework, t.Crate, t.Edition})
 	return []chat.Message{{Role: chat.System, Content: prompt}, {Role: chat.User, Content: task}}
 }
 

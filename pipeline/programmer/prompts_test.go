@@ -203,6 +203,7 @@ func TestDesignMessagesGolden(t *testing.T) {
 				Path:     "tests/capsule_reproduction.rs",
 				Language: RustTest,
 				Crate:    "tiny_stats",
+				Edition:  "2015",
 			},
 			answer: "### File: tests/capsule_reproduction.rs\n```rust\nuse tiny_stats::average;\n```",
 			error:  "tests/capsule_reproduction.rs could not be collected: error[E0432]: unresolved import `tiny_stats::average`",
