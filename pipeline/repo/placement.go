@@ -39,10 +39,13 @@ type placement struct {
 	// file the command collects goes in one of them.
 	dirs []string
 	// lang is the test's language; pkg and pkgName are a Go test's
-	// package import path and name, framework a JavaScript test's.
-	lang         programmer.TestLanguage
-	pkg, pkgName string
-	framework    string
+	// package import path and name, framework a JavaScript test's; crate
+	// is the library a Rust integration test uses, crateDir its crate's
+	// directory, edition its Rust edition.
+	lang                     programmer.TestLanguage
+	pkg, pkgName             string
+	framework                string
+	crate, crateDir, edition string
 }
 
 // placeRepro chooses where the reproducing test goes: a new file in the
@@ -246,6 +249,8 @@ func (pl placement) check(repo, p string) string {
 		return fmt.Sprintf("%s is not named as a Go test file (*_test.go)", p)
 	case pl.lang == programmer.GoTest && path.Dir(p) != path.Dir(pl.Path):
 		return fmt.Sprintf("the test goes in package %s, in %s/", pl.pkg, path.Dir(pl.Path))
+	case pl.lang == programmer.RustTest && (path.Ext(base) != ".rs" || path.Dir(p) != path.Dir(pl.Path)):
+		return fmt.Sprintf("an integration test of crate %s is a .rs file directly in %s/", pl.crate, path.Dir(pl.Path))
 	case pl.lang == programmer.JSTest && !isJSTest(p):
 		return fmt.Sprintf("%s is not named as a test file %s collects (*.test.ts, *.spec.js, ... or a module under __tests__/)", p, pl.framework)
 	case pl.lang == programmer.Pytest && (!strings.HasSuffix(base, ".py") || !strings.HasPrefix(base, "test_") && !strings.HasSuffix(base, "_test.py")):
@@ -298,6 +303,8 @@ func (pl placement) nearby(repo string, rc repocontext.Context) string {
 		return fmt.Sprintf("\n\nA test of package %s, for its conventions: your file goes beside it in %s/.\n%s", pl.pkg, path.Dir(pl.Path), b.String())
 	case programmer.JSTest:
 		return fmt.Sprintf("\n\nA test near the code the issue concerns, for its conventions: your file goes beside it in %s/.\n%s", path.Dir(pl.Path), b.String())
+	case programmer.RustTest:
+		return fmt.Sprintf("\n\nAn integration test of crate %s, for its conventions: your file goes beside it in %s/.\n%s", pl.crate, path.Dir(pl.Path), b.String())
 	}
 	return fmt.Sprintf("\n\nTests near the code the issue concerns: your file goes in %s/, beside them, and may use the fixtures of these conftest.py files.\n%s",
 		path.Dir(pl.Path), b.String())
@@ -308,6 +315,8 @@ func (pl placement) fence() string {
 	switch pl.lang {
 	case programmer.GoTest:
 		return "go"
+	case programmer.RustTest:
+		return "rust"
 	case programmer.JSTest:
 		return strings.TrimPrefix(path.Ext(pl.Path), ".")
 	}
@@ -328,19 +337,26 @@ func place(repo string, pf *proof, rc repocontext.Context) (pl placement, skippe
 	switch {
 	case pf.plan.GoJSON:
 		return placeGoRepro(repo, pf.testFiles, rc)
+	case pf.plan.Cargo:
+		return placeRustRepro(repo, pf.plan.Command, rc)
 	case pf.plan.WholeRuns() && isFileIn(repo)("package.json"):
 		return placeJSRepro(repo, pf.testFiles, rc)
 	case pf.plan.WholeRuns():
-		return pl, "the test designer writes pytest, Go, Jest and Vitest tests, and this repository's tests are read from reports of `" + pf.plan.Command + "`"
+		return pl, "the test designer writes pytest, Go, Rust, Jest and Vitest tests, and this repository's tests are read from reports of `" + pf.plan.Command + "`"
 	}
 	return placeRepro(repo, pf.testFiles, rc), ""
 }
 
 // testFile is the designed file's place in a run's report, or why the
 // file cannot be a reproducing test: a Go file's tests are the test
-// functions it declares (see goTests).
+// functions it declares (see goTests), a Rust file's the tests of the
+// binary cargo builds of it (see rustTestProblem).
 func (pl placement) testFile(file, content string) (gate.TestFile, string) {
-	if pl.lang != programmer.GoTest {
+	switch pl.lang {
+	case programmer.RustTest:
+		return gate.TestFile{Path: file, Binary: rustBinary(pl.crateDir, file)}, rustTestProblem(content)
+	case programmer.GoTest:
+	default:
 		return gate.TestFile{Path: file}, ""
 	}
 	tests, problem := goTests(content, pl.pkgName)
