@@ -235,8 +235,10 @@ const (
 // test script writes Jest's or Vitest's JSON report, and says so; or no
 // words and why not, when the script is not one plain invocation of the
 // runner (the manager adds the words to the script's end, so they would
-// reach another command), or "" for other runners. npm takes the words
-// after `--`; pnpm and yarn pass them on as they are.
+// reach another command), or "" for other runners. npm and pnpm take the
+// words after `--` (pnpm's test command reads options before it as its
+// own, and refuses --json, --reporter and --outputFile); yarn 1 passes
+// them on as they are and warns of a `--`.
 func nodeReporterFlags(manager, script string) (flags, why string) {
 	words := strings.Fields(script)
 	// VAR=value, npx and cross-env before the runner
@@ -267,7 +269,7 @@ func nodeReporterFlags(manager, script string) (flags, why string) {
 			return "", "its JSON report is not asked for: the script already chooses its reporters or output, or watches"
 		}
 	}
-	if manager == "npm" {
+	if manager == "npm" || manager == "pnpm" {
 		add = " --" + add
 	}
 	return add, fmt.Sprintf("%s's JSON report is asked for with `%s`, and %s gives the per-test results", runnerName[runner], strings.TrimSpace(add), file)

@@ -136,8 +136,8 @@ func TestDetectTest(t *testing.T) {
 		{
 			name:   "pnpm with vitest",
 			files:  map[string]string{"package.json": `{"scripts": {"test": "vitest run"}}`, "pnpm-lock.yaml": ""},
-			cmd:    "pnpm test --reporter=default --reporter=json --outputFile.json=capsule-vitest.json",
-			reason: "pnpm: package.json has scripts.test \"vitest run\" and pnpm-lock.yaml is the lock file; it runs Vitest; Vitest's JSON report is asked for with `--reporter=default --reporter=json --outputFile.json=capsule-vitest.json`, and capsule-vitest.json gives the per-test results",
+			cmd:    "pnpm test -- --reporter=default --reporter=json --outputFile.json=capsule-vitest.json",
+			reason: "pnpm: package.json has scripts.test \"vitest run\" and pnpm-lock.yaml is the lock file; it runs Vitest; Vitest's JSON report is asked for with `-- --reporter=default --reporter=json --outputFile.json=capsule-vitest.json`, and capsule-vitest.json gives the per-test results",
 		},
 		{
 			name:   "yarn with jest as a dependency",
