@@ -114,7 +114,8 @@ func TestNodeImage(t *testing.T) {
 // TestNodePackageManagers runs the command detection chooses for a
 // pnpm project with Vitest and a yarn project with Jest in the Node image:
 // pnpm takes the report options after `--` (before it, its test command
-// refuses them as its own), yarn as they are, and the JSON report each
+// refuses them as its own), yarn as they are (and Yarn 1 runs a project
+// whose packageManager names Yarn 4 once told to skip its check), and the JSON report each
 // runner writes gives the per-test results.
 func TestNodePackageManagers(t *testing.T) {
 	for _, tc := range []struct {
@@ -124,7 +125,7 @@ func TestNodePackageManagers(t *testing.T) {
 		{"pnpm-vitest", "pnpm test -- --reporter=default --reporter=json --outputFile.json=capsule-vitest.json", map[string]testreport.Outcome{
 			"calc.test.js::calc::adds": testreport.Passed, "calc.test.js::calc::subtracts": testreport.Failed,
 		}},
-		{"yarn-jest", "yarn test --json --outputFile=capsule-jest.json", map[string]testreport.Outcome{
+		{"yarn-jest", "SKIP_YARN_COREPACK_CHECK=0 yarn test --json --outputFile=capsule-jest.json", map[string]testreport.Outcome{
 			"calc.test.js::calc::adds": testreport.Passed, "calc.test.js::calc::subtracts": testreport.Failed,
 		}},
 	} {
