@@ -38,7 +38,7 @@ type ranking struct {
 
 // rank returns the files to show, best first, in the tiers the package
 // documentation describes.
-func rank(r *repo, a *analysis, scans []fileScan, ret retrieval, literals []string) []pick {
+func rank(r *repo, a *analysis, scans []fileScan, ret retrieval, literals []string, best map[int][]repoDef) []pick {
 	k := &ranking{r: r, a: a, scans: scans, seen: make(map[int]bool)}
 	for _, p := range a.named {
 		k.add(p.file, tierSeed, p.why)
@@ -59,6 +59,7 @@ func rank(r *repo, a *analysis, scans []fileScan, ret retrieval, literals []stri
 		k.stems(tierRetrieved)
 		k.retrieved(ret, tierRetrieved)
 	}
+	k.bestDefs(best)
 	k.neighbours(seeds)
 	k.moreRetrieved(ret)
 	k.tests(seeds)
@@ -178,6 +179,19 @@ func (k *ranking) stems(tier int) {
 func (k *ranking) retrieved(ret retrieval, tier int) {
 	for _, f := range ret.best(maxRetrieved) {
 		k.add(f, tier, "uses words of the issue: "+strings.Join(ret.words[f], ", "))
+	}
+}
+
+// bestDefs picks the files of the functions that hold the issue's words
+// best, best first, after the seeds and the files retrieval ranks first.
+func (k *ranking) bestDefs(best map[int][]repoDef) {
+	var defs []repoDef
+	for _, ds := range best {
+		defs = append(defs, ds...)
+	}
+	slices.SortFunc(defs, func(x, y repoDef) int { return cmp.Or(cmp.Compare(y.score, x.score), cmp.Compare(x.file, y.file)) })
+	for _, d := range defs {
+		k.add(d.file, tierNeighbour, "defines "+d.name+", "+d.why())
 	}
 }
 
