@@ -14,6 +14,8 @@ const (
 	maxDefiners = 4
 	// maxImporters caps the files picked for importing one seed.
 	maxImporters = 3
+	// maxImported caps the files picked for being imported by one seed.
+	maxImported = 6
 	// maxTests caps the tests picked.
 	maxTests = 8
 	// maxStemPicks caps the files picked by file name alone.
@@ -60,7 +62,7 @@ func rank(r *repo, a *analysis, scans []fileScan, ret retrieval, literals []stri
 		k.retrieved(ret, tierRetrieved)
 	}
 	k.bestDefs(best)
-	k.neighbours(seeds)
+	k.neighbours(seeds, ret)
 	k.moreRetrieved(ret)
 	k.tests(seeds)
 	k.project()
@@ -211,13 +213,21 @@ var stopStems = makeSet("test tests main init setup index conftest utils util he
 
 // neighbours picks, for each seed, the files it imports and up to
 // maxImporters files that import it; tests are left to the test tier.
-func (k *ranking) neighbours(seeds []pick) {
+func (k *ranking) neighbours(seeds []pick, ret retrieval) {
 	importers := k.importers(seeds, false)
 	for _, s := range seeds {
+		var imported []int
 		for _, f := range k.scans[s.file].imports {
 			if !isTestFile(k.r.files[f]) {
-				k.add(int(f), tierNeighbour, "imported by "+k.r.files[s.file])
+				imported = append(imported, int(f))
 			}
+		}
+		// A seed that imports many files (a package re-exporting its
+		// modules) gives away most of the budget: only those holding the
+		// issue's words best are picked.
+		slices.SortStableFunc(imported, func(a, b int) int { return cmp.Compare(ret.score[b], ret.score[a]) })
+		for _, f := range imported[:min(len(imported), maxImported)] {
+			k.add(f, tierNeighbour, "imported by "+k.r.files[s.file])
 		}
 		for _, f := range importers[s.file][:min(len(importers[s.file]), maxImporters)] {
 			k.add(f, tierNeighbour, "imports "+k.r.files[s.file])
