@@ -51,7 +51,7 @@ type repoDef struct {
 // minRepoDefShare of the best, by file.
 func (b *builder) repoDefs() map[int][]repoDef {
 	ret := b.ret
-	if len(ret.weights) == 0 {
+	if len(ret.weights) == 0 || b.opts.WholeFiles {
 		return nil
 	}
 	var files []int
