@@ -16,6 +16,9 @@ type builder struct {
 	// files scored by the words of the issue, for picking spans.
 	names map[string]bool
 	ret   retrieval
+	// best are the functions of the repository that hold the issue's
+	// words best, by file (see repoDefs), shown as spans.
+	best map[int][]repoDef
 	// trace records the ranking and each placement for an explanation;
 	// nil when none is asked for.
 	trace *trace
@@ -42,7 +45,8 @@ func (b *builder) build() Context {
 	a.quotedIn(scans)
 	b.ret = retrieve(b.r, terms, scans)
 	b.ret.rerank(b.r)
-	picks := rank(b.r, a, scans, b.ret, iss.literals)
+	b.best = b.repoDefs()
+	picks := rank(b.r, a, scans, b.ret, iss.literals, b.best)
 	b.trace.ranked(picks, scans)
 
 	ctx := Context{Symbols: symbolsOf(a, scans)}
@@ -52,8 +56,17 @@ func (b *builder) build() Context {
 	if ctx.Tree = renderTree(b.r.files, focusOf(b.r, picks), treeBytes); ctx.Tree != "" {
 		l.add(treeHeading + ctx.Tree)
 	}
+	// The best functions' spans are kept budget for until their files'
+	// turn: files ranked before them may not take it.
+	reserved := make(map[int]int, len(b.best))
+	for f := range b.best {
+		reserved[f] = b.reserve(f)
+		l.left -= reserved[f]
+	}
 	var partial []placed
 	for _, p := range picks {
+		l.left += reserved[p.file]
+		delete(reserved, p.file)
 		left := l.left
 		pl, why := b.place(l, p)
 		b.trace.placed(pl.in, p, left, left-l.left, why)
@@ -66,6 +79,9 @@ func (b *builder) build() Context {
 			partial = append(partial, pl)
 		}
 		ctx.Included = append(ctx.Included, pl.in)
+	}
+	for _, n := range reserved {
+		l.left += n
 	}
 	for _, pl := range partial {
 		if delta := EstimateTokens(pl.whole) - EstimateTokens(l.parts[pl.part]); delta <= l.left {
@@ -148,8 +164,11 @@ func (b *builder) placeLarge(l *layout, p pick, f file, whole string) (placed, s
 	var cands []candidate
 	if langOf(f.path) == langPython {
 		o := parsePython([]byte(f.content))
-		cands = findSpans(o, spanQuery{names: b.names, lines: b.a.lines[p.file], quoted: b.a.quoted[p.file], words: b.ret.weights, top: top})
-		part.outline = outlineText(o, cands, 4*min(b.opts.Budget/16, max(l.left/4, 0)))
+		cands = findSpans(o, spanQuery{names: b.names, lines: b.a.lines[p.file], quoted: b.a.quoted[p.file], words: b.ret.weights, top: top, best: b.best[p.file]})
+		// The outline may not take what the repository's best functions
+		// in this file need.
+		left := l.left - b.reserve(p.file)
+		part.outline = outlineText(o, cands, 4*min(b.opts.Budget/16, max(left/4, 0)))
 	}
 	need := l.cost(whole)
 	switch {
@@ -161,7 +180,7 @@ func (b *builder) placeLarge(l *layout, p pick, f file, whole string) (placed, s
 	case len(cands) == 0 && (top && need <= min(l.left, share) || part.outline == "" && need <= l.left):
 		return f.whole(l, whole), ""
 	}
-	if part.outline == "" {
+	if part.outline == "" && len(b.best[p.file]) == 0 {
 		cands = headAndTail(part.lines, 4*min(l.left, share))
 	}
 	in := Included{Path: f.path, Why: f.why, ReadOnly: f.readOnly, Lines: len(part.lines), Outline: part.outline != ""}

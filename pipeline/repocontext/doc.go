@@ -28,10 +28,21 @@
 //     the file's path weighed in, the first 40 files ranked again
 //     by that score and their best def's (BM25 over each function and
 //     method, a word in its name weighed in), each relative to the best;
-//  3. the files the seeds import, a few files that import them, and the
-//     next six files retrieval ranks;
+//  3. the files of the functions that hold the issue's words best in the
+//     whole repository (see below), then the files the seeds import (six
+//     at most a seed, best first by the issue's words: a package that
+//     re-exports its modules would give away the budget), a few files that
+//     import them, and the next six files retrieval ranks;
 //  4. tests that mention a named symbol or import a file of tier 1;
 //  5. the README and setup files at the root, while budget remains.
+//
+// The functions and methods of the Python files holding at least two
+// words of the issue (up to 400 files, best first by retrieval) are
+// scored by BM25 over their bodies and names, a word of an identifier the
+// issue names counted twice, a name defined in more than four places not
+// counted for its name; the six best (at least half the best score, under
+// 150 lines) are shown as spans in their files, whatever the files' tier,
+// and the budget they need is kept from the files ranked before them.
 //
 // Each pick carries a reason, shown in the text. Files are placed in rank
 // order while they fit. A file of at most [SmallFileTokens] is shown
@@ -40,7 +51,8 @@
 // (imports, classes and defs with their line ranges) and the spans that
 // matter, each span's exact text in its own fenced block under its line
 // range, with a "⋮ lines 120-340 omitted" mark for the lines between: the
-// code around the lines the issue quotes and a traceback names, the defs
+// code around the lines the issue quotes and a traceback names, the
+// repository's best functions for the issue's words (above), the defs
 // the issue names (a long class by its header and its constructor), the
 // callees of those in the file and the defs that use the names, and, in a
 // file of tier 1 or 2, its imports (every top-level import up to the

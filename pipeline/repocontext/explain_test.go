@@ -128,7 +128,7 @@ func TestExplain(t *testing.T) {
 			opts:   Options{Budget: 2200, Protected: protectTests},
 			target: Target{Path: "inventory/store.py", Start: 330, End: 340},
 			rank:   1, tier: "tier 1", why: "named in the issue", status: "in part",
-			shown: []string{"330-340 (called in lines 335-338; line 336 in the traceback; uses StockError; line 355 in the traceback)"},
+			shown: []string{"330-340 (among the functions holding the issue's words best: quantity, negative, refuse, stock; line 336 in the traceback; uses StockError; line 355 in the traceback)"},
 			left:  -1,
 		},
 		{
@@ -145,8 +145,8 @@ func TestExplain(t *testing.T) {
 			opts:   Options{Budget: 500, Protected: protectTests},
 			target: Target{Path: "inventory/store.py", Start: 321, End: 359},
 			rank:   1, tier: "tier 1", why: "named in the issue", status: "in part",
-			shown:   []string{"327-341 (line 336 in the traceback)", "348-359 (line 355 in the traceback)"},
-			leftOut: []string{"321-330", "338-351"},
+			shown:   []string{"321-341 (among the functions holding the issue's words best: quantity, negative, refuse, stock; line 336 in the traceback)", "348-359 (line 355 in the traceback)"},
+			leftOut: []string{"338-351"},
 			left:    -1,
 		},
 		{

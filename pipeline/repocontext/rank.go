@@ -14,6 +14,8 @@ const (
 	maxDefiners = 4
 	// maxImporters caps the files picked for importing one seed.
 	maxImporters = 3
+	// maxImported caps the files picked for being imported by one seed.
+	maxImported = 6
 	// maxTests caps the tests picked.
 	maxTests = 8
 	// maxStemPicks caps the files picked by file name alone.
@@ -38,7 +40,7 @@ type ranking struct {
 
 // rank returns the files to show, best first, in the tiers the package
 // documentation describes.
-func rank(r *repo, a *analysis, scans []fileScan, ret retrieval, literals []string) []pick {
+func rank(r *repo, a *analysis, scans []fileScan, ret retrieval, literals []string, best map[int][]repoDef) []pick {
 	k := &ranking{r: r, a: a, scans: scans, seen: make(map[int]bool)}
 	for _, p := range a.named {
 		k.add(p.file, tierSeed, p.why)
@@ -59,7 +61,8 @@ func rank(r *repo, a *analysis, scans []fileScan, ret retrieval, literals []stri
 		k.stems(tierRetrieved)
 		k.retrieved(ret, tierRetrieved)
 	}
-	k.neighbours(seeds)
+	k.bestDefs(best)
+	k.neighbours(seeds, ret)
 	k.moreRetrieved(ret)
 	k.tests(seeds)
 	k.project()
@@ -181,6 +184,19 @@ func (k *ranking) retrieved(ret retrieval, tier int) {
 	}
 }
 
+// bestDefs picks the files of the functions that hold the issue's words
+// best, best first, after the seeds and the files retrieval ranks first.
+func (k *ranking) bestDefs(best map[int][]repoDef) {
+	var defs []repoDef
+	for _, ds := range best {
+		defs = append(defs, ds...)
+	}
+	slices.SortFunc(defs, func(x, y repoDef) int { return cmp.Or(cmp.Compare(y.score, x.score), cmp.Compare(x.file, y.file)) })
+	for _, d := range defs {
+		k.add(d.file, tierNeighbour, "defines "+d.name+", "+d.why())
+	}
+}
+
 // moreRetrieved picks the files retrieval ranks after the first
 // maxRetrieved, up to maxMoreRetrieved, after the seeds' neighbours: the
 // issue's words are the only lead to a file it does not name, and budget
@@ -197,13 +213,21 @@ var stopStems = makeSet("test tests main init setup index conftest utils util he
 
 // neighbours picks, for each seed, the files it imports and up to
 // maxImporters files that import it; tests are left to the test tier.
-func (k *ranking) neighbours(seeds []pick) {
+func (k *ranking) neighbours(seeds []pick, ret retrieval) {
 	importers := k.importers(seeds, false)
 	for _, s := range seeds {
+		var imported []int
 		for _, f := range k.scans[s.file].imports {
 			if !isTestFile(k.r.files[f]) {
-				k.add(int(f), tierNeighbour, "imported by "+k.r.files[s.file])
+				imported = append(imported, int(f))
 			}
+		}
+		// A seed that imports many files (a package re-exporting its
+		// modules) gives away most of the budget: only those holding the
+		// issue's words best are picked.
+		slices.SortStableFunc(imported, func(a, b int) int { return cmp.Compare(ret.score[b], ret.score[a]) })
+		for _, f := range imported[:min(len(imported), maxImported)] {
+			k.add(f, tierNeighbour, "imported by "+k.r.files[s.file])
 		}
 		for _, f := range importers[s.file][:min(len(importers[s.file]), maxImporters)] {
 			k.add(f, tierNeighbour, "imports "+k.r.files[s.file])

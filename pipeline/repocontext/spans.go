@@ -84,6 +84,13 @@ func findSpans(o *pyOutline, q spanQuery) []candidate {
 	for _, n := range q.lines {
 		f.around(n, fmt.Sprintf("line %d in the traceback", n))
 	}
+	for _, d := range q.best {
+		for k, od := range o.defs {
+			if od.start == d.start && od.end == d.end {
+				f.add(k, d.lineRange, d.why(), spanPrimary)
+			}
+		}
+	}
 	for k, d := range o.defs {
 		if q.names[d.name] {
 			f.definition(k)
@@ -109,6 +116,9 @@ type spanQuery struct {
 	lines, quoted []int
 	words         map[string]float64
 	top           bool
+	// best are the file's functions among those of the repository that
+	// hold the words best.
+	best []repoDef
 }
 
 // maxImportLines caps the module's import lines shown as a span: a fix
