@@ -92,10 +92,20 @@ func (p Program) Files() map[string][]byte {
 	}
 }
 
-// Command returns the command to run in the workspace, as argv.
+// Script returns the harness script, the file ScriptFile of Files.
+func Script() []byte { return []byte(script) }
+
+// Command returns the command to run in the workspace, as argv: the
+// interpreter with Args.
 func (p Program) Command() []string {
+	return append([]string{Python, "-B", "-u"}, p.Args()...)
+}
+
+// Args returns the script's argv, its file name first: what a warm
+// interpreter that has loaded Script runs it with, in place of Command.
+func (p Program) Args() []string {
 	argv := []string{
-		Python, "-B", "-u", ScriptFile,
+		ScriptFile,
 		"--cpu-limit", strconv.FormatFloat(p.CPU().Seconds(), 'f', -1, 64),
 		"--timeout", strconv.FormatFloat(p.WallLimit().Seconds(), 'f', -1, 64),
 		"--hard-timeout", strconv.FormatFloat(p.HardWallLimit().Seconds(), 'f', -1, 64),
