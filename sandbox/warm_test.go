@@ -322,3 +322,33 @@ func TestWarmParentDies(t *testing.T) {
 		t.Errorf("the parent %d was not replaced", second)
 	}
 }
+
+// A fork bomb started by a warm run is swept away, and the parent serves
+// the next run.
+func TestWarmForkBomb(t *testing.T) {
+	eng := sandboxtest.Engine(t)
+	s := newSession(t, eng, nil, func(l *sandbox.Limits) { l.Timeout = time.Minute })
+	first := warmRun(t, s, "import os\nprint(os.getppid())\n", nil)
+	res := warmRun(t, s, `
+import os
+f = "/sys/fs/cgroup/pids.events"
+if not os.access(f, os.R_OK):
+    f = "/sys/fs/cgroup/pids/pids.events"
+os.system("bomb() { bomb | bomb & }; bomb")
+while open(f).read().split()[1] == "0":
+    pass
+print("done")
+`, nil)
+	if !res.PidsLimited || res.TimedOut {
+		t.Errorf("fork bomb did not reach the pids limit: exit %d, %s%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	check := warmRun(t, s, `
+import os
+parent, me = os.getppid(), os.getpid()
+print(parent)
+print([p for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, parent, me)])
+`, nil)
+	if want := string(first.Stdout) + "[]\n"; string(check.Stdout) != want {
+		t.Errorf("after the fork bomb: %q, want %q (stderr %s)", check.Stdout, want, check.Stderr)
+	}
+}
