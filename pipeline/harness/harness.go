@@ -4,9 +4,9 @@
 //
 // The command runs an embedded Python script (stdlib only, Python 3.8+)
 // that removes the example calls from the model's code, runs the cleaned code
-// and the tests in a child process with a timeout (a fork of the script: one
-// interpreter starts per run), and reports on stderr in
-// lines "##capsule <json object>", which [ParseOutput] reads and strips:
+// and the tests in a child process with a timeout (a fork of the script), and
+// reports on stderr in lines "##capsule <json object>", which [ParseOutput]
+// reads and strips:
 //
 //	##capsule {"removed": [[12, 13]], "syntax_ok": true}   before the run
 //	##capsule {"cpu": 0.412}                                after the run
@@ -17,6 +17,11 @@
 // solution.py and tests.py, with the line numbers of the model's code. The
 // exit status is 0 when all tests passed, 124 on timeout, 128+N when the
 // tests were killed by signal N, and 1 for a failure.
+//
+// In the sandbox no interpreter starts at all: the sandbox's warm parent
+// loads [Script] once and forks it for each run with [Program.Args] (see
+// pipeline.RunTests); [Program.Command] is the same run as a command, for
+// where no warm parent can run.
 //
 // The tests' time is bounded in CPU seconds, not wall-clock seconds, so that
 // a verdict does not depend on how busy the machine is; the wall clock is

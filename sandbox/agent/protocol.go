@@ -5,7 +5,7 @@
 // with a few capabilities; every command runs as another user with none, so
 // that it can neither signal, trace nor read the agent. Between runs the
 // agent puts the container back to its starting state: it kills every
-// process it started, restores the workspace from the pristine copy and
+// process it started (but the warm parent, see Warm), restores the workspace from the pristine copy and
 // empties /tmp, /dev/shm, /dev/mqueue and the System V IPC objects.
 //
 // The package uses the standard library only, so that the agent stays small
