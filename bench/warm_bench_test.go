@@ -132,5 +132,6 @@ func BenchmarkHumanEvalWarm(b *testing.B) {
 	warm := newCapsuleCommand(b, set.Problems, []string{"--dataset", "humaneval", "--limit", strconv.Itoa(limit)})
 	old := warm
 	old.binary = baseline
+	old.env = []string{sandbox.AgentEnv + "=" + baseline} // its own agent, not CAPSULE_AGENT's
 	alternate(b, side{"warm", func() { warm.run(b, true) }}, side{"baseline", func() { old.run(b, true) }})
 }

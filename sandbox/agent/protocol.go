@@ -127,7 +127,8 @@ type Request struct {
 // PYTHONWARNINGS, PYTHONINTMAXSTRDIGITS, PYTHONOPTIMIZE), changes; a
 // run that does not start warm is left until then. PYTHONPATH,
 // PYTHONUSERBASE and PYTHONNOUSERSITE shape the child's sys.path as they
-// would an interpreter's.
+// would an interpreter's (only sys.flags.no_user_site tells that the
+// parent started with -s, which keeps it from the workspace's files).
 //
 // The agent runs Argv instead, as any command, when commands run as root
 // (the parent could not be kept from them), when the image has no

@@ -86,18 +86,28 @@ func (b *box) runWarm(req Request) (Response, bool) {
 	if err != nil {
 		return Response{ExitCode: 126, Error: fmt.Sprintf("warm run: %v", err)}, true
 	}
-	p, err := b.warmParent(python, filepath.Base(w.Args[0]), w.Script, parentEnv)
-	if err != nil {
-		return Response{ExitCode: 126, Error: fmt.Sprintf("warm parent: %v", err)}, true
-	}
-
 	before := readCounters()
 	out, err := newOutput(req.OutputLimit)
 	if err != nil {
 		return Response{ExitCode: 126, Error: err.Error()}, true
 	}
-	start := time.Now()
-	_, _, err = p.conn.WriteMsgUnix(msg, syscall.UnixRights(int(out.stdoutW.Fd()), int(out.stderrW.Fd())), nil)
+	fds := syscall.UnixRights(int(out.stdoutW.Fd()), int(out.stderrW.Fd()))
+	var p *warmParent
+	var start time.Time
+	// A parent that died since the last run, unnoticed yet, refuses the
+	// message: a fresh one gets it.
+	for attempt := 0; attempt < 2; attempt++ {
+		if p, err = b.warmParent(python, filepath.Base(w.Args[0]), w.Script, parentEnv); err != nil {
+			out.closeWriters()
+			out.wait()
+			return Response{ExitCode: 126, Error: fmt.Sprintf("warm parent: %v", err)}, true
+		}
+		start = time.Now()
+		if _, _, err = p.conn.WriteMsgUnix(msg, fds, nil); err == nil {
+			break
+		}
+		b.stopWarm()
+	}
 	out.closeWriters()
 	resp := Response{Warm: true}
 	var status syscall.WaitStatus
