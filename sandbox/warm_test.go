@@ -160,9 +160,11 @@ func TestWarmLeftoversKilled(t *testing.T) {
 	leave := warmRun(t, s, `
 import os, signal, time
 def linger(keep_output):
+    r, w = os.pipe()
     pid = os.fork()
     if pid:
         os.waitpid(pid, 0)
+        os.read(r, 1)  # the lingering process has printed
         return
     os.setsid()
     if os.fork():
@@ -174,9 +176,9 @@ def linger(keep_output):
         os.dup2(null, 1)
         os.dup2(null, 2)
     print(os.getpid(), flush=True)
+    os.write(w, b"x")
     time.sleep(300)
     os._exit(0)
-r, w = os.pipe()
 linger(True)
 linger(False)
 print("parent", os.getpid(), flush=True)
@@ -184,8 +186,8 @@ print("parent", os.getpid(), flush=True)
 	if took := time.Since(start); leave.ExitCode != 0 || took > 30*time.Second {
 		t.Fatalf("the leaving run: exit %d after %s, %q %s", leave.ExitCode, took, leave.Stdout, leave.Stderr)
 	}
-	pids := strings.Fields(string(leave.Stdout))
-	if len(pids) != 3 {
+	pids := regexp.MustCompile(`(?m)^\d+$`).FindAllString(string(leave.Stdout), -1)
+	if len(pids) != 1 || !strings.Contains(string(leave.Stdout), "parent ") {
 		t.Fatalf("the leaving run printed %q", leave.Stdout)
 	}
 	check := warmRun(t, s, fmt.Sprintf(`
