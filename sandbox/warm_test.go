@@ -354,3 +354,25 @@ print([p for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, paren
 		t.Errorf("after the fork bomb: %q, want %q (stderr %s)", check.Stdout, want, check.Stderr)
 	}
 }
+
+// A warm run past its timeout is killed, with what it started, and
+// reported as a timeout; the parent serves the next run.
+func TestWarmTimeout(t *testing.T) {
+	eng := sandboxtest.Engine(t)
+	s := newSession(t, eng, nil, nil)
+	const printParent = "import os\nprint(os.getppid())\n"
+	first := warmRun(t, s, printParent, nil)
+	start := time.Now()
+	res := warmRun(t, s, "import os, time\nif os.fork() == 0:\n    time.sleep(300)\nprint('sleeping', flush=True)\ntime.sleep(300)\n", func(r *sandbox.Run) {
+		r.Timeout = 2 * time.Second
+	})
+	if took := time.Since(start); !res.TimedOut || res.ExitCode != 128+9 || string(res.Stdout) != "sleeping\n" || took > 20*time.Second {
+		t.Errorf("timed out %v, exit %d, %q %s after %s", res.TimedOut, res.ExitCode, res.Stdout, res.Stderr, took)
+	}
+	if res.Reason() != "timed out after 2s" {
+		t.Errorf("Reason() = %q", res.Reason())
+	}
+	if next := warmRun(t, s, printParent, nil); string(next.Stdout) != string(first.Stdout) {
+		t.Errorf("the parent %q was replaced by %q", first.Stdout, next.Stdout)
+	}
+}
