@@ -32,17 +32,7 @@ const peerLoop = "testdata/peerloop/execution.py"
 //
 //	make build && CAPSULE_AGENT=$PWD/bin/capsule go test -run '^$' -bench HumanEvalPeer -benchtime 1x -count 4 -timeout 2h ./bench/
 func BenchmarkHumanEvalPeer(b *testing.B) {
-	set, err := bench.LoadDataset("humaneval", "humaneval")
-	if err != nil {
-		b.Fatal(err)
-	}
-	limit := len(set.Problems)
-	if s := os.Getenv("PEER_LIMIT"); s != "" {
-		if limit, err = strconv.Atoi(s); err != nil || limit < 1 || limit > len(set.Problems) {
-			b.Fatalf("PEER_LIMIT=%q: want 1 to %d", s, len(set.Problems))
-		}
-	}
-	set.Problems = set.Problems[:limit]
+	set, limit := humanEvalPeerLimit(b)
 
 	problems := filepath.Join(b.TempDir(), "problems.jsonl")
 	if err := writePeerProblems(problems, set.Problems); err != nil {
@@ -60,6 +50,23 @@ func BenchmarkHumanEvalPeer(b *testing.B) {
 	}
 	capsule := newCapsuleCommand(b, set.Problems, []string{"--dataset", "humaneval", "--limit", strconv.Itoa(limit)})
 	alternate(b, side{"capsule", func() { capsule.run(b, true) }}, side{"peer", peer})
+}
+
+// humanEvalPeerLimit loads HumanEval, its first PEER_LIMIT problems when
+// that is set, and returns it with the number of its problems.
+func humanEvalPeerLimit(b *testing.B) (dataset.Set, int) {
+	set, err := bench.LoadDataset("humaneval", "humaneval")
+	if err != nil {
+		b.Fatal(err)
+	}
+	limit := len(set.Problems)
+	if s := os.Getenv("PEER_LIMIT"); s != "" {
+		if limit, err = strconv.Atoi(s); err != nil || limit < 1 || limit > len(set.Problems) {
+			b.Fatalf("PEER_LIMIT=%q: want 1 to %d", s, len(set.Problems))
+		}
+	}
+	set.Problems = set.Problems[:limit]
+	return set, limit
 }
 
 // writePeerProblems writes the problems for the peer loop: the reference

@@ -182,6 +182,7 @@ type capsuleCommand struct {
 	binary, url string
 	args        []string
 	problems    int
+	env         []string // added to the test's environment
 }
 
 func newCapsuleCommand(b *testing.B, problems []dataset.Problem, args []string) capsuleCommand {
@@ -195,7 +196,7 @@ func (c capsuleCommand) run(b *testing.B, all bool) string {
 	out := b.TempDir()
 	argv := append([]string{"bench", "--workers", "2", "--out", out, "--model", "reference", "--base-url", c.url}, c.args...)
 	cmd := exec.Command(c.binary, argv...)
-	cmd.Env = append(os.Environ(), "OPENAI_API_KEY=none")
+	cmd.Env = append(append(os.Environ(), "OPENAI_API_KEY=none"), c.env...)
 	if text, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("capsule bench: %v\n%s", err, text)
 	}

@@ -118,7 +118,11 @@ func RunTests(ctx context.Context, box Sandbox, code, tests, entryPoint string, 
 	cmd := prog.Command()
 	// The sandbox's own limit backs the harness's up, a little later, so
 	// the harness can report the timeout itself.
-	res, err := box.Run(ctx, sandbox.Run{Cmd: cmd, Env: prog.Env(), Files: prog.Files(), Timeout: prog.HardWallLimit() + 5*time.Second})
+	// The tests are forked from the sandbox's warm interpreter, which has
+	// the script loaded; cmd is the same run, for the log and for a
+	// sandbox that cannot keep one.
+	warm := &sandbox.Warm{Script: harness.Script(), Args: prog.Args(), CPULimit: prog.CPU()}
+	res, err := box.Run(ctx, sandbox.Run{Cmd: cmd, Env: prog.Env(), Files: prog.Files(), Timeout: prog.HardWallLimit() + 5*time.Second, Warm: warm})
 	if err != nil {
 		return Outcome{}, fmt.Errorf("run tests: %w", err)
 	}

@@ -16,12 +16,9 @@ import (
 	"github.com/capsulehq/capsule/testsupport/sandboxtest"
 )
 
-// reachAgent tries every way a command could reach the agent (process 1)
-// and prints one line per attempt with the errno it got: every descriptor
-// number below 1024, open or not, so that the error cannot come from a
-// descriptor that moved. Then it forges the answer of the old protocol on
-// the agent's descriptors and exits 1.
-const reachAgent = `
+// attempts defines attempt(what, fn) for the probes: it calls fn and
+// prints what, then SUCCEEDED or the errno fn failed with.
+const attempts = `
 import ctypes, errno, os, signal
 def attempt(what, fn):
     try:
@@ -29,6 +26,14 @@ def attempt(what, fn):
         print(what, "SUCCEEDED")
     except OSError as e:
         print(what, errno.errorcode.get(e.errno, e.errno))
+`
+
+// reachAgent tries every way a command could reach the agent (process 1)
+// and prints one line per attempt with the errno it got: every descriptor
+// number below 1024, open or not, so that the error cannot come from a
+// descriptor that moved. Then it forges the answer of the old protocol on
+// the agent's descriptors and exits 1.
+const reachAgent = attempts + `
 attempt("listdir /proc/1/fd", lambda: os.listdir("/proc/1/fd"))
 for fd in range(1024):
     attempt("write /proc/1/fd/%d" % fd, lambda: open("/proc/1/fd/%d" % fd, "wb").close())
@@ -81,6 +86,14 @@ func checkOutOfReach(t *testing.T, res sandbox.Result) {
 	for fd := range 1024 {
 		want["write /proc/1/fd/"+strconv.Itoa(fd)] = "EACCES"
 	}
+	checkAttempts(t, out, want)
+	checkSandboxUser(t, out)
+}
+
+// checkAttempts checks the lines "ATTEMPT ERRNO" a probe printed: each
+// attempt of want is there, with the errno want gives.
+func checkAttempts(t *testing.T, out string, want map[string]string) {
+	t.Helper()
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		what, got, ok := cutLast(line)
 		if w, known := want[what]; ok && known {
@@ -93,6 +106,13 @@ func checkOutOfReach(t *testing.T, res sandbox.Result) {
 	if len(want) > 0 {
 		t.Errorf("attempts missing from the output: %v\n%s", want, out)
 	}
+}
+
+// checkSandboxUser checks the lines of /proc/self/status a probe printed:
+// it ran as the sandbox user, with no supplementary group, no capability
+// and no_new_privs.
+func checkSandboxUser(t *testing.T, out string) {
+	t.Helper()
 	for _, w := range []string{"Uid:\t10001\t10001\t10001\t10001", "Gid:\t10001\t10001\t10001\t10001", "\nGroups:\n",
 		"CapInh:\t0000000000000000", "CapPrm:\t0000000000000000", "CapEff:\t0000000000000000",
 		"CapAmb:\t0000000000000000", "NoNewPrivs:\t1"} {

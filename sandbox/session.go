@@ -59,7 +59,17 @@ type Run struct {
 	// the run wrote that match one, within agent.MaxReportFiles files and
 	// agent.MaxReportFileBytes bytes (see agent.Request.ReportFiles).
 	ReportFiles []string
+	// Warm, when set, forks the run from the container's warm Python
+	// parent rather than starting Cmd, which must be the equivalent
+	// command, `python3 -B -u SCRIPT ARGS...` (see agent.Warm; Cmd runs
+	// when the run cannot be warm). A failure of the warm parent is an
+	// error wrapping ErrAgent, never a Result.
+	Warm *Warm
 }
+
+// Warm is a run forked from the container's warm Python parent; see
+// agent.Warm.
+type Warm = agent.Warm
 
 // Result is how a run ended.
 type Result struct {
@@ -91,6 +101,8 @@ type Result struct {
 	// were left out for the bounds.
 	ReportFiles    map[string][]byte
 	ReportFilesCut bool
+	// Warm reports a run forked from the warm parent (Run.Warm).
+	Warm bool
 }
 
 // Truncated reports whether output was dropped from either stream.
@@ -207,7 +219,7 @@ func (s *Session) Run(ctx context.Context, r Run) (Result, error) {
 	if err != nil {
 		return s.failed(ctx, res, err)
 	}
-	if resp.Error != "" && resp.ExitCode == 0 {
+	if resp.Error != "" && (resp.ExitCode == 0 || resp.Warm) {
 		return res, fmt.Errorf("%w: %s", ErrAgent, resp.Error)
 	}
 	res.ExitCode = resp.ExitCode
@@ -217,6 +229,7 @@ func (s *Session) Run(ctx context.Context, r Run) (Result, error) {
 	res.TimedOut, res.OOMKilled, res.PidsLimited = resp.TimedOut, resp.OOMKilled, resp.PidsLimited
 	res.DiskFull, res.FilesFull = resp.DiskFull, resp.FilesFull
 	res.TestReport, res.TestReportBytes = resp.Report, resp.ReportBytes
+	res.Warm = resp.Warm
 	if resp.Error != "" {
 		res.Stderr = append(res.Stderr, []byte("capsule sandbox: "+resp.Error+"\n")...)
 	}
@@ -263,6 +276,7 @@ func (s *Session) request(r Run) (agent.Request, error) {
 		Commit:      r.Commit,
 		Report:      r.TestReport,
 		ReportFiles: r.ReportFiles,
+		Warm:        r.Warm,
 	}
 	if r.Timeout > 0 {
 		req.Timeout = r.Timeout

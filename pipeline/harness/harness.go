@@ -4,9 +4,9 @@
 //
 // The command runs an embedded Python script (stdlib only, Python 3.8+)
 // that removes the example calls from the model's code, runs the cleaned code
-// and the tests in a child process with a timeout (a fork of the script: one
-// interpreter starts per run), and reports on stderr in
-// lines "##capsule <json object>", which [ParseOutput] reads and strips:
+// and the tests in a child process with a timeout (a fork of the script), and
+// reports on stderr in lines "##capsule <json object>", which [ParseOutput]
+// reads and strips:
 //
 //	##capsule {"removed": [[12, 13]], "syntax_ok": true}   before the run
 //	##capsule {"cpu": 0.412}                                after the run
@@ -17,6 +17,11 @@
 // solution.py and tests.py, with the line numbers of the model's code. The
 // exit status is 0 when all tests passed, 124 on timeout, 128+N when the
 // tests were killed by signal N, and 1 for a failure.
+//
+// In the sandbox no interpreter starts at all: the sandbox's warm parent
+// loads [Script] once and forks it for each run with [Program.Args] (see
+// pipeline.RunTests); [Program.Command] is the same run as a command, for
+// where no warm parent can run.
 //
 // The tests' time is bounded in CPU seconds, not wall-clock seconds, so that
 // a verdict does not depend on how busy the machine is; the wall clock is
@@ -92,10 +97,20 @@ func (p Program) Files() map[string][]byte {
 	}
 }
 
-// Command returns the command to run in the workspace, as argv.
+// Script returns the harness script, the file ScriptFile of Files.
+func Script() []byte { return []byte(script) }
+
+// Command returns the command to run in the workspace, as argv: the
+// interpreter with Args.
 func (p Program) Command() []string {
+	return append([]string{Python, "-B", "-u"}, p.Args()...)
+}
+
+// Args returns the script's argv, its file name first: what a warm
+// interpreter that has loaded Script runs it with, in place of Command.
+func (p Program) Args() []string {
 	argv := []string{
-		Python, "-B", "-u", ScriptFile,
+		ScriptFile,
 		"--cpu-limit", strconv.FormatFloat(p.CPU().Seconds(), 'f', -1, 64),
 		"--timeout", strconv.FormatFloat(p.WallLimit().Seconds(), 'f', -1, 64),
 		"--hard-timeout", strconv.FormatFloat(p.HardWallLimit().Seconds(), 'f', -1, 64),

@@ -40,6 +40,15 @@ type box struct {
 	// killGrace bounds how long the agent keeps killing leftover
 	// processes after a run before it gives up and reports them.
 	killGrace time.Duration
+
+	// warmDir holds the warm parent's files; warm is the parent, when
+	// one runs.
+	warmDir string
+	warm    *warmParent
+	// processes lists every process of the container, by pid; nil keeps
+	// every run from the warm parent (Request.Warm), whose clean-up
+	// needs it.
+	processes func() ([]int, error)
 }
 
 // place is a directory that a run may write and that the agent empties
@@ -68,5 +77,7 @@ func newBox(uid, gid int) *box {
 		// CAP_KILL, may signal every command's processes.
 		killOthers: func() error { return syscall.Kill(-1, syscall.SIGKILL) },
 		killGrace:  killGrace,
+		warmDir:    WarmDir,
+		processes:  containerProcesses,
 	}
 }

@@ -5,7 +5,7 @@
 // with a few capabilities; every command runs as another user with none, so
 // that it can neither signal, trace nor read the agent. Between runs the
 // agent puts the container back to its starting state: it kills every
-// process it started, restores the workspace from the pristine copy and
+// process it started (but the warm parent, see Warm), restores the workspace from the pristine copy and
 // empties /tmp, /dev/shm, /dev/mqueue and the System V IPC objects.
 //
 // The package uses the standard library only, so that the agent stays small
@@ -53,12 +53,15 @@ const (
 	// and its peer's pid, to Response.Report, so that what was sent can
 	// be neither removed, rewritten nor reordered by the code under test.
 	ChannelSocket = ChannelDir + "/report.sock"
-	ShmDir        = "/dev/shm"
-	MqueueDir     = "/dev/mqueue"
+	// WarmDir holds the warm parent's files (see Request.Warm): root's,
+	// mode 0700, so that no run can read, change or replace them.
+	WarmDir   = Root + "/warm"
+	ShmDir    = "/dev/shm"
+	MqueueDir = "/dev/mqueue"
 )
 
 // ProtocolVersion changes whenever Request or Response change incompatibly.
-const ProtocolVersion = 4
+const ProtocolVersion = 5
 
 // MaxReport bounds the bytes of Response.Report; Response.ReportBytes
 // tells a longer report.
@@ -106,6 +109,45 @@ type Request struct {
 	// directories), of the report files (JUnit XML) to send back after
 	// the run in Response.ReportFiles: the regular files the run wrote.
 	ReportFiles []string `json:"report_files,omitempty"`
+	// Warm, when set, runs the command in a fork of the warm parent
+	// rather than by starting Argv, which must be the equivalent
+	// command; see Warm.
+	Warm *Warm `json:"warm,omitempty"`
+}
+
+// Warm is a run forked from the warm parent: a Python interpreter that
+// the agent starts on the first such run, as root and not dumpable, with
+// Script loaded and nothing of any run. For each run the parent forks a
+// child that drops to the sandbox user with the run's limits and calls
+// Script's main() with Args as sys.argv, as `python3 -B -u SCRIPT
+// ARGS...` started in the run's directory and environment would, without
+// starting an interpreter. The parent is started again whenever Script,
+// or a variable of the run's environment that an interpreter reads when
+// it starts (the locale, PYTHONHASHSEED, PYTHONIOENCODING, PYTHONUTF8,
+// PYTHONWARNINGS, PYTHONINTMAXSTRDIGITS, PYTHONOPTIMIZE), changes; a
+// run that does not start warm is left until then. PYTHONPATH,
+// PYTHONUSERBASE and PYTHONNOUSERSITE shape the child's sys.path as they
+// would an interpreter's (only sys.flags.no_user_site tells that the
+// parent started with -s, which keeps it from the workspace's files).
+//
+// The agent runs Argv instead, as any command, when commands run as root
+// (the parent could not be kept from them), when the image has no
+// python3, or when the run's environment sets another PYTHON* variable
+// (PYTHONHOME, say) that a started interpreter would read;
+// Response.Warm tells which way a run went. A run that is not warm stops
+// the warm parent first.
+type Warm struct {
+	// Script is the source of the Python module (standard library only)
+	// that defines main(), which returns the exit status. Its file, in
+	// WarmDir, is named after Args[0].
+	Script []byte `json:"script"`
+	// Args is sys.argv: Args[0] is the script's file name, as in
+	// tracebacks (capsule_harness.py, say).
+	Args []string `json:"args"`
+	// CPULimit, when positive, is the RLIMIT_CPU of the run's process,
+	// rounded up to whole seconds, set before anything of the run runs:
+	// SIGXCPU at the limit, SIGKILL a second later.
+	CPULimit time.Duration `json:"cpu_limit,omitempty"`
 }
 
 // Response reports how a run ended.
@@ -149,6 +191,8 @@ type Response struct {
 	// ReportFilesCut reports that files were left out for those bounds.
 	ReportFiles    []byte `json:"report_files,omitempty"`
 	ReportFilesCut bool   `json:"report_files_cut,omitempty"`
+	// Warm reports a run forked from the warm parent (Request.Warm).
+	Warm bool `json:"warm,omitempty"`
 	// Error describes a failure of the agent itself, such as a command that
 	// could not be started; ExitCode is then 126 or 127 like a shell's.
 	Error string `json:"error,omitempty"`

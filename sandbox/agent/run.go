@@ -21,47 +21,48 @@ const killGrace = 10 * time.Second
 // maxTimeout applies when a request names no timeout.
 const maxTimeout = 24 * time.Hour
 
-// run starts req.Argv, waits for it or for the timeout, then kills every
-// process left behind and reaps them all.
+// run starts req.Argv, or forks it from the warm parent (Request.Warm),
+// waits for it or for the timeout, then kills every process left behind
+// and reaps them all.
 func (b *box) run(req Request) Response {
 	if len(req.Argv) == 0 {
 		return Response{ExitCode: 127, Error: "empty command"}
+	}
+	if req.Warm != nil {
+		if resp, ok := b.runWarm(req); ok {
+			return resp
+		}
+	}
+	// The reaper below waits until no child is left: the warm parent
+	// goes first.
+	if !b.stopWarm() {
+		return Response{ExitCode: 126, Error: "processes survived the clean-up of the warm parent"}
 	}
 	env := mergeEnv(os.Environ(), req.Env)
 	path, err := lookPath(req.Argv[0], envValue(env, "PATH"))
 	if err != nil {
 		return Response{ExitCode: 127, Error: err.Error()}
 	}
-	dir := filepath.Join(b.workspace, filepath.Clean("/"+req.Dir))
+	dir := b.runDir(req)
 
 	before := readCounters()
-	stdout, stderr := NewHeadTail(req.OutputLimit), NewHeadTail(req.OutputLimit)
-	outR, outW, err := os.Pipe()
+	out, err := newOutput(req.OutputLimit)
 	if err != nil {
-		return Response{ExitCode: 126, Error: fmt.Sprintf("pipe: %v", err)}
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
-		return Response{ExitCode: 126, Error: fmt.Sprintf("pipe: %v", err)}
+		return Response{ExitCode: 126, Error: err.Error()}
 	}
 	devnull, err := os.Open(os.DevNull)
 	if err != nil {
+		out.closeWriters()
+		out.wait()
 		return Response{ExitCode: 126, Error: fmt.Sprintf("open %s: %v", os.DevNull, err)}
 	}
-	var drained sync.WaitGroup
-	drained.Add(2)
-	go drain(&drained, outR, stdout)
-	go drain(&drained, errR, stderr)
 
 	start := time.Now()
-	proc, err := b.startProcess(path, req.Argv, procAttr(dir, env, []*os.File{devnull, outW, errW}, b.uid, b.gid))
+	proc, err := b.startProcess(path, req.Argv, procAttr(dir, env, []*os.File{devnull, out.stdoutW, out.stderrW}, b.uid, b.gid))
 	devnull.Close()
-	outW.Close()
-	errW.Close()
+	out.closeWriters()
 	if err != nil {
-		drained.Wait()
+		out.wait()
 		return Response{ExitCode: 126, Error: fmt.Sprintf("start %s: %v", req.Argv[0], err)}
 	}
 	// The kernel's OOM killer should pick the tests, never the agent.
@@ -73,11 +74,7 @@ func (b *box) run(req Request) Response {
 
 	resp := Response{}
 	var status syscall.WaitStatus
-	timeout := req.Timeout
-	if timeout <= 0 {
-		timeout = maxTimeout
-	}
-	timer := time.NewTimer(timeout)
+	timer := time.NewTimer(runTimeout(req))
 	select {
 	case status = <-exited:
 		timer.Stop()
@@ -90,16 +87,72 @@ func (b *box) run(req Request) Response {
 	if !b.killAll(reaped) {
 		resp.Error = "processes survived the clean-up after the run"
 	}
-	drained.Wait()
-
 	resp.ExitCode = exitCode(status)
-	resp.Stdout, resp.StdoutBytes = stdout.Bytes(), stdout.Total()
-	resp.Stderr, resp.StderrBytes = stderr.Bytes(), stderr.Total()
+	b.finish(&resp, out, before)
+	return resp
+}
+
+// runDir is the working directory of req: Dir, inside the workspace.
+func (b *box) runDir(req Request) string {
+	return filepath.Join(b.workspace, filepath.Clean("/"+req.Dir))
+}
+
+// runTimeout is the wall-clock limit of req.
+func runTimeout(req Request) time.Duration {
+	if req.Timeout <= 0 {
+		return maxTimeout
+	}
+	return req.Timeout
+}
+
+// output is where a run's standard output and error go: pipes drained
+// into bounded buffers until every writer is gone.
+type output struct {
+	stdout, stderr   *HeadTail
+	stdoutW, stderrW *os.File // the run's ends, closed by closeWriters
+	drained          sync.WaitGroup
+}
+
+// newOutput makes the pipes of a run that keeps limit bytes of each
+// stream, and starts draining them.
+func newOutput(limit int) (*output, error) {
+	o := &output{stdout: NewHeadTail(limit), stderr: NewHeadTail(limit)}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("pipe: %w", err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, fmt.Errorf("pipe: %w", err)
+	}
+	o.stdoutW, o.stderrW = outW, errW
+	o.drained.Add(2)
+	go drain(&o.drained, outR, o.stdout)
+	go drain(&o.drained, errR, o.stderr)
+	return o, nil
+}
+
+// closeWriters closes the agent's copies of the run's ends.
+func (o *output) closeWriters() {
+	o.stdoutW.Close()
+	o.stderrW.Close()
+}
+
+// wait waits until both streams are read to their end.
+func (o *output) wait() { o.drained.Wait() }
+
+// finish fills resp with the run's output, once read to its end, and
+// with what the counters and the workspace say about it.
+func (b *box) finish(resp *Response, out *output, before counters) {
+	out.wait()
+	resp.Stdout, resp.StdoutBytes = out.stdout.Bytes(), out.stdout.Total()
+	resp.Stderr, resp.StderrBytes = out.stderr.Bytes(), out.stderr.Total()
 	after := readCounters()
 	resp.OOMKilled = after.oomKills > before.oomKills
 	resp.PidsLimited = after.pidsMax > before.pidsMax
 	resp.DiskFull, resp.FilesFull = quotaReached(b.workspace)
-	return resp
 }
 
 // procAttr is how a command starts: in dir with env and files, in a
