@@ -186,16 +186,26 @@ func (b *builder) placeLarge(l *layout, p pick, f file, whole string) (placed, s
 	in := Included{Path: f.path, Why: f.why, ReadOnly: f.readOnly, Lines: len(part.lines), Outline: part.outline != ""}
 	var chosen []Span
 	cost := l.cost(part.render())
+	// A span that mentions a name the issue names may take, over the
+	// file's share, what the repository's best functions took of it.
+	bestCost := 0
 	for _, c := range cands {
 		s := Span{Start: c.start, End: c.end, Why: c.why}
 		part.spans = merged(append(slices.Clone(chosen), s))
 		need := l.cost(part.render())
+		limit := share
+		if c.named {
+			limit += bestCost
+		}
 		switch {
 		case need > l.left:
 			s.Why = fmt.Sprintf("over budget: needs %d more tokens, %d left (%s)", need-cost, max(l.left-cost, 0), c.why)
-		case c.kind == spanSecondary && need > share:
-			s.Why = fmt.Sprintf("over the file's share of the budget: %d tokens, more than %d (%s)", need, share, c.why)
+		case c.kind == spanSecondary && need > limit:
+			s.Why = fmt.Sprintf("over the file's share of the budget: %d tokens, more than %d (%s)", need, limit, c.why)
 		default:
+			if c.best {
+				bestCost += need - cost
+			}
 			chosen, cost = append(chosen, s), need
 			continue
 		}

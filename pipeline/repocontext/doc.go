@@ -57,7 +57,13 @@
 // callees of those in the file and the defs that use the names, and, in a
 // file of tier 1 or 2, its imports (every top-level import up to the
 // first top-level def or class, the last 100 lines of a longer head) and
-// the defs that hold the issue's words best, by that BM25 over each def. Once every file is placed, a file shown in part is shown
+// the defs that hold the issue's words best, by that BM25 over each def.
+// The callees, the users and the defs by words are shown while the file's
+// section stays within its share of the budget (a third for tier 1 or 2,
+// a sixth else, [SmallFileTokens] at least); one whose code mentions a
+// name the issue names may also take what the repository's best functions
+// took of that share, so that they do not crowd it out. Once every file
+// is placed, a file shown in part is shown
 // whole, in rank order, if the budget left has room. A larger file in
 // another language is shown whole if it fits, else by its head and tail.
 // A file that does not fit at all, or is binary, over 1 MiB, named like a

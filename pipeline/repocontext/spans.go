@@ -59,6 +59,9 @@ type candidate struct {
 	// code are the lines the span was chosen for, without the lines
 	// around them: where its callees are looked for.
 	code lineRange
+	// named marks a span whose code mentions a name the issue names, and
+	// best one of the repository's best functions (see repoDefs).
+	named, best bool
 }
 
 // spanFinder picks the spans of one large Python file for an issue.
@@ -86,8 +89,11 @@ func findSpans(o *pyOutline, q spanQuery) []candidate {
 	}
 	for _, d := range q.best {
 		for k, od := range o.defs {
-			if od.start == d.start && od.end == d.end {
+			if n := len(f.out); od.start == d.start && od.end == d.end {
 				f.add(k, d.lineRange, d.why(), spanPrimary)
+				if len(f.out) > n {
+					f.out[n].best = true
+				}
 			}
 		}
 	}
@@ -172,7 +178,13 @@ func (f *spanFinder) add(def int, r lineRange, why string, kind spanKind) {
 	}
 	r = lineRange{max(r.start-contextLines, 1), min(r.end+contextLines, len(f.o.lines))}
 	if r.start <= r.end {
-		f.out = append(f.out, candidate{lineRange: r, why: why, kind: kind, code: code})
+		c := candidate{lineRange: r, why: why, kind: kind, code: code}
+		for _, line := range f.o.lines[code.start-1 : max(code.end, code.start-1)] {
+			if c.named = f.mentioned(line) != ""; c.named {
+				break
+			}
+		}
+		f.out = append(f.out, c)
 	}
 }
 

@@ -332,3 +332,28 @@ func TestQueryTerms(t *testing.T) {
 		t.Errorf("queryTerms = %q, want %q", got, want)
 	}
 }
+
+// TestNamedAndBestSpans checks the marks placeLarge reads: a span of the
+// repository's best functions is marked best, and one whose code
+// mentions a name the issue names is marked named, whatever picked it.
+func TestNamedAndBestSpans(t *testing.T) {
+	src, err := os.ReadFile("testdata/large/inventory/store.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := parsePython(src)
+	best := []repoDef{{lineRange: lineRange{341, 348}, name: "sell", hits: []string{"quantity", "sku"}}}
+	var got []string
+	for _, c := range findSpans(o, spanQuery{names: map[string]bool{"restock": true}, best: best}) {
+		got = append(got, fmt.Sprintf("%s best=%v named=%v", c.lineRange, c.best, c.named))
+	}
+	want := []string{
+		"338-351 best=true named=false",  // sell
+		"327-341 best=false named=false", // defines restock: named by its def line only
+		"321-330 best=false named=false", // _validate_quantity, called by both
+		"348-359 best=false named=true",  // bulk_restock calls restock
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("spans:\n got %q\nwant %q", got, want)
+	}
+}
