@@ -234,7 +234,8 @@ func (b *Baseline) Targets(ids ...ID) []Target {
 
 // TestFile is a new test file's place in a run's report: its path and,
 // for a Go test file, its package and the tests it declares, since go
-// test reports a test by package, not by file.
+// test reports a test by package, not by file; for a JUnit class, the
+// suite its runner's report names in place of the file.
 type TestFile struct {
 	// Path is the file's path in the repository.
 	Path string
@@ -243,11 +244,18 @@ type TestFile struct {
 	Package string
 	// Tests are the top-level test functions a Go test file declares.
 	Tests []string
+	// Suite is a JUnit class's fully qualified name, which Surefire's
+	// reports give as the file of each of its tests (its nested classes'
+	// too); empty for other files.
+	Suite string
 }
 
 // Owns reports whether a report's test is one of the file's.
 func (f TestFile) Owns(id ID) bool {
-	if f.Package == "" {
+	switch {
+	case f.Suite != "":
+		return id.File == f.Suite
+	case f.Package == "":
 		return id.File == f.Path
 	}
 	top, _, _ := strings.Cut(id.Name, "/")
@@ -255,9 +263,13 @@ func (f TestFile) Owns(id ID) bool {
 }
 
 // coveredBy reports whether a collection error at path stopped the file's
-// tests: for a Go file, a build failure of its package.
+// tests: for a Go file, a build failure of its package; for a JUnit
+// class, an error its report gives the class's name.
 func (f TestFile) coveredBy(path string) bool {
-	if f.Package != "" {
+	switch {
+	case f.Suite != "":
+		return path == f.Suite || path == f.Path
+	case f.Package != "":
 		return path == f.Package
 	}
 	return covers(path, f.Path)

@@ -310,6 +310,8 @@ func TestReproduction(t *testing.T) {
 	const file = "tests/test_issue_7.py"
 	gofile := TestFile{Path: "stats/capsule_reproduction_test.go", Package: "example.com/calc/stats", Tests: []string{"TestMeanEmpty", "TestMeanOne"}}
 	const pkg = "example.com/calc/stats"
+	javafile := TestFile{Path: "src/test/java/calc/CapsuleReproductionTest.java", Suite: "calc.CapsuleReproductionTest"}
+	const class = "calc.CapsuleReproductionTest"
 	for _, tc := range []struct {
 		name    string
 		file    TestFile
@@ -336,6 +338,16 @@ func TestReproduction(t *testing.T) {
 		{"go other package", gofile, run("example.com/calc::TestMeanEmpty failed"), nil, "no test of stats/capsule_reproduction_test.go ran"},
 		{"go build fails", gofile, edit(run("example.com/calc::TestX passed"), collectError(pkg)), nil,
 			"stats/capsule_reproduction_test.go could not be collected: ImportError: no calc"},
+		// A JUnit class's tests are those Surefire's report files under
+		// its name, its nested classes' included; a class named alike in
+		// another package is not its.
+		{"junit fails", javafile, run(class+"::adds failed", class+"::"+class+"$Empty::mean failed", class+"::subtracts passed", "calc.CalcTest::adds failed"),
+			ids(class+"::adds", class+"::"+class+"$Empty::mean"), ""},
+		{"junit passes", javafile, run(class+"::adds passed", "calc.CalcTest::adds failed"), nil,
+			"the tests of src/test/java/calc/CapsuleReproductionTest.java pass on the untouched tree: they reproduce nothing"},
+		{"junit other package", javafile, run("other.CapsuleReproductionTest::adds failed"), nil, "no test of src/test/java/calc/CapsuleReproductionTest.java ran"},
+		{"junit class errors", javafile, edit(run("calc.CalcTest::adds passed"), collectError(class)), nil,
+			"src/test/java/calc/CapsuleReproductionTest.java could not be collected: ImportError: no calc"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			targets, problem := Reproduction(tc.run, tc.file, "")

@@ -68,7 +68,7 @@ var (
 	functionTaskTmpl  = mustParse("function_task")
 	repoTaskTmpl      = mustParse("repo_task")
 	feedbackTmpl      = mustParse("feedback")
-	testDesignPrompts = map[TestLanguage]string{Pytest: mustRead("test_design"), GoTest: mustRead("test_design_go"), JSTest: mustRead("test_design_js")}
+	testDesignPrompts = map[TestLanguage]string{Pytest: mustRead("test_design"), GoTest: mustRead("test_design_go"), JSTest: mustRead("test_design_js"), JavaTest: mustRead("test_design_java")}
 	testTaskTmpl      = mustParse("test_task")
 	testRetryTmpl     = mustParse("test_retry")
 )
@@ -157,6 +157,9 @@ const (
 	// JSTest is a JavaScript or TypeScript test file for Jest or Vitest
 	// (DesignTask.Framework).
 	JSTest TestLanguage = "js"
+	// JavaTest is a JUnit 5 test class (DesignTask.Class in
+	// DesignTask.Package).
+	JavaTest TestLanguage = "java"
 )
 
 // DesignTask asks the test designer, a second role of the model that
@@ -170,8 +173,11 @@ type DesignTask struct {
 	Path string
 	// Language is the test's language; "" is Pytest.
 	Language TestLanguage
-	// Package is the Go package the file belongs to (GoTest only).
+	// Package is the Go package the file belongs to (GoTest), or the
+	// Java package of its class (JavaTest).
 	Package string
+	// Class is the JUnit class's simple name (JavaTest only).
+	Class string
 	// Framework is the test framework, "Jest" or "Vitest" (JSTest only).
 	Framework string
 	// Boundary encloses the issue; the zero value draws one.
@@ -186,7 +192,7 @@ func (t DesignTask) Messages() []chat.Message {
 		panic(fmt.Sprintf("programmer: no test design prompt for %q", t.Language))
 	}
 	b, issue := wrapIssue(t.Boundary, t.Title, t.Body)
-	task := render(testTaskTmpl, struct{ Context, Issue, Tag, Path, Package, Framework string }{trimBlock(t.Context), issue, b.Tag(), t.Path, t.Package, t.Framework})
+	task := render(testTaskTmpl, struct{ Context, Issue, Tag, Path, Package, Class, Framework string }{trimBlock(t.Context), issue, b.Tag(), t.Path, t.Package, t.Class, t.Framework})
 	return []chat.Message{{Role: chat.System, Content: prompt}, {Role: chat.User, Content: task}}
 }
 
