@@ -81,7 +81,7 @@ func reproduce(ctx context.Context, model pipeline.Model, box Sandbox, plan Plan
 	if plan.TestModel != nil {
 		designer = plan.TestModel
 	}
-	dt := programmer.DesignTask{Title: plan.Title, Body: plan.Body, Context: rc.Text + pl.nearby(plan.Dir, rc), Path: pl.Path, Language: pl.lang, Package: pl.pkgName, Framework: pl.framework}
+	dt := programmer.DesignTask{Title: plan.Title, Body: plan.Body, Context: rc.Text + pl.nearby(plan.Dir, rc), Path: pl.Path, Language: pl.lang, Package: pl.pkgName, Class: pl.class, Framework: pl.framework}
 	rec.File, rec.Placed = dt.Path, pl.Why
 	msgs := dt.Messages()
 	tries := cmp.Or(plan.ReproduceTries, DefaultReproduceTries)
@@ -223,8 +223,9 @@ func (p *proof) revise(ctx context.Context, box Sandbox, plan Plan, log *attempt
 // shows no line of the code under test.
 func ownFrames(rep *testreport.Report, file gate.TestFile) string {
 	mark := file.Path
-	if file.Package != "" {
-		// go test and the compiler name a test file by its base name.
+	if file.Package != "" || file.Suite != "" {
+		// go test, the JVM's stack traces and the compilers name a test
+		// file by its base name.
 		mark = path.Base(file.Path)
 	}
 	var kept []string
