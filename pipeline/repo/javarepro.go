@@ -307,3 +307,24 @@ func escaped(s string, i int) bool {
 	}
 	return n%2 == 1
 }
+
+// Bounds of the compiler's lines shown to the test designer.
+const maxCompilerLines = 20
+
+// ansiEscape matches a terminal colour sequence, which Maven writes even
+// to a pipe.
+var ansiEscape = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+// compilerLines are the lines of a run's output that name the file base
+// (javac's errors, through Maven), without colours, at most
+// maxCompilerLines: a JUnit class that does not compile leaves no report,
+// and these say why.
+func compilerLines(output, base string) string {
+	var kept []string
+	for _, line := range strings.Split(output, "\n") {
+		if line = ansiEscape.ReplaceAllString(line, ""); strings.Contains(line, base) && len(kept) < maxCompilerLines {
+			kept = append(kept, strings.TrimRight(line, "\r"))
+		}
+	}
+	return strings.Join(kept, "\n")
+}

@@ -147,3 +147,20 @@ func TestJavaTestFile(t *testing.T) {
 		})
 	}
 }
+
+func TestCompilerLines(t *testing.T) {
+	const base = "CapsuleReproductionTest.java"
+	for _, tc := range []struct {
+		name, output, want string
+	}{
+		{"javac's errors through Maven, colours removed",
+			"[INFO] Compiling 1 source file\n\x1b[1;31mERROR\x1b[m] /workspace/src/test/java/a/CapsuleReproductionTest.java:[9,9] cannot find symbol\r\n[ERROR] Failed to execute goal\n",
+			"ERROR] /workspace/src/test/java/a/CapsuleReproductionTest.java:[9,9] cannot find symbol"},
+		{"nothing about the file", "[INFO] BUILD FAILURE\n", ""},
+		{"at most 20 lines", strings.Repeat(base+"\n", 30), strings.TrimSuffix(strings.Repeat(base+"\n", 20), "\n")},
+	} {
+		if got := compilerLines(tc.output, base); got != tc.want {
+			t.Errorf("%s: compilerLines = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

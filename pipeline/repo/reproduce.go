@@ -109,6 +109,9 @@ func reproduce(ctx context.Context, model pipeline.Model, box Sandbox, plan Plan
 					return &edits.Edit{Path: dt.Path, Content: content}, nil
 				}
 				output = ownOutput(rep, tf)
+				if output == "" && tf.Suite != "" && try.Run != nil {
+					output = compilerLines(try.Run.Output, path.Base(tf.Path))
+				}
 			}
 		}
 		try.Problem = problem
