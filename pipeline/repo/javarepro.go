@@ -6,11 +6,13 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/capsulehq/capsule/pipeline/gate"
 	"github.com/capsulehq/capsule/pipeline/programmer"
 	"github.com/capsulehq/capsule/pipeline/repocontext"
+	"github.com/capsulehq/capsule/pipeline/response"
 )
 
 // javaReproClass is the Java reproducing test's class name; Surefire's
@@ -327,4 +329,22 @@ func compilerLines(output, base string) string {
 		}
 	}
 	return strings.Join(kept, "\n")
+}
+
+// onlyFile says why a test designer's answer that writes other files
+// than its test file is refused, or returns "": a JUnit class's tests
+// could be changed by a resource beside it (a service file, a
+// junit-platform.properties), and only the class is laid over the tree.
+func onlyFile(answer, file string) string {
+	parsed, _ := response.Parse(answer)
+	var others []string
+	for _, f := range parsed.Files {
+		if p := path.Clean(f.Path); p != file && !slices.Contains(others, p) {
+			others = append(others, p)
+		}
+	}
+	if len(others) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the answer also writes %s; the test is the one class in %s, and nothing else may be written", strings.Join(others, ", "), file)
 }

@@ -164,3 +164,20 @@ func TestCompilerLines(t *testing.T) {
 		}
 	}
 }
+
+func TestOnlyFile(t *testing.T) {
+	const file = "src/test/java/a/CapsuleReproductionTest.java"
+	class := "### File: " + file + "\n```java\npackage a;\n```\n"
+	for _, tc := range []struct {
+		name, answer, want string
+	}{
+		{"the class alone", "Why.\n\n" + class, ""},
+		{"a service file beside it", class + "\n### File: src/test/resources/META-INF/services/org.junit.platform.launcher.TestExecutionListener\n```\na.Forge\n```\n",
+			"the answer also writes src/test/resources/META-INF/services/org.junit.platform.launcher.TestExecutionListener; the test is the one class in " + file},
+		{"a second class", class + "\n### File: src/test/java/a/Helper.java\n```java\npackage a;\n```\n", "the answer also writes src/test/java/a/Helper.java"},
+	} {
+		if got := onlyFile(tc.answer, file); tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: onlyFile = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

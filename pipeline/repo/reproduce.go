@@ -92,6 +92,9 @@ func reproduce(ctx context.Context, model pipeline.Model, box Sandbox, plan Plan
 		}
 		try := attemptlog.DesignTry{Answer: reply.Content, PromptTokens: reply.PromptTokens, CompletionTokens: reply.CompletionTokens, ModelDuration: reply.Duration}
 		file, content, problem := designedFile(reply.Content, dt.Path, func(p string) string { return pl.check(plan.Dir, p) })
+		if problem == "" && pl.lang == programmer.JavaTest {
+			problem = onlyFile(reply.Content, file)
+		}
 		var output string
 		if problem == "" {
 			dt.Path, rec.File = file, file
