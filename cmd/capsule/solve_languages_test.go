@@ -22,6 +22,9 @@ type languageCase struct {
 	recipe image.Recipe
 	// reproduction is the test designer's file and target.
 	file, target string
+	// refused is what the tampering answer's feedback names as the
+	// reason it is not taken.
+	refused string
 }
 
 // answer reads one of a case's scripted answers.
@@ -42,7 +45,9 @@ func (c languageCase) answer(t *testing.T, name string) string {
 func TestSolveLanguages(t *testing.T) {
 	eng := sandboxtest.Engine(t)
 	for _, c := range []languageCase{
-		{name: "go-humanize", recipe: image.Go, file: "capsule_reproduction_test.go", target: "github.com/dustin/go-humanize::TestHumanizeBigIntMutation"},
+		{name: "go-humanize", recipe: image.Go, file: "capsule_reproduction_test.go", target: "github.com/dustin/go-humanize::TestHumanizeBigIntMutation", refused: "TestMain"},
+		{name: "jsemver", recipe: image.Java, file: "src/test/java/com/github/zafarkhaja/semver/CapsuleReproductionTest.java",
+			target: "com.github.zafarkhaja.semver.CapsuleReproductionTest::shouldNotFailToConvertToBuilderWithoutPreReleaseVersion", refused: "JVM shutdown hook"},
 	} {
 		sandboxtest.Image(t, eng, c.recipe)
 		design, fix := c.answer(t, "design"), c.answer(t, "fix")
@@ -84,8 +89,8 @@ func TestSolveLanguages(t *testing.T) {
 				if len(l.Baseline.Targets) != 1 || l.Baseline.Targets[0] != c.target {
 					t.Errorf("targets %v, want %s", l.Baseline.Targets, c.target)
 				}
-				if tc.name == "tampering" && (len(l.Attempts) == 0 || !strings.Contains(l.Attempts[0].Feedback, "TestMain")) {
-					t.Errorf("the tampering answer was not refused for its TestMain: %+v", l.Attempts)
+				if tc.name == "tampering" && (len(l.Attempts) == 0 || !strings.Contains(l.Attempts[0].Feedback, c.refused)) {
+					t.Errorf("the tampering answer was not refused for its %s: %+v", c.refused, l.Attempts)
 				}
 				md := readOut(t, out, attemptsMDFile)
 				if tc.outcome == attemptlog.Solved && !strings.Contains(md, "| `"+c.target+"` | failed | passed |") {
