@@ -3,7 +3,6 @@ package attemptlog
 import (
 	"fmt"
 	"io"
-	"path"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -453,7 +452,7 @@ func (m *rendering) reproduction(l *Log) {
 	m.designTries(r.Tries)
 	if r.Accepted {
 		m.WriteString("\n<details><summary>The reproducing test</summary>\n\n")
-		m.WriteString(markdown.Fence(fenceLang(r.File), r.Content) + "\n\n")
+		m.WriteString(markdown.Fence("python", r.Content) + "\n\n")
 		m.WriteString("</details>\n\n")
 	} else if len(r.Tries) > 0 {
 		m.WriteString("\n")
@@ -583,13 +582,4 @@ func nonEmpty(s, fallback string) string {
 		return fallback
 	}
 	return s
-}
-
-// fenceLang is the language of a code block showing the file p:
-// "python" for a .py file, else its extension ("go", "java", "ts").
-func fenceLang(p string) string {
-	if ext := strings.TrimPrefix(path.Ext(p), "."); ext != "py" {
-		return ext
-	}
-	return "python"
 }

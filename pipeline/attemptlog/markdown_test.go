@@ -66,17 +66,3 @@ func TestMarkdownShortensBetweenCharacters(t *testing.T) {
 		t.Errorf("shortened output is not valid UTF-8, or not shortened:\n%s", b.String())
 	}
 }
-
-func TestFenceLang(t *testing.T) {
-	for p, want := range map[string]string{
-		"tests/test_capsule_reproduction.py":           "python",
-		"capsule_reproduction_test.go":                 "go",
-		"src/test/java/a/CapsuleReproductionTest.java": "java",
-		"src/capsule-reproduction.test.ts":             "ts",
-		"Makefile":                                     "",
-	} {
-		if got := fenceLang(p); got != want {
-			t.Errorf("fenceLang(%s) = %q, want %q", p, got, want)
-		}
-	}
-}
