@@ -22,9 +22,9 @@ type languageCase struct {
 	recipe image.Recipe
 	// reproduction is the test designer's file and target.
 	file, target string
-	// refused is what the tampering answer's feedback names as the
-	// reason it is not taken.
-	refused string
+	// refusedFor is what the feedback on the tampering answer names as
+	// the reason it was refused.
+	refusedFor string
 }
 
 // answer reads one of a case's scripted answers.
@@ -45,9 +45,11 @@ func (c languageCase) answer(t *testing.T, name string) string {
 func TestSolveLanguages(t *testing.T) {
 	eng := sandboxtest.Engine(t)
 	for _, c := range []languageCase{
-		{name: "go-humanize", recipe: image.Go, file: "capsule_reproduction_test.go", target: "github.com/dustin/go-humanize::TestHumanizeBigIntMutation", refused: "TestMain"},
+		{name: "go-humanize", recipe: image.Go, file: "capsule_reproduction_test.go", target: "github.com/dustin/go-humanize::TestHumanizeBigIntMutation", refusedFor: "TestMain"},
+		{name: "strsim", recipe: image.Rust, file: "tests/capsule_reproduction.rs", target: "tests/capsule_reproduction.rs::jaro_and_jaro_winkler_count_every_transposition", refusedFor: ".cargo/config.toml"},
+		{name: "destr", recipe: image.Node, file: "test/capsule-reproduction.test.ts", target: "test/capsule-reproduction.test.ts::destr::parses string with escape characters", refusedFor: "vitest.config.ts"},
 		{name: "jsemver", recipe: image.Java, file: "src/test/java/com/github/zafarkhaja/semver/CapsuleReproductionTest.java",
-			target: "com.github.zafarkhaja.semver.CapsuleReproductionTest::shouldNotFailToConvertToBuilderWithoutPreReleaseVersion", refused: "JVM shutdown hook"},
+			target: "com.github.zafarkhaja.semver.CapsuleReproductionTest::shouldNotFailToConvertToBuilderWithoutPreReleaseVersion", refusedFor: "JVM shutdown hook"},
 	} {
 		sandboxtest.Image(t, eng, c.recipe)
 		design, fix := c.answer(t, "design"), c.answer(t, "fix")
@@ -89,8 +91,8 @@ func TestSolveLanguages(t *testing.T) {
 				if len(l.Baseline.Targets) != 1 || l.Baseline.Targets[0] != c.target {
 					t.Errorf("targets %v, want %s", l.Baseline.Targets, c.target)
 				}
-				if tc.name == "tampering" && (len(l.Attempts) == 0 || !strings.Contains(l.Attempts[0].Feedback, c.refused)) {
-					t.Errorf("the tampering answer was not refused for its %s: %+v", c.refused, l.Attempts)
+				if tc.name == "tampering" && (len(l.Attempts) == 0 || !strings.Contains(l.Attempts[0].Feedback, c.refusedFor)) {
+					t.Errorf("the tampering answer was not refused for its %s: %+v", c.refusedFor, l.Attempts)
 				}
 				md := readOut(t, out, attemptsMDFile)
 				if tc.outcome == attemptlog.Solved && !strings.Contains(md, "| `"+c.target+"` | failed | passed |") {

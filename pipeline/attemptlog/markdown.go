@@ -3,6 +3,7 @@ package attemptlog
 import (
 	"fmt"
 	"io"
+	"path"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -452,10 +453,24 @@ func (m *rendering) reproduction(l *Log) {
 	m.designTries(r.Tries)
 	if r.Accepted {
 		m.WriteString("\n<details><summary>The reproducing test</summary>\n\n")
-		m.WriteString(markdown.Fence("python", r.Content) + "\n\n")
+		m.WriteString(markdown.Fence(fenceLanguage(r.File), r.Content) + "\n\n")
 		m.WriteString("</details>\n\n")
 	} else if len(r.Tries) > 0 {
 		m.WriteString("\n")
+	}
+}
+
+// fenceLanguage is the language of a code block showing the file at
+// path p, from its extension: python for .py, go, rust for .rs, else the
+// extension itself (ts, js, java), "" for none.
+func fenceLanguage(p string) string {
+	switch ext := strings.TrimPrefix(path.Ext(p), "."); ext {
+	case "py":
+		return "python"
+	case "rs":
+		return "rust"
+	default:
+		return ext
 	}
 }
 

@@ -66,3 +66,26 @@ func TestMarkdownShortensBetweenCharacters(t *testing.T) {
 		t.Errorf("shortened output is not valid UTF-8, or not shortened:\n%s", b.String())
 	}
 }
+
+// TestMarkdownReproducingTestLanguage shows the reproducing test in a code
+// block of its own language.
+func TestMarkdownReproducingTestLanguage(t *testing.T) {
+	for _, tc := range []struct{ file, fence string }{
+		{"tests/test_capsule_reproduction.py", "```python\n"},
+		{"capsule_reproduction_test.go", "```go\n"},
+		{"test/capsule-reproduction.test.ts", "```ts\n"},
+		{"src/capsule-reproduction.spec.js", "```js\n"},
+		{"tests/capsule_reproduction.rs", "```rust\n"},
+		{"src/test/java/calc/CapsuleReproductionTest.java", "```java\n"},
+	} {
+		l := repoLog()
+		l.Reproduction = &Reproduction{Mode: "auto", File: tc.file, Accepted: true, Content: "x\n"}
+		var b strings.Builder
+		if err := l.WriteMarkdown(&b); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "<summary>The reproducing test</summary>\n\n"+tc.fence+"x\n```") {
+			t.Errorf("%s: the reproducing test is not in a %q block:\n%s", tc.file, tc.fence, b.String())
+		}
+	}
+}

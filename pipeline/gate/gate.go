@@ -14,6 +14,7 @@
 package gate
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -234,11 +235,16 @@ func (b *Baseline) Targets(ids ...ID) []Target {
 
 // TestFile is a new test file's place in a run's report: its path and,
 // for a Go test file, its package and the tests it declares, since go
-// test reports a test by package, not by file; for a JUnit class, the
-// suite its runner's report names in place of the file.
+// test reports a test by package, not by file; for a Rust integration test
+// of a workspace member, the name cargo gives its test binary; for a JUnit
+// class, the suite Surefire's reports name in place of the file.
 type TestFile struct {
 	// Path is the file's path in the repository.
 	Path string
+	// Binary is the name a cargo test report gives the file's tests when
+	// it is not Path: cargo names a test binary by its source's path in
+	// its crate, so crates/calc/tests/x.rs reports as tests/x.rs.
+	Binary string
 	// Package is a Go test file's package import path; empty for pytest,
 	// whose report names each test's file.
 	Package string
@@ -252,27 +258,25 @@ type TestFile struct {
 
 // Owns reports whether a report's test is one of the file's.
 func (f TestFile) Owns(id ID) bool {
-	switch {
-	case f.Suite != "":
-		return id.File == f.Suite
-	case f.Package == "":
-		return id.File == f.Path
+	if f.Package == "" {
+		return id.File == f.reported()
 	}
 	top, _, _ := strings.Cut(id.Name, "/")
 	return id.File == f.Package && slices.Contains(f.Tests, top)
 }
 
 // coveredBy reports whether a collection error at path stopped the file's
-// tests: for a Go file, a build failure of its package; for a JUnit
-// class, an error its report gives the class's name.
+// tests: for a Go file, a build failure of its package.
 func (f TestFile) coveredBy(path string) bool {
-	switch {
-	case f.Suite != "":
-		return path == f.Suite || path == f.Path
-	case f.Package != "":
+	if f.Package != "" {
 		return path == f.Package
 	}
-	return covers(path, f.Path)
+	return covers(path, f.reported())
+}
+
+// reported is the file as a report names it.
+func (f TestFile) reported() string {
+	return cmp.Or(f.Binary, f.Suite, f.Path)
 }
 
 // Reproduction checks a run on the untouched tree of a new test file,

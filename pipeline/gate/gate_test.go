@@ -310,6 +310,10 @@ func TestReproduction(t *testing.T) {
 	const file = "tests/test_issue_7.py"
 	gofile := TestFile{Path: "stats/capsule_reproduction_test.go", Package: "example.com/calc/stats", Tests: []string{"TestMeanEmpty", "TestMeanOne"}}
 	const pkg = "example.com/calc/stats"
+	// A workspace member's integration test: cargo names its binary by
+	// its path in its crate.
+	rsfile := TestFile{Path: "crates/calc/tests/capsule_reproduction.rs", Binary: "tests/capsule_reproduction.rs"}
+	const bin = "tests/capsule_reproduction.rs"
 	javafile := TestFile{Path: "src/test/java/calc/CapsuleReproductionTest.java", Suite: "calc.CapsuleReproductionTest"}
 	const class = "calc.CapsuleReproductionTest"
 	for _, tc := range []struct {
@@ -338,6 +342,12 @@ func TestReproduction(t *testing.T) {
 		{"go other package", gofile, run("example.com/calc::TestMeanEmpty failed"), nil, "no test of stats/capsule_reproduction_test.go ran"},
 		{"go build fails", gofile, edit(run("example.com/calc::TestX passed"), collectError(pkg)), nil,
 			"stats/capsule_reproduction_test.go could not be collected: ImportError: no calc"},
+		{"rust fails", rsfile, run(bin+"::jaro_counts_transpositions failed", "src/lib.rs::jaro_diff passed", "crates/calc/tests/capsule_reproduction.rs::x failed"),
+			ids(bin + "::jaro_counts_transpositions"), ""},
+		{"rust passes", rsfile, run(bin + "::jaro_counts_transpositions passed"), nil,
+			"the tests of crates/calc/tests/capsule_reproduction.rs pass on the untouched tree: they reproduce nothing"},
+		{"rust does not compile", rsfile, edit(run("src/lib.rs::jaro_diff passed"), collectError(bin)), nil,
+			"crates/calc/tests/capsule_reproduction.rs could not be collected: ImportError: no calc"},
 		// A JUnit class's tests are those Surefire's report files under
 		// its name, its nested classes' included; a class named alike in
 		// another package is not its.

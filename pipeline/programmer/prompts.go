@@ -68,7 +68,7 @@ var (
 	functionTaskTmpl  = mustParse("function_task")
 	repoTaskTmpl      = mustParse("repo_task")
 	feedbackTmpl      = mustParse("feedback")
-	testDesignPrompts = map[TestLanguage]string{Pytest: mustRead("test_design"), GoTest: mustRead("test_design_go"), JSTest: mustRead("test_design_js"), JavaTest: mustRead("test_design_java")}
+	testDesignPrompts = map[TestLanguage]string{Pytest: mustRead("test_design"), GoTest: mustRead("test_design_go"), JSTest: mustRead("test_design_js"), RustTest: mustRead("test_design_rust"), JavaTest: mustRead("test_design_java")}
 	testTaskTmpl      = mustParse("test_task")
 	testRetryTmpl     = mustParse("test_retry")
 )
@@ -157,6 +157,9 @@ const (
 	// JSTest is a JavaScript or TypeScript test file for Jest or Vitest
 	// (DesignTask.Framework).
 	JSTest TestLanguage = "js"
+	// RustTest is a Rust integration test under a crate's tests/, run by
+	// cargo test, that uses the crate's public API (DesignTask.Crate).
+	RustTest TestLanguage = "rust"
 	// JavaTest is a JUnit 5 test class (DesignTask.Class in
 	// DesignTask.Package).
 	JavaTest TestLanguage = "java"
@@ -180,6 +183,13 @@ type DesignTask struct {
 	Class string
 	// Framework is the test framework, "Jest" or "Vitest" (JSTest only).
 	Framework string
+	// Crate is the name by which a Rust integration test uses the crate
+	// it tests: its library's name, hyphens as underscores (RustTest
+	// only).
+	Crate string
+	// Edition is the crate's Rust edition (RustTest only): in Rust 2015
+	// an integration test declares `extern crate NAME;` to use it.
+	Edition string
 	// Boundary encloses the issue; the zero value draws one.
 	Boundary untrusted.Boundary
 }
@@ -192,7 +202,7 @@ func (t DesignTask) Messages() []chat.Message {
 		panic(fmt.Sprintf("programmer: no test design prompt for %q", t.Language))
 	}
 	b, issue := wrapIssue(t.Boundary, t.Title, t.Body)
-	task := render(testTaskTmpl, struct{ Context, Issue, Tag, Path, Package, Class, Framework string }{trimBlock(t.Context), issue, b.Tag(), t.Path, t.Package, t.Class, t.Framework})
+	task := render(testTaskTmpl, struct{ Context, Issue, Tag, Path, Package, Class, Framework, Crate, Edition string }{trimBlock(t.Context), issue, b.Tag(), t.Path, t.Package, t.Class, t.Framework, t.Crate, t.Edition})
 	return []chat.Message{{Role: chat.System, Content: prompt}, {Role: chat.User, Content: task}}
 }
 

@@ -195,6 +195,21 @@ func TestDesignMessagesGolden(t *testing.T) {
 			output: "",
 		},
 		{
+			name: "design_rust",
+			task: DesignTask{
+				Title:    "mean() panics on an empty slice",
+				Body:     "`stats::mean(&[])` panics with attempt to divide by zero; it should return 0.",
+				Context:  "### src/lib.rs\n```rust\npub fn mean(v: &[i64]) -> i64 {\n    v.iter().sum::<i64>() / v.len() as i64\n}\n```",
+				Path:     "tests/capsule_reproduction.rs",
+				Language: RustTest,
+				Crate:    "tiny_stats",
+				Edition:  "2015",
+			},
+			answer: "### File: tests/capsule_reproduction.rs\n```rust\nuse tiny_stats::average;\n```",
+			error:  "tests/capsule_reproduction.rs could not be collected: error[E0432]: unresolved import `tiny_stats::average`",
+			output: "error[E0432]: unresolved import `tiny_stats::average`\n --> tests/capsule_reproduction.rs:1:5",
+		},
+		{
 			name: "design_java",
 			task: DesignTask{
 				Title:    "Stats.mean of an empty array is NaN",

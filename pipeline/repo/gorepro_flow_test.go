@@ -65,6 +65,25 @@ func (b hostBox) Run(ctx context.Context, r sandbox.Run) (sandbox.Result, error)
 	return res, nil
 }
 
+// solveScripted solves task through box with the test command and the
+// scripted answers, in at most two attempts, and checks that the test
+// designer's file was accepted at file.
+func solveScripted(t *testing.T, box hostBox, task Task, command string, answers []string, file string) (*scripted, *attemptlog.Log) {
+	t.Helper()
+	model := &scripted{answers: answers}
+	s := pipeline.DefaultSettings()
+	s.MaxAttempts = 2
+	out, err := Solve(context.Background(), model, box, Plan{Task: task, TestCommand: command, Settings: s, Limits: sandbox.Limits{Timeout: 5 * time.Minute}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := out.Log
+	if rec := log.Reproduction; rec == nil || !rec.Accepted || rec.File != file || rec.Skipped != "" {
+		t.Fatalf("reproduction: %+v\nbaseline: %+v\nenv: %+v", rec, log.Baseline, log.Environment)
+	}
+	return model, log
+}
+
 // TestGoReproduction: on a Go module whose tests run under go test
 // -json, the test designer is asked for a Go test in the package of the
 // code the issue concerns; a test that fails on the untouched tree gives
@@ -102,20 +121,9 @@ func TestGoReproduction(t *testing.T) {
 		{"no-op", []string{design, noop, noop}, attemptlog.NotSolved},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			model := &scripted{answers: tc.answers}
-			s := pipeline.DefaultSettings()
-			s.MaxAttempts = 2
-			plan := Plan{Task: Task{ID: t.Name(), Title: "Mean panics on an empty slice", Body: "`stats.Mean(nil)` panics with an integer divide by zero; it should return 0.", Dir: tree},
-				TestCommand: "go test -json ./...", Settings: s, Limits: sandbox.Limits{Timeout: 5 * time.Minute}}
-			out, err := Solve(context.Background(), model, box, plan)
-			if err != nil {
-				t.Fatal(err)
-			}
-			log := out.Log
+			model, log := solveScripted(t, box, Task{ID: t.Name(), Title: "Mean panics on an empty slice", Body: "`stats.Mean(nil)` panics with an integer divide by zero; it should return 0.", Dir: tree},
+				"go test -json ./...", tc.answers, wantFile)
 			rec := log.Reproduction
-			if rec == nil || !rec.Accepted || rec.File != wantFile || rec.Skipped != "" {
-				t.Fatalf("reproduction: %+v\nbaseline: %+v\nenv: %+v", rec, log.Baseline, log.Environment)
-			}
 			if len(log.Baseline.Targets) == 0 || log.Baseline.Targets[0] != wantFirst {
 				t.Errorf("targets %v, want %s first", log.Baseline.Targets, wantFirst)
 			}

@@ -81,7 +81,7 @@ func reproduce(ctx context.Context, model pipeline.Model, box Sandbox, plan Plan
 	if plan.TestModel != nil {
 		designer = plan.TestModel
 	}
-	dt := programmer.DesignTask{Title: plan.Title, Body: plan.Body, Context: rc.Text + pl.nearby(plan.Dir, rc), Path: pl.Path, Language: pl.lang, Package: pl.pkgName, Class: pl.class, Framework: pl.framework}
+	dt := programmer.DesignTask{Title: plan.Title, Body: plan.Body, Context: rc.Text + pl.nearby(plan.Dir, rc), Path: pl.Path, Language: pl.lang, Package: pl.pkgName, Class: pl.class, Framework: pl.framework, Crate: pl.crate, Edition: pl.edition}
 	rec.File, rec.Placed = dt.Path, pl.Why
 	msgs := dt.Messages()
 	tries := cmp.Or(plan.ReproduceTries, DefaultReproduceTries)
@@ -225,8 +225,9 @@ func (p *proof) revise(ctx context.Context, box Sandbox, plan Plan, log *attempt
 }
 
 // ownFrames is what a run says about the tests of file, cut to the lines
-// of the test's own frames and the exception lines, so that a revision
-// shows no line of the code under test.
+// of the test's own frames and the exception lines (a Rust panic's
+// message, on the line after its "panicked at" the file's line), so that
+// a revision shows no line of the code under test.
 func ownFrames(rep *testreport.Report, file gate.TestFile) string {
 	mark := file.Path
 	if file.Package != "" || file.Suite != "" {
@@ -235,10 +236,12 @@ func ownFrames(rep *testreport.Report, file gate.TestFile) string {
 		mark = path.Base(file.Path)
 	}
 	var kept []string
+	panicked := false
 	for _, line := range strings.Split(ownOutput(rep, file), "\n") {
-		if strings.Contains(line, mark) || strings.HasPrefix(strings.TrimSpace(line), "E ") {
+		if strings.Contains(line, mark) || strings.HasPrefix(strings.TrimSpace(line), "E ") || panicked {
 			kept = append(kept, line)
 		}
+		panicked = strings.Contains(line, "panicked at "+mark) && strings.HasSuffix(line, ":")
 	}
 	return strings.Join(kept, "\n")
 }
@@ -279,7 +282,7 @@ func ownOutput(rep *testreport.Report, file gate.TestFile) string {
 	}
 	var parts []string
 	for _, e := range rep.CollectErrors() {
-		if e.Path == file.Path || file.Package != "" && e.Path == file.Package {
+		if e.Path == cmp.Or(file.Binary, file.Suite, file.Path) || file.Package != "" && e.Path == file.Package {
 			parts = append(parts, e.Message)
 		}
 	}

@@ -216,6 +216,13 @@ func detectNode(fsys fs.FS, t *tree) (Detection, bool, error) {
 		}
 	}
 	command := manager + " test"
+	if manager == "yarn" && pkg.PackageManager != "" && !strings.HasPrefix(pkg.PackageManager, "yarn@1.") {
+		// Yarn 1 refuses to run any script of a project whose
+		// packageManager names another manager or version, unless
+		// SKIP_YARN_COREPACK_CHECK is set (to anything).
+		command = yarnSkipCheck + " " + command
+		reason += fmt.Sprintf("; package.json's packageManager is %q, which the image's Yarn 1 refuses to run without %s", shorten(pkg.PackageManager, 40), yarnSkipCheck)
+	}
 	if flags, why := nodeReporterFlags(manager, test); flags != "" {
 		command += flags
 		reason += "; " + why
@@ -224,6 +231,14 @@ func detectNode(fsys fs.FS, t *tree) (Detection, bool, error) {
 	}
 	return Detection{command, reason}, true, nil
 }
+
+// yarnSkipCheck is the assignment that lets Yarn 1 run the scripts of a
+// project whose package.json's packageManager names a later Yarn.
+const yarnSkipCheck = "SKIP_YARN_COREPACK_CHECK=0"
+
+// shellOperators are the characters by which a test script is more than
+// one plain command.
+const shellOperators = "&|;<>`$()"
 
 // The files detection has Jest and Vitest write their JSON report to.
 const (
@@ -235,8 +250,10 @@ const (
 // test script writes Jest's or Vitest's JSON report, and says so; or no
 // words and why not, when the script is not one plain invocation of the
 // runner (the manager adds the words to the script's end, so they would
-// reach another command), or "" for other runners. npm takes the words
-// after `--`; pnpm and yarn pass them on as they are.
+// reach another command), or "" for other runners. npm and pnpm take the
+// words after `--` (pnpm's test command reads options before it as its
+// own, and refuses --json, --reporter and --outputFile); yarn 1 passes
+// them on as they are and warns of a `--`.
 func nodeReporterFlags(manager, script string) (flags, why string) {
 	words := strings.Fields(script)
 	// VAR=value, npx and cross-env before the runner
@@ -247,6 +264,20 @@ func nodeReporterFlags(manager, script string) (flags, why string) {
 		return "", ""
 	}
 	runner := path.Base(words[0])
+	if runner == "node" {
+		// node, its options, then the runner's script, which the
+		// words after it reach (node_modules/jest/bin/jest.js).
+		i := 1
+		for i < len(words) && strings.HasPrefix(words[i], "-") {
+			i++
+		}
+		for _, name := range []string{"jest", "vitest"} {
+			if i < len(words) && slices.Contains(strings.Split(words[i], "/"), name) {
+				runner, words = name, words[i:]
+				break
+			}
+		}
+	}
 	var add, file string
 	switch runner {
 	case "jest":
@@ -257,9 +288,17 @@ func nodeReporterFlags(manager, script string) (flags, why string) {
 		}
 		add, file = " --reporter=default --reporter=json --outputFile.json="+vitestReport, vitestReport
 	default:
-		return "", ""
+		// The runner, if the script names one, is not its first program.
+		named, _ := nodeRunner(script)
+		switch {
+		case named == "":
+			return "", ""
+		case strings.ContainsAny(script, shellOperators):
+			return "", "its JSON report is not asked for: the script is more than one plain " + named + " command, which options added to it would not reach"
+		}
+		return "", "its JSON report is not asked for: the script runs " + named + " through " + words[0] + ", which options added to it would reach first"
 	}
-	if strings.ContainsAny(script, "&|;<>`$()") {
+	if strings.ContainsAny(script, shellOperators) {
 		return "", "its JSON report is not asked for: the script is more than one plain " + runnerName[runner] + " command, which options added to it would not reach"
 	}
 	for _, w := range words[1:] {
@@ -267,7 +306,7 @@ func nodeReporterFlags(manager, script string) (flags, why string) {
 			return "", "its JSON report is not asked for: the script already chooses its reporters or output, or watches"
 		}
 	}
-	if manager == "npm" {
+	if manager == "npm" || manager == "pnpm" {
 		add = " --" + add
 	}
 	return add, fmt.Sprintf("%s's JSON report is asked for with `%s`, and %s gives the per-test results", runnerName[runner], strings.TrimSpace(add), file)

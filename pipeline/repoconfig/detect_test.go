@@ -136,8 +136,8 @@ func TestDetectTest(t *testing.T) {
 		{
 			name:   "pnpm with vitest",
 			files:  map[string]string{"package.json": `{"scripts": {"test": "vitest run"}}`, "pnpm-lock.yaml": ""},
-			cmd:    "pnpm test --reporter=default --reporter=json --outputFile.json=capsule-vitest.json",
-			reason: "pnpm: package.json has scripts.test \"vitest run\" and pnpm-lock.yaml is the lock file; it runs Vitest; Vitest's JSON report is asked for with `--reporter=default --reporter=json --outputFile.json=capsule-vitest.json`, and capsule-vitest.json gives the per-test results",
+			cmd:    "pnpm test -- --reporter=default --reporter=json --outputFile.json=capsule-vitest.json",
+			reason: "pnpm: package.json has scripts.test \"vitest run\" and pnpm-lock.yaml is the lock file; it runs Vitest; Vitest's JSON report is asked for with `-- --reporter=default --reporter=json --outputFile.json=capsule-vitest.json`, and capsule-vitest.json gives the per-test results",
 		},
 		{
 			name:   "yarn with jest as a dependency",
@@ -150,6 +150,54 @@ func TestDetectTest(t *testing.T) {
 			files:  map[string]string{"package.json": `{"scripts": {"test": "NODE_ENV=test jest"}}`, "yarn.lock": ""},
 			cmd:    "yarn test --json --outputFile=capsule-jest.json",
 			reason: "yarn: package.json has scripts.test \"NODE_ENV=test jest\" and yarn.lock is the lock file; it runs Jest; Jest's JSON report is asked for with `--json --outputFile=capsule-jest.json`, and capsule-jest.json gives the per-test results",
+		},
+		{
+			name:   "yarn 4 with vitest",
+			files:  map[string]string{"package.json": `{"packageManager": "yarn@4.5.3", "scripts": {"test": "vitest run"}}`, "yarn.lock": ""},
+			cmd:    "SKIP_YARN_COREPACK_CHECK=0 yarn test --reporter=default --reporter=json --outputFile.json=capsule-vitest.json",
+			reason: "yarn: package.json has scripts.test \"vitest run\" and yarn.lock is the lock file; it runs Vitest; package.json's packageManager is \"yarn@4.5.3\", which the image's Yarn 1 refuses to run without SKIP_YARN_COREPACK_CHECK=0; Vitest's JSON report is asked for with `--reporter=default --reporter=json --outputFile.json=capsule-vitest.json`, and capsule-vitest.json gives the per-test results",
+		},
+		{
+			name:   "yarn 1 named as the package manager",
+			files:  map[string]string{"package.json": `{"packageManager": "yarn@1.22.22", "scripts": {"test": "jest"}}`, "yarn.lock": ""},
+			cmd:    "yarn test --json --outputFile=capsule-jest.json",
+			reason: "yarn: package.json has scripts.test \"jest\" and yarn.lock is the lock file; it runs Jest; Jest's JSON report is asked for with `--json --outputFile=capsule-jest.json`, and capsule-jest.json gives the per-test results",
+		},
+		{
+			name:   "pnpm with jest and another pnpm named",
+			files:  map[string]string{"package.json": `{"packageManager": "pnpm@8.9.2", "scripts": {"test": "jest --ci"}}`, "pnpm-lock.yaml": "lockfileVersion: '6.0'\n"},
+			cmd:    "pnpm test -- --json --outputFile=capsule-jest.json",
+			reason: "pnpm: package.json has scripts.test \"jest --ci\" and pnpm-lock.yaml is the lock file; it runs Jest; Jest's JSON report is asked for with `-- --json --outputFile=capsule-jest.json`, and capsule-jest.json gives the per-test results",
+		},
+		{
+			name:   "pnpm with vitest in watch mode",
+			files:  map[string]string{"package.json": `{"scripts": {"test": "vitest"}}`, "pnpm-lock.yaml": ""},
+			cmd:    "pnpm test -- --reporter=default --reporter=json --outputFile.json=capsule-vitest.json",
+			reason: "pnpm: package.json has scripts.test \"vitest\" and pnpm-lock.yaml is the lock file; it runs Vitest; Vitest's JSON report is asked for with `-- --reporter=default --reporter=json --outputFile.json=capsule-vitest.json`, and capsule-vitest.json gives the per-test results",
+		},
+		{
+			name:   "yarn with vitest choosing its reporter",
+			files:  map[string]string{"package.json": `{"scripts": {"test": "vitest run --reporter=verbose"}}`, "yarn.lock": ""},
+			cmd:    "yarn test",
+			reason: `yarn: package.json has scripts.test "vitest run --reporter=verbose" and yarn.lock is the lock file; it runs Vitest; its JSON report is not asked for: the script already chooses its reporters or output, or watches`,
+		},
+		{
+			name:   "pnpm with two commands",
+			files:  map[string]string{"package.json": `{"scripts": {"test": "pnpm lint && vitest run --coverage"}}`, "pnpm-lock.yaml": ""},
+			cmd:    "pnpm test",
+			reason: `pnpm: package.json has scripts.test "pnpm lint && vitest run --coverage" and pnpm-lock.yaml is the lock file; it runs Vitest; its JSON report is not asked for: the script is more than one plain Vitest command, which options added to it would not reach`,
+		},
+		{
+			name:   "npm with jest through node",
+			files:  map[string]string{"package.json": `{"scripts": {"test": "node --experimental-vm-modules node_modules/jest/bin/jest.js"}}`},
+			cmd:    npmCommand + " -- --json --outputFile=capsule-jest.json",
+			reason: "npm: package.json has scripts.test \"node --experimental-vm-modules node_modules/jest/bin/jest.js\"; it runs Jest; Jest's JSON report is asked for with `-- --json --outputFile=capsule-jest.json`, and capsule-jest.json gives the per-test results",
+		},
+		{
+			name:   "npm with jest through another program",
+			files:  map[string]string{"package.json": `{"scripts": {"test": "dotenv -e .env.test jest"}}`},
+			cmd:    npmCommand,
+			reason: `npm: package.json has scripts.test "dotenv -e .env.test jest"; it runs Jest; its JSON report is not asked for: the script runs Jest through dotenv, which options added to it would reach first`,
 		},
 		{
 			name:   "npm with npx and cross-env before vitest",

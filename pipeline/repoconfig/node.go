@@ -11,6 +11,9 @@ type packageJSON struct {
 	Scripts         map[string]any `json:"scripts"`
 	DevDependencies map[string]any `json:"devDependencies"`
 	Dependencies    map[string]any `json:"dependencies"`
+	// PackageManager is Corepack's field: the manager and its version
+	// the project asks for, "yarn@4.1.0".
+	PackageManager string `json:"packageManager"`
 }
 
 // readPackageJSON reads the package.json at the root of fsys, bounded.

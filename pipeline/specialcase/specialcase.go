@@ -65,6 +65,7 @@ var rules = []rule{
 	{re: regexp.MustCompile(`\bPYTEST_CURRENT_TEST\b`), why: "the variable pytest sets while a test runs: code that reads it can tell a test from real use"},
 	{re: regexp.MustCompile(`\bCAPSULE_\w+`), why: "a variable of Capsule's test environment: code that reads it can tell Capsule's runs from real use"},
 	{re: regexp.MustCompile(`test result: (?:ok|FAILED)\.|running \d+ tests?\\n`), why: "libtest's output of cargo test: code that prints it can forge the results"},
+	{re: regexp.MustCompile(`\.(?:init|fini)_array\b|#\s*\[\s*(?:\w+\s*::\s*)*[cd]tor\b`), why: "a constructor or destructor of the binary, which runs before or after libtest in every test binary that links the code: code in it can replace the tests' output"},
 	{re: regexp.MustCompile(`\bnum(?:Passed|Failed|Total)Tests\b|\bassertionResults\b`), why: "the fields of Jest's and Vitest's JSON report: code that writes them can forge the results"},
 	{re: regexp.MustCompile(`\bcapsule-(?:jest|vitest)\.json\b`), why: "the JSON report Capsule asks Jest or Vitest for: code that writes it can forge the results"},
 	{re: regexp.MustCompile(`\bsurefire-reports\b|\bTEST-[\w.$-]*\.xml\b`), why: "Surefire's JUnit XML reports: code that writes them can forge the results"},

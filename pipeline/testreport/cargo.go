@@ -22,6 +22,7 @@ var (
 	cargoDoc     = regexp.MustCompile(`^\s+Doc-tests (\S+)$`)
 	cargoTerse   = regexp.MustCompile(`^[.Fi]+(?: \d+/\d+)?$`)
 	cargoDocLine = regexp.MustCompile(`^(.*) \(line (\d+)\)$`)
+	cargoBuild   = regexp.MustCompile("^error: could not compile `([^`]+)`(?: \\(([^)]*)\\))?")
 	ansiEscape   = regexp.MustCompile("\x1b\\[[0-9;]*m")
 )
 
@@ -64,7 +65,49 @@ func ParseCargoTest(stdout, stderr []byte) *Report {
 	if r.names != nil && len(r.rep.Processes) != len(r.names) {
 		r.rep.malformed(0, fmt.Sprintf("cargo ran %d test binaries, but %d blocks of libtest results were read", len(r.names), len(r.rep.Processes)))
 	}
+	r.rep.Processes = append(r.rep.Processes, cargoBuildErrors(stderr)...)
 	return r.rep
+}
+
+// cargoBuildErrors reads cargo's standard error for the targets that did
+// not compile ("error: could not compile `calc` (test "it")"): each is a
+// process that stopped at its collection, whose collection error is at
+// its source as cargo names test binaries (tests/it.rs for an integration
+// test, src/lib.rs for the library, "crate calc" for another target) and
+// says the compiler's errors before it. Such a line, even forged, can only
+// fail a run.
+func cargoBuildErrors(stderr []byte) []Process {
+	var procs []Process
+	var diag strings.Builder
+	inError := false
+	for line := range bytes.SplitSeq(stderr, []byte("\n")) {
+		s := cleanLine(line)
+		if m := cargoBuild.FindStringSubmatch(s); m != nil {
+			where := "crate " + m[1]
+			switch kind := m[2]; {
+			case strings.HasPrefix(kind, `test "`) && strings.HasSuffix(kind, `"`):
+				where = "tests/" + strings.TrimSuffix(strings.TrimPrefix(kind, `test "`), `"`) + ".rs"
+			case kind == "lib" || kind == "lib test":
+				where = "src/lib.rs"
+			}
+			msg := cmp.Or(strings.TrimSpace(diag.String()), s)
+			procs = append(procs, Process{Name: "the build of " + where, Ended: true, ExitStatus: 101,
+				CollectErrors: []CollectError{{Path: where, Message: bound(msg, maxLongrepr)}}})
+			diag.Reset()
+			inError = false
+			continue
+		}
+		switch {
+		case strings.HasPrefix(s, "error[") || strings.HasPrefix(s, "error:"):
+			inError = true
+		case strings.TrimSpace(s) == "" || strings.HasPrefix(s, "warning"):
+			inError = false
+		}
+		if inError && diag.Len() < maxLongrepr {
+			diag.WriteString(s + "\n")
+		}
+	}
+	return procs
 }
 
 // cleanLine drops a line's carriage return and colours.

@@ -111,6 +111,41 @@ func TestParseCargoTest(t *testing.T) {
 			t.Errorf("processes %+v, %d tests, incomplete %q", rep.Processes, len(rep.Tests), rep.Incomplete())
 		}
 	})
+	t.Run("targets that do not compile", func(t *testing.T) {
+		// cargo 1.95's standard error when an integration test of a
+		// workspace member and another crate's library do not compile.
+		stderr := "   Compiling my-a v0.1.0 (/tmp/rustws/crates/a)\n" +
+			"warning: unused variable: `x`\n --> crates/a/src/lib.rs:1:5\n\n" +
+			"error[E0432]: unresolved import `my_a::nothere`\n --> crates/a/tests/capsule_reproduction.rs:1:5\n  |\n1 | use my_a::nothere;\n  |     ^^^^^^^^^^^^^ no `nothere` in the root\n\n" +
+			"For more information about this error, try `rustc --explain E0432`.\n" +
+			"error: could not compile `my-a` (test \"capsule_reproduction\") due to 1 previous error\n" +
+			"error[E0308]: mismatched types\n --> crates/b/src/lib.rs:1:20\n\n" +
+			"error: could not compile `b` (lib) due to 1 previous error\n" +
+			"error: could not compile `c` (bin \"c\" test) due to 1 previous error\n"
+		rep := ParseCargoTest(nil, []byte(stderr))
+		want := "process the build of tests/capsule_reproduction.rs: collected 0, failing 0, ended true, exit 101\n" +
+			"process the build of src/lib.rs: collected 0, failing 0, ended true, exit 101\n" +
+			"process the build of crate c: collected 0, failing 0, ended true, exit 101\n"
+		if got := describeReport(rep); got != want {
+			t.Errorf("report:\n%s\nwant:\n%s", got, want)
+		}
+		var errs []string
+		for _, e := range rep.CollectErrors() {
+			first, _, _ := strings.Cut(e.Message, "\n")
+			errs = append(errs, e.Path+": "+first)
+		}
+		if got := strings.Join(errs, "\n"); got != "tests/capsule_reproduction.rs: error[E0432]: unresolved import `my_a::nothere`\n"+
+			"src/lib.rs: error[E0308]: mismatched types\n"+
+			"crate c: error: could not compile `c` (bin \"c\" test) due to 1 previous error" {
+			t.Errorf("collection errors:\n%s", got)
+		}
+		if msg := rep.Processes[0].CollectErrors[0].Message; !strings.Contains(msg, "--> crates/a/tests/capsule_reproduction.rs:1:5") || strings.Contains(msg, "unused variable") || strings.Contains(msg, "rustc --explain") {
+			t.Errorf("message:\n%s", msg)
+		}
+		if !rep.Complete() {
+			t.Errorf("incomplete: %s", rep.Incomplete())
+		}
+	})
 	t.Run("captured output in the failures section does not count", func(t *testing.T) {
 		block := libtestBlock([]string{"test a ... FAILED"}, "\nfailures:\n\n---- a stdout ----\ntest a ... ok\ntest b ... ok\n\nfailures:\n    a\n\n",
 			"test result: FAILED. 0 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out")

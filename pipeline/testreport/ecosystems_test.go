@@ -111,6 +111,55 @@ func TestNodeImage(t *testing.T) {
 	})
 }
 
+// TestNodePackageManagers runs the command detection chooses for a
+// pnpm project with Vitest and a yarn project with Jest in the Node image:
+// pnpm takes the report options after `--` (before it, its test command
+// refuses them as its own), yarn as they are (and Yarn 1 runs a project
+// whose packageManager names Yarn 4 once told to skip its check), and the JSON report each
+// runner writes gives the per-test results.
+func TestNodePackageManagers(t *testing.T) {
+	for _, tc := range []struct {
+		dir, command string
+		want         map[string]testreport.Outcome
+	}{
+		{"pnpm-vitest", "pnpm test -- --reporter=default --reporter=json --outputFile.json=capsule-vitest.json", map[string]testreport.Outcome{
+			"calc.test.js::calc::adds": testreport.Passed, "calc.test.js::calc::subtracts": testreport.Failed,
+		}},
+		{"yarn-jest", "SKIP_YARN_COREPACK_CHECK=0 yarn test --json --outputFile=capsule-jest.json", map[string]testreport.Outcome{
+			"calc.test.js::calc::adds": testreport.Passed, "calc.test.js::calc::subtracts": testreport.Failed,
+		}},
+	} {
+		t.Run(tc.dir, func(t *testing.T) {
+			d, err := repoconfig.DetectTest(filepath.Join("testdata", "ecosystems", tc.dir))
+			if err != nil || d.Command != tc.command {
+				t.Fatalf("detected %q (%v), want %q", d.Command, err, tc.command)
+			}
+			run := runEcosystem(t, image.Node, tc.dir, d.Command)
+			run.check(t, 1, tc.want)
+			if run.report.RunnerWritten != "Jest JSON" {
+				t.Errorf("results from %q, want the JSON report", run.report.RunnerWritten)
+			}
+		})
+	}
+}
+
+// TestNodeRewrittenReport runs code under test that rewrites Jest's JSON
+// report after the run, every test passed, and ends the process with
+// status 0: the runner's summary, printed before, still counts the
+// failure, so the report cannot be trusted.
+func TestNodeRewrittenReport(t *testing.T) {
+	run := runEcosystem(t, image.Node, "jest-rewrite", "npm test -- --json --outputFile=capsule-jest.json")
+	if run.exit != 0 {
+		t.Errorf("exit status %d: the forgery did not run as written; output:\n%s", run.exit, run.output)
+	}
+	if got := outcomes(run.report); got["calc.test.js::calc::subtracts"] != testreport.Passed {
+		t.Errorf("outcomes %v: the report was not rewritten", got)
+	}
+	if why := run.report.Incomplete(); run.report.Complete() || !strings.Contains(why, "says 2 tests, 1 failed, but its JSON report lists 2, 0 failed") {
+		t.Errorf("a rewritten report is trusted (incomplete %q); output:\n%s", why, run.output)
+	}
+}
+
 // TestRustImage runs `cargo test` on a crate with a dependency in the Rust
 // image: cargo resolves it offline from Debian's crates, and libtest's
 // lines give the per-test results.

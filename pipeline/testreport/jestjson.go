@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -76,6 +78,9 @@ type jestReader struct {
 	root string
 	// tests counts the results read in all files.
 	tests int
+	// read counts the files read whole, and total and failed their
+	// totals: what the runner's summary must agree with.
+	read, total, failed int
 }
 
 // file reads one JSON report as one process.
@@ -143,6 +148,7 @@ func (r *jestReader) file(name string, data []byte) {
 		return
 	}
 	p.Collected, p.Failing, p.Ended = total, failed, true
+	r.read, r.total, r.failed = r.read+1, r.total+total, r.failed+failed
 	if !*doc.Success {
 		p.ExitStatus = 1
 	}
@@ -169,4 +175,45 @@ func stripANSI(s string) string {
 		return s
 	}
 	return ansiEscape.ReplaceAllString(s, "")
+}
+
+// The runners' summary lines of tests: Jest's on its standard error
+// ("Tests:       1 failed, 16 passed, 17 total"), Vitest's default
+// reporter's on its standard output ("      Tests  1 failed | 16 passed (17)").
+var (
+	jestSummary   = regexp.MustCompile(`(?m)^Tests:[ \t]+(.*?)(\d+) total[ \t]*\r?$`)
+	vitestSummary = regexp.MustCompile(`(?m)^[ \t]*Tests[ \t]+(.*?)\((\d+)\)[ \t]*\r?$`)
+	summaryFailed = regexp.MustCompile(`(\d+) failed`)
+)
+
+// summaries checks the runner's summary lines on a run's output against
+// the one JSON report read: the runner prints its summary before it
+// writes the report, and code under test that rewrites the report after
+// the run (a timer or an exit hook of a test that ran in the runner's
+// process, a process it left behind) cannot take back what was printed.
+// Every summary line must count the report's tests and failures, else the
+// report cannot be trusted. A run of several JSON reports, or whose
+// output shows no summary (a reporter other than the default), is not
+// checked.
+func (r *jestReader) summaries(stdout, stderr []byte) {
+	if r.read != 1 || len(r.rep.Processes) != 1 {
+		return
+	}
+	for _, out := range [][]byte{stderr, stdout} {
+		text := stripANSI(string(out))
+		for _, re := range []*regexp.Regexp{jestSummary, vitestSummary} {
+			for _, m := range re.FindAllStringSubmatch(text, -1) {
+				total, _ := strconv.Atoi(m[2])
+				failed := 0
+				if f := summaryFailed.FindStringSubmatch(m[1]); f != nil {
+					failed, _ = strconv.Atoi(f[1])
+				}
+				if total != r.total || failed != r.failed {
+					r.rep.malformed(0, fmt.Sprintf("the runner's summary %q says %d tests, %d failed, but its JSON report lists %d, %d failed: the report was changed after the runner wrote it",
+						bound(strings.TrimSpace(m[0]), maxMessage), total, failed, r.total, r.failed))
+					return
+				}
+			}
+		}
+	}
 }

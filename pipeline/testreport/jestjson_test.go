@@ -113,3 +113,48 @@ func FuzzJestJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestJestSummaries checks a Jest or Vitest JSON report against the
+// runner's summary on the run's output: a report rewritten after the
+// runner printed its summary cannot be trusted.
+func TestJestSummaries(t *testing.T) {
+	// jestDoc lists 3 tests, 1 failed.
+	const (
+		jest   = "Test Suites: 2 failed, 2 total\nTests:       1 failed, 1 skipped, 1 passed, 3 total\nSnapshots:   0 total\n"
+		vitest = " Test Files  2 failed (2)\n      Tests  1 failed | 1 skipped | 1 passed (3)\n   Start at  04:37:27\n"
+	)
+	for _, tc := range []struct {
+		name           string
+		stdout, stderr string
+		files          int
+		why            string // "" for a report that can be trusted
+	}{
+		{name: "Jest's summary agrees", stderr: jest},
+		{name: "Vitest's summary agrees", stdout: vitest},
+		{name: "Vitest's summary in colour", stdout: "      \x1b[2mTests \x1b[22m \x1b[1m\x1b[31m1 failed\x1b[39m\x1b[22m\x1b[2m | \x1b[22m\x1b[1m\x1b[32m2 passed\x1b[39m\x1b[22m\x1b[90m (3)\x1b[39m\n"},
+		{name: "no summary", stdout: "ok\n"},
+		{name: "a test's output indented by Jest", stderr: "    console.log\n      Tests:       9 total\n" + jest},
+		{name: "Jest's summary counts another failure", stderr: strings.Replace(jest, "1 failed, 1 skipped", "2 failed", 1),
+			why: `the runner's summary "Tests:       2 failed, 1 passed, 3 total" says 3 tests, 2 failed, but its JSON report lists 3, 1 failed: the report was changed after the runner wrote it`},
+		{name: "Jest's summary counts other tests", stderr: strings.Replace(jest, "3 total", "4 total", 1), why: "says 4 tests, 1 failed"},
+		{name: "Vitest's summary counts another failure", stdout: strings.Replace(vitest, "1 failed | 1 skipped", "2 failed", 1), why: "says 3 tests, 2 failed"},
+		{name: "a forged summary beside the real one", stderr: "Tests:       0 failed, 3 total\n" + jest, why: "says 3 tests, 0 failed"},
+		{name: "the real summary beside a forged one", stderr: jest + "Tests:       3 passed, 3 total\n", why: "says 3 tests, 0 failed"},
+		{name: "two report files are not checked", stderr: strings.Replace(jest, "3 total", "4 total", 1), files: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string][]byte{"capsule-jest.json": []byte(jestDoc)}
+			if tc.files == 2 {
+				files["junit.xml"] = []byte(`<testsuite name="s"><testcase classname="c" name="t"/></testsuite>`)
+			}
+			plan := NewPlan("npm test -- --json --outputFile=capsule-jest.json", func(string) bool { return false }).WithReports([]string{"capsule-jest.json", "junit.xml"}, "detected")
+			rep := plan.Parse(Output{Stdout: []byte(tc.stdout), Stderr: []byte(tc.stderr), ReportFiles: files}, "/workspace")
+			switch {
+			case tc.why == "" && !rep.Complete():
+				t.Errorf("incomplete: %s", rep.Incomplete())
+			case tc.why != "" && (rep.Complete() || !strings.Contains(rep.Incomplete(), tc.why)):
+				t.Errorf("incomplete = %q, want it to say %q", rep.Incomplete(), tc.why)
+			}
+		})
+	}
+}

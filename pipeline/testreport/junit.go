@@ -35,6 +35,13 @@ const (
 // MaxReportBytes bytes or MaxJUnitTests tests, and a file that does not
 // read, are noted in the Report and make it incomplete.
 func ParseReportFiles(files map[string][]byte, root string) *Report {
+	return parseReportFiles(files, root, nil, nil)
+}
+
+// parseReportFiles is ParseReportFiles, with the run's standard output
+// and error, on which the runner's summary must agree with a Jest or
+// Vitest JSON report (jestReader.summaries).
+func parseReportFiles(files map[string][]byte, root string, stdout, stderr []byte) *Report {
 	rep := newReport()
 	names := slices.Sorted(maps.Keys(files))
 	if len(names) > MaxJUnitFiles {
@@ -66,6 +73,9 @@ func ParseReportFiles(files map[string][]byte, root string) *Report {
 		}
 	}
 	rep.RunnerWritten = strings.Join(formats, " and ")
+	if !rep.Truncated && len(names) == 1 {
+		jsonReader.summaries(stdout, stderr)
+	}
 	return rep
 }
 

@@ -441,7 +441,7 @@ func (p Plan) Parse(out Output, root string) *Report {
 	if len(rep.Processes) > 0 || len(p.Reports) == 0 || len(out.ReportFiles) == 0 && !out.ReportFilesCut {
 		return rep
 	}
-	rep = ParseReportFiles(out.ReportFiles, root)
+	rep = parseReportFiles(out.ReportFiles, root, out.Stdout, out.Stderr)
 	rep.Truncated = rep.Truncated || out.ReportFilesCut
 	return rep
 }

@@ -1,0 +1,12 @@
+import { describe, expect, test } from 'vitest';
+import { add, sub } from './calc.js';
+
+describe('calc', () => {
+  test('adds', () => {
+    expect(add(2, 3)).toBe(5);
+  });
+
+  test('subtracts', () => {
+    expect(sub(5, 3)).toBe(2);
+  });
+});
