@@ -48,6 +48,8 @@ func TestSolveLanguages(t *testing.T) {
 		{name: "go-humanize", recipe: image.Go, file: "capsule_reproduction_test.go", target: "github.com/dustin/go-humanize::TestHumanizeBigIntMutation", refusedFor: "TestMain"},
 		{name: "strsim", recipe: image.Rust, file: "tests/capsule_reproduction.rs", target: "tests/capsule_reproduction.rs::jaro_and_jaro_winkler_count_every_transposition", refusedFor: ".cargo/config.toml"},
 		{name: "destr", recipe: image.Node, file: "test/capsule-reproduction.test.ts", target: "test/capsule-reproduction.test.ts::destr::parses string with escape characters", refusedFor: "vitest.config.ts"},
+		{name: "jsemver", recipe: image.Java, file: "src/test/java/com/github/zafarkhaja/semver/CapsuleReproductionTest.java",
+			target: "com.github.zafarkhaja.semver.CapsuleReproductionTest::shouldNotFailToConvertToBuilderWithoutPreReleaseVersion", refusedFor: "JVM shutdown hook"},
 	} {
 		sandboxtest.Image(t, eng, c.recipe)
 		design, fix := c.answer(t, "design"), c.answer(t, "fix")

@@ -236,7 +236,8 @@ func (b *Baseline) Targets(ids ...ID) []Target {
 // TestFile is a new test file's place in a run's report: its path and,
 // for a Go test file, its package and the tests it declares, since go
 // test reports a test by package, not by file; for a Rust integration test
-// of a workspace member, the name cargo gives its test binary.
+// of a workspace member, the name cargo gives its test binary; for a JUnit
+// class, the suite Surefire's reports name in place of the file.
 type TestFile struct {
 	// Path is the file's path in the repository.
 	Path string
@@ -249,6 +250,10 @@ type TestFile struct {
 	Package string
 	// Tests are the top-level test functions a Go test file declares.
 	Tests []string
+	// Suite is a JUnit class's fully qualified name, which Surefire's
+	// reports give as the file of each of its tests (its nested classes'
+	// too); empty for other files.
+	Suite string
 }
 
 // Owns reports whether a report's test is one of the file's.
@@ -271,7 +276,7 @@ func (f TestFile) coveredBy(path string) bool {
 
 // reported is the file as a report names it.
 func (f TestFile) reported() string {
-	return cmp.Or(f.Binary, f.Path)
+	return cmp.Or(f.Binary, f.Suite, f.Path)
 }
 
 // Reproduction checks a run on the untouched tree of a new test file,

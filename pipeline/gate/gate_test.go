@@ -314,6 +314,8 @@ func TestReproduction(t *testing.T) {
 	// its path in its crate.
 	rsfile := TestFile{Path: "crates/calc/tests/capsule_reproduction.rs", Binary: "tests/capsule_reproduction.rs"}
 	const bin = "tests/capsule_reproduction.rs"
+	javafile := TestFile{Path: "src/test/java/calc/CapsuleReproductionTest.java", Suite: "calc.CapsuleReproductionTest"}
+	const class = "calc.CapsuleReproductionTest"
 	for _, tc := range []struct {
 		name    string
 		file    TestFile
@@ -346,6 +348,16 @@ func TestReproduction(t *testing.T) {
 			"the tests of crates/calc/tests/capsule_reproduction.rs pass on the untouched tree: they reproduce nothing"},
 		{"rust does not compile", rsfile, edit(run("src/lib.rs::jaro_diff passed"), collectError(bin)), nil,
 			"crates/calc/tests/capsule_reproduction.rs could not be collected: ImportError: no calc"},
+		// A JUnit class's tests are those Surefire's report files under
+		// its name, its nested classes' included; a class named alike in
+		// another package is not its.
+		{"junit fails", javafile, run(class+"::adds failed", class+"::"+class+"$Empty::mean failed", class+"::subtracts passed", "calc.CalcTest::adds failed"),
+			ids(class+"::adds", class+"::"+class+"$Empty::mean"), ""},
+		{"junit passes", javafile, run(class+"::adds passed", "calc.CalcTest::adds failed"), nil,
+			"the tests of src/test/java/calc/CapsuleReproductionTest.java pass on the untouched tree: they reproduce nothing"},
+		{"junit other package", javafile, run("other.CapsuleReproductionTest::adds failed"), nil, "no test of src/test/java/calc/CapsuleReproductionTest.java ran"},
+		{"junit class errors", javafile, edit(run("calc.CalcTest::adds passed"), collectError(class)), nil,
+			"src/test/java/calc/CapsuleReproductionTest.java could not be collected: ImportError: no calc"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			targets, problem := Reproduction(tc.run, tc.file, "")

@@ -68,7 +68,7 @@ var (
 	functionTaskTmpl  = mustParse("function_task")
 	repoTaskTmpl      = mustParse("repo_task")
 	feedbackTmpl      = mustParse("feedback")
-	testDesignPrompts = map[TestLanguage]string{Pytest: mustRead("test_design"), GoTest: mustRead("test_design_go"), JSTest: mustRead("test_design_js"), RustTest: mustRead("test_design_rust")}
+	testDesignPrompts = map[TestLanguage]string{Pytest: mustRead("test_design"), GoTest: mustRead("test_design_go"), JSTest: mustRead("test_design_js"), RustTest: mustRead("test_design_rust"), JavaTest: mustRead("test_design_java")}
 	testTaskTmpl      = mustParse("test_task")
 	testRetryTmpl     = mustParse("test_retry")
 )
@@ -160,6 +160,9 @@ const (
 	// RustTest is a Rust integration test under a crate's tests/, run by
 	// cargo test, that uses the crate's public API (DesignTask.Crate).
 	RustTest TestLanguage = "rust"
+	// JavaTest is a JUnit 5 test class (DesignTask.Class in
+	// DesignTask.Package).
+	JavaTest TestLanguage = "java"
 )
 
 // DesignTask asks the test designer, a second role of the model that
@@ -173,8 +176,11 @@ type DesignTask struct {
 	Path string
 	// Language is the test's language; "" is Pytest.
 	Language TestLanguage
-	// Package is the Go package the file belongs to (GoTest only).
+	// Package is the Go package the file belongs to (GoTest), or the
+	// Java package of its class (JavaTest).
 	Package string
+	// Class is the JUnit class's simple name (JavaTest only).
+	Class string
 	// Framework is the test framework, "Jest" or "Vitest" (JSTest only).
 	Framework string
 	// Crate is the name by which a Rust integration test uses the crate
@@ -196,7 +202,7 @@ func (t DesignTask) Messages() []chat.Message {
 		panic(fmt.Sprintf("programmer: no test design prompt for %q", t.Language))
 	}
 	b, issue := wrapIssue(t.Boundary, t.Title, t.Body)
-	task := render(testTaskTmpl, struct{ Context, Issue, Tag, Path, Package, Framework, Crate, Edition string }{trimBlock(t.Context), issue, b.Tag(), t.Path, t.Package, t.Framework, t.Crate, t.Edition})
+	task := render(testTaskTmpl, struct{ Context, Issue, Tag, Path, Package, Class, Framework, Crate, Edition string }{trimBlock(t.Context), issue, b.Tag(), t.Path, t.Package, t.Class, t.Framework, t.Crate, t.Edition})
 	return []chat.Message{{Role: chat.System, Content: prompt}, {Role: chat.User, Content: task}}
 }
 

@@ -209,6 +209,21 @@ func TestDesignMessagesGolden(t *testing.T) {
 			error:  "tests/capsule_reproduction.rs could not be collected: error[E0432]: unresolved import `tiny_stats::average`",
 			output: "error[E0432]: unresolved import `tiny_stats::average`\n --> tests/capsule_reproduction.rs:1:5",
 		},
+		{
+			name: "design_java",
+			task: DesignTask{
+				Title:    "Stats.mean of an empty array is NaN",
+				Body:     "`Stats.mean(new double[0])` returns NaN; it should return 0.",
+				Context:  "### src/main/java/com/example/calc/Stats.java\n```java\npackage com.example.calc;\n\npublic final class Stats {\n    public static double mean(double[] v) {\n        double s = 0;\n        for (double x : v) s += x;\n        return s / v.length;\n    }\n}\n```",
+				Path:     "src/test/java/com/example/calc/CapsuleReproductionTest.java",
+				Language: JavaTest,
+				Package:  "com.example.calc",
+				Class:    "CapsuleReproductionTest",
+			},
+			answer: "### File: src/test/java/com/example/calc/CapsuleReproductionTest.java\n```java\npackage com.example.calc;\n\nclass CapsuleReproductionTest {\n    static { Runtime.getRuntime().addShutdownHook(new Thread()); }\n}\n```",
+			error:  "the class has a static initialiser, which runs before its tests and can change how they run or end; write only test methods",
+			output: "",
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.task.Boundary = fixedBoundary(t)

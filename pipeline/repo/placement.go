@@ -14,6 +14,7 @@ import (
 	"github.com/capsulehq/capsule/pipeline/edits"
 	"github.com/capsulehq/capsule/pipeline/gate"
 	"github.com/capsulehq/capsule/pipeline/programmer"
+	"github.com/capsulehq/capsule/pipeline/repoconfig"
 	"github.com/capsulehq/capsule/pipeline/repocontext"
 )
 
@@ -41,11 +42,13 @@ type placement struct {
 	// lang is the test's language; pkg and pkgName are a Go test's
 	// package import path and name, framework a JavaScript test's; crate
 	// is the library a Rust integration test uses, crateDir its crate's
-	// directory, edition its Rust edition.
+	// directory, edition its Rust edition; pkgName and class are a JUnit
+	// test's package and class.
 	lang                     programmer.TestLanguage
 	pkg, pkgName             string
 	framework                string
 	crate, crateDir, edition string
+	class                    string
 }
 
 // placeRepro chooses where the reproducing test goes: a new file in the
@@ -251,6 +254,8 @@ func (pl placement) check(repo, p string) string {
 		return fmt.Sprintf("the test goes in package %s, in %s/", pl.pkg, path.Dir(pl.Path))
 	case pl.lang == programmer.RustTest && (path.Ext(base) != ".rs" || path.Dir(p) != path.Dir(pl.Path)):
 		return fmt.Sprintf("an integration test of crate %s is a .rs file directly in %s/", pl.crate, path.Dir(pl.Path))
+	case pl.lang == programmer.JavaTest && p != pl.Path:
+		return fmt.Sprintf("the test is class %s of package %s, in %s", pl.class, pl.pkgName, pl.Path)
 	case pl.lang == programmer.JSTest && !isJSTest(p):
 		return fmt.Sprintf("%s is not named as a test file %s collects (*.test.ts, *.spec.js, ... or a module under __tests__/)", p, pl.framework)
 	case pl.lang == programmer.Pytest && (!strings.HasSuffix(base, ".py") || !strings.HasPrefix(base, "test_") && !strings.HasSuffix(base, "_test.py")):
@@ -305,6 +310,8 @@ func (pl placement) nearby(repo string, rc repocontext.Context) string {
 		return fmt.Sprintf("\n\nA test near the code the issue concerns, for its conventions: your file goes beside it in %s/.\n%s", path.Dir(pl.Path), b.String())
 	case programmer.RustTest:
 		return fmt.Sprintf("\n\nAn integration test of crate %s, for its conventions: your file goes beside it in %s/.\n%s", pl.crate, path.Dir(pl.Path), b.String())
+	case programmer.JavaTest:
+		return fmt.Sprintf("\n\nA test of package %s, for its conventions: your class goes beside it in %s/.\n%s", pl.pkgName, path.Dir(pl.Path), b.String())
 	}
 	return fmt.Sprintf("\n\nTests near the code the issue concerns: your file goes in %s/, beside them, and may use the fixtures of these conftest.py files.\n%s",
 		path.Dir(pl.Path), b.String())
@@ -319,6 +326,8 @@ func (pl placement) fence() string {
 		return "rust"
 	case programmer.JSTest:
 		return strings.TrimPrefix(path.Ext(pl.Path), ".")
+	case programmer.JavaTest:
+		return "java"
 	}
 	return "python"
 }
@@ -339,22 +348,33 @@ func place(repo string, pf *proof, rc repocontext.Context) (pl placement, skippe
 		return placeGoRepro(repo, pf.testFiles, rc)
 	case pf.plan.Cargo:
 		return placeRustRepro(repo, pf.plan.Command, rc)
+	case pf.plan.WholeRuns() && isMaven(pf.plan.Command):
+		return placeJavaRepro(repo, pf.testFiles, rc)
 	case pf.plan.WholeRuns() && isFileIn(repo)("package.json"):
 		return placeJSRepro(repo, pf.testFiles, rc)
 	case pf.plan.WholeRuns():
-		return pl, "the test designer writes pytest, Go, Rust, Jest and Vitest tests, and this repository's tests are read from reports of `" + pf.plan.Command + "`"
+		return pl, "the test designer writes pytest, Go, Rust, Jest, Vitest and JUnit 5 (Maven) tests, and this repository's tests are read from reports of `" + pf.plan.Command + "`"
 	}
 	return placeRepro(repo, pf.testFiles, rc), ""
+}
+
+// isMaven reports whether a test command runs Maven (mvn, ./mvnw).
+func isMaven(command string) bool {
+	_, program := repoconfig.ImageFor(command)
+	return program == "mvn" || program == "mvnw"
 }
 
 // testFile is the designed file's place in a run's report, or why the
 // file cannot be a reproducing test: a Go file's tests are the test
 // functions it declares (see goTests), a Rust file's the tests of the
-// binary cargo builds of it (see rustTestProblem).
+// binary cargo builds of it (see rustTestProblem), a JUnit class's those
+// its suite holds (see javaTestFile).
 func (pl placement) testFile(file, content string) (gate.TestFile, string) {
 	switch pl.lang {
 	case programmer.RustTest:
 		return gate.TestFile{Path: file, Binary: rustBinary(pl.crateDir, file)}, rustTestProblem(content)
+	case programmer.JavaTest:
+		return javaTestFile(file, content, pl.pkgName, pl.class)
 	case programmer.GoTest:
 	default:
 		return gate.TestFile{Path: file}, ""

@@ -81,7 +81,7 @@ func reproduce(ctx context.Context, model pipeline.Model, box Sandbox, plan Plan
 	if plan.TestModel != nil {
 		designer = plan.TestModel
 	}
-	dt := programmer.DesignTask{Title: plan.Title, Body: plan.Body, Context: rc.Text + pl.nearby(plan.Dir, rc), Path: pl.Path, Language: pl.lang, Package: pl.pkgName, Framework: pl.framework, Crate: pl.crate, Edition: pl.edition}
+	dt := programmer.DesignTask{Title: plan.Title, Body: plan.Body, Context: rc.Text + pl.nearby(plan.Dir, rc), Path: pl.Path, Language: pl.lang, Package: pl.pkgName, Class: pl.class, Framework: pl.framework, Crate: pl.crate, Edition: pl.edition}
 	rec.File, rec.Placed = dt.Path, pl.Why
 	msgs := dt.Messages()
 	tries := cmp.Or(plan.ReproduceTries, DefaultReproduceTries)
@@ -92,6 +92,9 @@ func reproduce(ctx context.Context, model pipeline.Model, box Sandbox, plan Plan
 		}
 		try := attemptlog.DesignTry{Answer: reply.Content, PromptTokens: reply.PromptTokens, CompletionTokens: reply.CompletionTokens, ModelDuration: reply.Duration}
 		file, content, problem := designedFile(reply.Content, dt.Path, func(p string) string { return pl.check(plan.Dir, p) })
+		if problem == "" && pl.lang == programmer.JavaTest {
+			problem = onlyFile(reply.Content, file)
+		}
 		var output string
 		if problem == "" {
 			dt.Path, rec.File = file, file
@@ -109,6 +112,9 @@ func reproduce(ctx context.Context, model pipeline.Model, box Sandbox, plan Plan
 					return &edits.Edit{Path: dt.Path, Content: content}, nil
 				}
 				output = ownOutput(rep, tf)
+				if output == "" && tf.Suite != "" && try.Run != nil {
+					output = compilerLines(try.Run.Output, path.Base(tf.Path))
+				}
 			}
 		}
 		try.Problem = problem
@@ -224,8 +230,9 @@ func (p *proof) revise(ctx context.Context, box Sandbox, plan Plan, log *attempt
 // a revision shows no line of the code under test.
 func ownFrames(rep *testreport.Report, file gate.TestFile) string {
 	mark := file.Path
-	if file.Package != "" {
-		// go test and the compiler name a test file by its base name.
+	if file.Package != "" || file.Suite != "" {
+		// go test, the JVM's stack traces and the compilers name a test
+		// file by its base name.
 		mark = path.Base(file.Path)
 	}
 	var kept []string
@@ -275,7 +282,7 @@ func ownOutput(rep *testreport.Report, file gate.TestFile) string {
 	}
 	var parts []string
 	for _, e := range rep.CollectErrors() {
-		if e.Path == cmp.Or(file.Binary, file.Path) || file.Package != "" && e.Path == file.Package {
+		if e.Path == cmp.Or(file.Binary, file.Suite, file.Path) || file.Package != "" && e.Path == file.Package {
 			parts = append(parts, e.Message)
 		}
 	}
