@@ -45,7 +45,7 @@ images: build
 ## rather than skip, as CI is set)
 test-images: images
 	$(GO) vet -tags ecosystemimages ./pipeline/testreport/ ./cmd/capsule/
-	CI=true CAPSULE_AGENT=$(CURDIR)/bin/capsule $(GO) test -tags ecosystemimages -count=1 -timeout 40m -run 'Image$$|TestSolveLanguages' -v ./pipeline/testreport/ ./cmd/capsule/
+	CI=true CAPSULE_AGENT=$(CURDIR)/bin/capsule $(GO) test -tags ecosystemimages -count=1 -timeout 40m -run 'Image$$|TestNodePackageManagers|TestNodeRewrittenReport|TestSolveLanguages|TestSolveRewrittenReport' -v ./pipeline/testreport/ ./cmd/capsule/
 
 ## bench: the sandbox start-up benchmark (bare process vs warm vs cold)
 bench: build
