@@ -243,13 +243,7 @@ func topLevelTypes(code string) []string {
 // that patterns read only code.
 func javaCode(src string) string {
 	b := []byte(src)
-	blank := func(from, to int) {
-		for k := from; k < to && k < len(b); k++ {
-			if b[k] != '\n' {
-				b[k] = ' '
-			}
-		}
-	}
+	blank := func(from, to int) { blankCode(b, from, to) }
 	for i := 0; i < len(b); {
 		switch {
 		case strings.HasPrefix(src[i:], "//"):
@@ -347,4 +341,14 @@ func onlyFile(answer, file string) string {
 		return ""
 	}
 	return fmt.Sprintf("the answer also writes %s; the test is the one class in %s, and nothing else may be written", strings.Join(others, ", "), file)
+}
+
+// blankCode turns the bytes of b[from:to] (cut at len(b)) into spaces,
+// keeping newlines, so that line numbers and offsets survive.
+func blankCode(b []byte, from, to int) {
+	for k := from; k < min(to, len(b)); k++ {
+		if b[k] != '\n' {
+			b[k] = ' '
+		}
+	}
 }

@@ -347,13 +347,7 @@ func bracketed(s string) string {
 // is not read as code.
 func rustCode(src string) string {
 	out := []byte(src)
-	blank := func(i, j int) {
-		for k := i; k < min(j, len(out)); k++ {
-			if out[k] != '\n' {
-				out[k] = ' '
-			}
-		}
-	}
+	blank := func(i, j int) { blankCode(out, i, j) }
 	at := func(i int, s string) bool { return strings.HasPrefix(src[min(i, len(src)):], s) }
 	for i := 0; i < len(src); {
 		c := src[i]
