@@ -3,7 +3,9 @@ package repocontext
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,7 +134,8 @@ func checkouts(b *testing.B, root string, cases []locCase) []string {
 // testdata/holdout/cases.jsonl (real issues as their reporters wrote them;
 // see its README), the share of issues whose fixed files are in the
 // context and whose changed lines are shown, at each of locBudgets, for
-// each half. Only the development half's misses are listed: the test half
+// each half, beside the share whose fixed files alone fit the budget whole
+// with the issue. Only the development half's misses are listed: the test half
 // is never looked at while tuning. $CAPSULE_HOLDOUT_SPLIT=dev measures
 // one half only.
 //
@@ -149,9 +152,13 @@ func BenchmarkHoldout(b *testing.B) {
 		}
 	}
 	dirs := checkouts(b, root, cases)
-	type result struct{ n, files, lines int }
+	type result struct{ n, files, lines, fit int }
 	var res map[string]*result
 	var misses []string
+	goldTokens := make([]int, len(cases))
+	for i, c := range cases {
+		goldTokens[i] = c.goldTokens(b, dirs[i])
+	}
 	for b.Loop() {
 		res, misses = make(map[string]*result), nil
 		for _, budget := range locBudgets {
@@ -166,6 +173,9 @@ func BenchmarkHoldout(b *testing.B) {
 				}
 				r := res[key]
 				r.n++
+				if goldTokens[i] <= budget {
+					r.fit++
+				}
 				files, lines := c.visible(ctx)
 				if files {
 					r.files++
@@ -179,13 +189,14 @@ func BenchmarkHoldout(b *testing.B) {
 		}
 	}
 	var t strings.Builder
-	fmt.Fprintf(&t, "share of issues whose fixed files are in the context / whose changed lines are shown:\n")
-	fmt.Fprintf(&t, "%-6s %-7s %-7s %-14s\n", "half", "issues", "budget", "files / lines")
+	fmt.Fprintf(&t, "share of issues whose fixed files are in the context / whose changed lines are shown,\n")
+	fmt.Fprintf(&t, "and whose fixed files fit the budget whole (what a context of only the fixed files, whole, would reach):\n")
+	fmt.Fprintf(&t, "%-6s %-7s %-7s %-14s %s\n", "half", "issues", "budget", "files / lines", "whole fit")
 	for _, split := range []string{"dev", "test"} {
 		for _, budget := range locBudgets {
 			key := fmt.Sprintf("%s-%dk", split, budget/1000)
 			if r := res[key]; r != nil {
-				fmt.Fprintf(&t, "%-6s %-7d %-7d %3.0f%% / %3.0f%%\n", split, r.n, budget, pct(r.files, r.n), pct(r.lines, r.n))
+				fmt.Fprintf(&t, "%-6s %-7d %-7d %3.0f%% / %3.0f%%    %3.0f%%\n", split, r.n, budget, pct(r.files, r.n), pct(r.lines, r.n), pct(r.fit, r.n))
 				b.ReportMetric(pct(r.files, r.n), "file%-"+key)
 				b.ReportMetric(pct(r.lines, r.n), "lines%-"+key)
 			}
@@ -199,6 +210,25 @@ func BenchmarkHoldout(b *testing.B) {
 		fmt.Fprintf(&t, ", in %s", out)
 	}
 	b.Log(t.String())
+}
+
+// goldTokens is what the case's issue and its fixed files, each shown
+// whole under the files heading, take of a budget; a fixed file missing
+// from the tree counts as nothing.
+func (c locCase) goldTokens(tb testing.TB, dir string) int {
+	tb.Helper()
+	n := EstimateTokens(c.Title+"\n\n"+c.Body) + EstimateTokens(filesHeading)
+	for _, g := range c.Gold {
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(g.File)))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+		n += EstimateTokens(fileSection(g.File, "", false, string(data)))
+	}
+	return n
 }
 
 // miss describes a case whose changed lines ctx does not show: the gold
