@@ -67,6 +67,11 @@ const (
 type analysis struct {
 	// named are the files the issue names, in the order it names them.
 	named []pick
+	// packages are the top-level packages' __init__.py files the issue
+	// names by the package's name alone (pytest.skip, `import pytest`):
+	// mostly the project's own name, re-exporting its API, they rank
+	// after the files the issue's words and functions find.
+	packages []pick
 	// symbols are the names it mentions, in order of first mention.
 	symbols []*symbol
 	byName  map[string]*symbol
@@ -169,7 +174,7 @@ func (r *repo) resolveMention(a *analysis, m mention) {
 		if files, n := r.matchModule(parts); files != nil {
 			mod := strings.Join(parts[:n], ".")
 			for _, f := range files {
-				a.addNamed(f, "module "+mod+" named in the issue")
+				r.addModule(a, f, mod)
 			}
 			a.addQualified(parts, n, true)
 		} else if m.code || m.call || m.strong {
@@ -180,7 +185,7 @@ func (r *repo) resolveMention(a *analysis, m mention) {
 		}
 	default:
 		if f := r.pyModuleAtRoot(t); m.code && f >= 0 {
-			a.addNamed(f, "module "+t+" named in the issue")
+			r.addModule(a, f, t)
 			return
 		}
 		a.addSymbol(t, t, false, m.strong, true)
@@ -216,6 +221,17 @@ func (a *analysis) addSymbol(name, spelled string, sig, strong, listed bool) {
 	}
 	s.strong = s.strong || strong
 	s.listed = s.listed || listed
+}
+
+// addModule records the file of a module the issue names: a top-level
+// package's __init__.py among a.packages, any other among a.named.
+func (r *repo) addModule(a *analysis, f int, mod string) {
+	why := "module " + mod + " named in the issue"
+	if !strings.Contains(mod, ".") && path.Base(r.files[f]) == "__init__.py" {
+		a.packages = append(a.packages, pick{file: f, why: why, tier: tierNeighbour})
+		return
+	}
+	a.addNamed(f, why)
 }
 
 // addNamed records a file the issue names, once.

@@ -18,22 +18,25 @@
 // two letters are ignored. Files are ranked in tiers:
 //
 //  1. files the issue names (a traceback's innermost frame first), files
-//     holding lines it quotes or its hyphenated names, and files that
-//     define a symbol it names (names defined in fewer files first, tests
-//     after the code) — or, when there are none, source files named like a
-//     word of the issue or two in a row ("man page", manpage.py), or else
-//     the files retrieval ranks first;
+//     holding lines it quotes or its hyphenated names, and files that are
+//     not tests and define a symbol it names (names defined in fewer files
+//     first) — or, when there are none, source files named like a word of
+//     the issue or two in a row ("man page", manpage.py), or else the
+//     files retrieval ranks first;
 //  2. files named like words of the issue, and the three source files
 //     retrieval ranks first: BM25 over the words of the issue, a word in
 //     the file's path weighed in, the first 40 files ranked again
 //     by that score and their best def's (BM25 over each function and
 //     method, a word in its name weighed in), each relative to the best;
 //  3. the files of the functions that hold the issue's words best in the
-//     whole repository (see below), then the files the seeds import (six
-//     at most a seed, best first by the issue's words: a package that
-//     re-exports its modules would give away the budget), a few files that
-//     import them, and the next six files retrieval ranks;
-//  4. tests that mention a named symbol or import a file of tier 1;
+//     whole repository (see below); the __init__.py of a top-level package
+//     the issue names by its name alone (pytest.skip: mostly the project's
+//     own name, re-exporting its API), not a seed; the files the seeds
+//     import (six at most a seed, best first by the issue's words: a
+//     package that re-exports its modules would give away the budget), a
+//     few files that import them, and the next six files retrieval ranks;
+//  4. tests that define a symbol the issue names, then tests that
+//     mention one or import a file of tier 1;
 //  5. the README and setup files at the root, while budget remains.
 //
 // The functions and methods of the Python files holding at least two

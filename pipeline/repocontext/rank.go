@@ -36,6 +36,9 @@ type ranking struct {
 	scans []fileScan
 	picks []pick
 	seen  map[int]bool
+	// testDefiners are the tests that define a named symbol (see
+	// definers); they rank first among the tests.
+	testDefiners []pick
 }
 
 // rank returns the files to show, best first, in the tiers the package
@@ -62,8 +65,14 @@ func rank(r *repo, a *analysis, scans []fileScan, ret retrieval, literals []stri
 		k.retrieved(ret, tierRetrieved)
 	}
 	k.bestDefs(best)
+	for _, p := range a.packages {
+		k.add(p.file, p.tier, p.why)
+	}
 	k.neighbours(seeds, ret)
 	k.moreRetrieved(ret)
+	for _, p := range k.testDefiners {
+		k.add(p.file, p.tier, p.why)
+	}
 	k.tests(seeds)
 	k.project()
 	return k.picks
@@ -99,9 +108,10 @@ func (k *ranking) literals(lits []string) {
 
 // definers picks the files that define the named symbols: names defined
 // in fewer files first (a name defined once is the most telling), ties in
-// the order the issue names them, files that are not tests before tests
-// (a class of the issue's reproducer may share a test's name); a name
-// defined in too many files is skipped.
+// the order the issue names them; a name defined in too many files is
+// skipped. Tests are kept in k.testDefiners, not picked as seeds: a class
+// of the issue's reproducer may share a test's name, and a test defines a
+// stub or a fake of the code more often than the code the issue is about.
 func (k *ranking) definers() {
 	byName := make([][]int, len(k.a.symbols))
 	for f, s := range k.scans {
@@ -116,19 +126,19 @@ func (k *ranking) definers() {
 		}
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(len(byName[a]), len(byName[b])) })
-	for _, tests := range []bool{false, true} {
-		for _, n := range order {
-			for _, f := range byName[n] {
-				if isTestFile(k.r.files[f]) != tests {
-					continue
+	for _, n := range order {
+		for _, f := range byName[n] {
+			var names []string
+			for _, d := range k.scans[f].defines {
+				if len(byName[d]) <= maxDefiners {
+					names = append(names, k.a.symbols[d].name)
 				}
-				var names []string
-				for _, d := range k.scans[f].defines {
-					if len(byName[d]) <= maxDefiners {
-						names = append(names, k.a.symbols[d].name)
-					}
-				}
-				k.add(f, tierSeed, "defines "+strings.Join(names, ", "))
+			}
+			why := "defines " + strings.Join(names, ", ")
+			if !isTestFile(k.r.files[f]) {
+				k.add(f, tierSeed, why)
+			} else if !k.seen[f] && !slices.ContainsFunc(k.testDefiners, func(p pick) bool { return p.file == f }) {
+				k.testDefiners = append(k.testDefiners, pick{file: f, why: why, tier: tierTest})
 			}
 		}
 	}
