@@ -91,11 +91,11 @@ func TestRanking(t *testing.T) {
 			title: "`divide` by zero",
 			wantIncluded: append([]string{
 				"calc/ops.py (defines divide)",
+				"calc/__init__.py (imports calc/ops.py)",
+				"calc/sub/deep.py (imports calc/ops.py)",
+				"calc/cli.py (imports calc/ops.py)",
 				"calc/errors.py (imported by calc/ops.py)",
 				"calc/util.py (imported by calc/ops.py)",
-				"calc/__init__.py (imports calc/ops.py)",
-				"calc/cli.py (imports calc/ops.py)",
-				"calc/sub/deep.py (imports calc/ops.py)",
 				"tests/test_ops.py (test that imports calc/ops.py and mentions divide)",
 			}, projectTail...),
 		},
@@ -267,10 +267,10 @@ func TestRanking(t *testing.T) {
 			opts: Options{Exclude: []string{"calc/sub", "tests"}},
 			wantIncluded: append([]string{
 				"calc/ops.py (defines divide)",
-				"calc/errors.py (imported by calc/ops.py)",
-				"calc/util.py (imported by calc/ops.py)",
 				"calc/__init__.py (imports calc/ops.py)",
 				"calc/cli.py (imports calc/ops.py)",
+				"calc/errors.py (imported by calc/ops.py)",
+				"calc/util.py (imported by calc/ops.py)",
 			}, projectTail...),
 		},
 	}

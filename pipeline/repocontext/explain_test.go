@@ -78,21 +78,21 @@ func TestExplain(t *testing.T) {
 		},
 		{
 			name: "neighbour after the seeds", title: divide, target: Target{Path: "calc/util.py"},
-			rank: 3, tier: "tier 3", why: "imported by calc/ops.py", status: "whole",
-			before: []string{"calc/ops.py", "calc/errors.py"}, shown: []string{"1-2 (whole file)"}, left: -1,
+			rank: 6, tier: "tier 3", why: "imported by calc/ops.py", status: "whole",
+			before: []string{"calc/ops.py", "calc/__init__.py", "calc/sub/deep.py", "calc/cli.py", "calc/errors.py"}, shown: []string{"1-2 (whole file)"}, left: -1,
 		},
 		{
 			name: "file nothing ranked", title: divide, target: Target{Path: "calc/fmt.py"},
 			seen: []string{"uses none of the issue's words"},
-			before: []string{"calc/ops.py", "calc/errors.py", "calc/util.py", "calc/__init__.py", "calc/cli.py",
-				"calc/sub/deep.py", "tests/test_ops.py", "README.md", "setup.py"},
+			before: []string{"calc/ops.py", "calc/__init__.py", "calc/sub/deep.py", "calc/cli.py", "calc/errors.py",
+				"calc/util.py", "tests/test_ops.py", "README.md", "setup.py"},
 			left: -1,
 		},
 		{
 			name: "a test nothing ranked", title: divide, target: Target{Path: "tests/test_fmt.py"},
 			seen: []string{"a test: not scored"}, left: -1,
-			before: []string{"calc/ops.py", "calc/errors.py", "calc/util.py", "calc/__init__.py", "calc/cli.py",
-				"calc/sub/deep.py", "tests/test_ops.py", "README.md", "setup.py"},
+			before: []string{"calc/ops.py", "calc/__init__.py", "calc/sub/deep.py", "calc/cli.py", "calc/errors.py",
+				"calc/util.py", "tests/test_ops.py", "README.md", "setup.py"},
 		},
 		{
 			name: "left out over budget after the files before it",
@@ -118,8 +118,8 @@ func TestExplain(t *testing.T) {
 			extra: map[string]string{"node_modules/lib/calc.js": "module.exports = 1\n"}, title: divide,
 			target: Target{Path: "node_modules/lib/calc.js", Start: 1, End: 1},
 			seen:   []string{"a directory the context never walks"},
-			before: []string{"calc/ops.py", "calc/errors.py", "calc/util.py", "calc/__init__.py", "calc/cli.py",
-				"calc/sub/deep.py", "tests/test_ops.py", "README.md", "setup.py"},
+			before: []string{"calc/ops.py", "calc/__init__.py", "calc/sub/deep.py", "calc/cli.py", "calc/errors.py",
+				"calc/util.py", "tests/test_ops.py", "README.md", "setup.py"},
 			left: -1,
 		},
 		{

@@ -222,9 +222,15 @@ func (k *ranking) moreRetrieved(ret retrieval) {
 var stopStems = makeSet("test tests main init setup index conftest utils util helpers common")
 
 // neighbours picks, for each seed, the files it imports and up to
-// maxImporters files that import it; tests are left to the test tier.
+// maxImporters files that import it, those holding the words
+// best; tests are left to the test tier. The neighbours of all seeds are
+// then ordered by the words (BM25), not seed by seed: a file the
+// fix touches is more often one that uses those words than the first
+// seed's first import.
 func (k *ranking) neighbours(seeds []pick, ret retrieval) {
 	importers := k.importers(seeds, false)
+	byWords := func(a, b int) int { return cmp.Compare(ret.score[b], ret.score[a]) }
+	var picks []pick
 	for _, s := range seeds {
 		var imported []int
 		for _, f := range k.scans[s.file].imports {
@@ -235,13 +241,19 @@ func (k *ranking) neighbours(seeds []pick, ret retrieval) {
 		// A seed that imports many files (a package re-exporting its
 		// modules) gives away most of the budget: only those holding the
 		// issue's words best are picked.
-		slices.SortStableFunc(imported, func(a, b int) int { return cmp.Compare(ret.score[b], ret.score[a]) })
+		slices.SortStableFunc(imported, byWords)
 		for _, f := range imported[:min(len(imported), maxImported)] {
-			k.add(f, tierNeighbour, "imported by "+k.r.files[s.file])
+			picks = append(picks, pick{file: f, tier: tierNeighbour, why: "imported by " + k.r.files[s.file]})
 		}
-		for _, f := range importers[s.file][:min(len(importers[s.file]), maxImporters)] {
-			k.add(f, tierNeighbour, "imports "+k.r.files[s.file])
+		importing := slices.Clone(importers[s.file])
+		slices.SortStableFunc(importing, byWords)
+		for _, f := range importing[:min(len(importing), maxImporters)] {
+			picks = append(picks, pick{file: f, tier: tierNeighbour, why: "imports " + k.r.files[s.file]})
 		}
+	}
+	slices.SortStableFunc(picks, func(a, b pick) int { return byWords(a.file, b.file) })
+	for _, p := range picks {
+		k.add(p.file, p.tier, p.why)
 	}
 }
 
