@@ -1,6 +1,7 @@
 package repocontext
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -77,6 +78,48 @@ func TestFileSection(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := fileSection(tt.path, tt.why, tt.readOnly, tt.content); got != tt.want {
 				t.Errorf("fileSection:\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestFirstFileWhole checks that the first file is shown whole at its
+// turn when the spans chosen in it already take two thirds of what it
+// takes whole, and in part when they take less (shown whole only at the
+// end, when the budget leaves room).
+func TestFirstFileWhole(t *testing.T) {
+	def := func(name string, lines int) string {
+		var b strings.Builder
+		b.WriteString("def " + name + "(total):\n")
+		for k := range lines {
+			fmt.Fprintf(&b, "    total = total + amount_%d * 2\n", k)
+		}
+		return b.String() + "    return total\n\n\n"
+	}
+	tests := []struct {
+		name        string
+		frob, other int
+		want        string
+	}{
+		{name: "the named def is most of the file", frob: 300, other: 40, want: "whole file"},
+		{name: "the named def is a small part", frob: 20, other: 300, want: "whole file: the budget left room"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeRepo(t, map[string]string{"pkg/big.py": def("frob", tt.frob) + def("other", tt.other)})
+			ctx, err := Build(dir, Issue{Title: "`frob` crashes"}, Options{Budget: 6000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ctx.Included) == 0 || ctx.Included[0].Path != "pkg/big.py" {
+				t.Fatalf("included %v, want pkg/big.py first", includedPaths(ctx))
+			}
+			in := ctx.Included[0]
+			if len(in.Spans) != 1 || in.Spans[0] != (Span{Start: 1, End: in.Lines, Why: tt.want}) {
+				t.Errorf("spans %v, want lines 1-%d (%s)", in.Spans, in.Lines, tt.want)
+			}
+			if in.Tokens <= 6000/3 {
+				t.Errorf("the file takes %d tokens, want more than a third of the budget, which is shown whole anyway", in.Tokens)
 			}
 		})
 	}

@@ -216,6 +216,12 @@ func (b *builder) placeLarge(l *layout, p pick, f file, whole string) (placed, s
 	if need := l.cost(section); need > l.left || len(chosen) == 0 && part.outline == "" {
 		return placed{}, overBudget(need, l.left, p.why)
 	}
+	if top && l.files == 0 && 3*l.cost(section) >= 2*need && need <= l.left {
+		// The first file, its spans taking two thirds of what the whole
+		// file takes, is shown whole if it fits: the rest costs little
+		// and may hold what the fix changes.
+		return f.whole(l, whole), ""
+	}
 	in.Tokens, in.Spans = EstimateTokens(section), part.spans
 	return placed{in: in, part: l.addFile(section), whole: whole}, ""
 }
