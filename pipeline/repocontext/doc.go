@@ -28,13 +28,14 @@
 //     the file's path weighed in, the first 40 files ranked again
 //     by that score and their best def's (BM25 over each function and
 //     method, a word in its name weighed in), each relative to the best;
-//  3. the files of the functions that hold the issue's words best in the
-//     whole repository (see below); the __init__.py of a top-level package
-//     the issue names by its name alone (pytest.skip: mostly the project's
-//     own name, re-exporting its API), not a seed; the files the seeds
-//     import (six at most a seed, best first by the issue's words: a
-//     package that re-exports its modules would give away the budget), a
-//     few files that import them, and the next six files retrieval ranks;
+//  3. the __init__.py of a top-level package the issue names by its name
+//     alone (pytest.skip: mostly the project's own name, re-exporting its
+//     API), not a seed; the files the seeds import (six at most a seed,
+//     best first by the issue's words: a package that re-exports its
+//     modules would give away the budget) and a few files that import
+//     them, all in order of the issue's words; the files of the functions
+//     that hold the issue's words best in the whole repository (see
+//     below); and the next six files retrieval ranks;
 //  4. tests that define a symbol the issue names, then tests that
 //     mention one or import a file of tier 1;
 //  5. the README and setup files at the root, while budget remains.
@@ -50,7 +51,9 @@
 // Each pick carries a reason, shown in the text. Files are placed in rank
 // order while they fit. A file of at most [SmallFileTokens] is shown
 // whole, and so is a file of tier 1 or 2 whose whole section takes at most
-// a third of the budget. A larger Python file is shown as its outline
+// a third of the budget, or, for the first file placed, when the spans
+// chosen in it already take two thirds of its whole section and the whole
+// fits. A larger Python file is shown as its outline
 // (imports, classes and defs with their line ranges) and the spans that
 // matter, each span's exact text in its own fenced block under its line
 // range, with a "⋮ lines 120-340 omitted" mark for the lines between: the

@@ -64,11 +64,11 @@ func rank(r *repo, a *analysis, scans []fileScan, ret retrieval, literals []stri
 		k.stems(tierRetrieved)
 		k.retrieved(ret, tierRetrieved)
 	}
-	k.bestDefs(best)
 	for _, p := range a.packages {
 		k.add(p.file, p.tier, p.why)
 	}
 	k.neighbours(seeds, ret)
+	k.bestDefs(best)
 	k.moreRetrieved(ret)
 	for _, p := range k.testDefiners {
 		k.add(p.file, p.tier, p.why)
@@ -195,7 +195,7 @@ func (k *ranking) retrieved(ret retrieval, tier int) {
 }
 
 // bestDefs picks the files of the functions that hold the words
-// best, best first, after the seeds and the files retrieval ranks first.
+// best, best first, after the seeds and their neighbours.
 func (k *ranking) bestDefs(best map[int][]repoDef) {
 	var defs []repoDef
 	for _, ds := range best {
