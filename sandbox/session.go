@@ -433,7 +433,12 @@ func (s *Session) start(ctx context.Context) (err error) {
 	defer cancel()
 	e := s.engine
 	cfg, host := containerConfig(s.spec, s.labels)
-	created, err := e.cli.ContainerCreate(ctx, cfg, host, nil, nil, "")
+	// The create request runs to its answer even when ctx ends: the engine
+	// may have made the container before the cancellation reached it, and
+	// only the answer names it for removal.
+	createCtx, cancelCreate := context.WithTimeout(context.WithoutCancel(ctx), startTimeout)
+	created, err := e.cli.ContainerCreate(createCtx, cfg, host, nil, nil, "")
+	cancelCreate()
 	if err != nil {
 		if isNotFound(err) {
 			return fmt.Errorf("%w: %s: %w", ErrImageNotFound, s.spec.Image, err)
@@ -447,6 +452,9 @@ func (s *Session) start(ctx context.Context) (err error) {
 			e.remove(id)
 		}
 	}()
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("create sandbox container: %w", err)
+	}
 
 	pr, pw := io.Pipe()
 	go func() {
