@@ -55,6 +55,7 @@ func TestSandboxRun(t *testing.T) {
 func startCapsule(t *testing.T, eng *sandbox.Engine) (*exec.Cmd, string) {
 	t.Helper()
 	cmd := exec.Command(sandboxtest.AgentBinary(t), "sandbox", "run", "--workspace", t.TempDir(), "--", "sleep", "300")
+	cmd.Stderr = new(strings.Builder)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestSignalsRemoveContainer(t *testing.T) {
 			// may still show it for a moment under load (seen once under
 			// two CPU hogs), but not for long.
 			if ids, ok := waitContainers(t, eng, cmd.Process.Pid, func(ids []string) bool { return len(ids) == 0 }); !ok {
-				t.Errorf("containers left after %s (still listed 30 s after): %v", sig, ids)
+				t.Errorf("containers left after %s (still listed 30 s after): %v; the process said:\n%s", sig, ids, cmd.Stderr)
 			}
 		})
 	}
