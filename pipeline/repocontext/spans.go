@@ -292,8 +292,13 @@ func (f *spanFinder) mentioned(line string) string {
 // name.
 func (f *spanFinder) words(weights map[string]float64) {
 	defs := countDefs(f.o, weights)
+	avg := avgSize(defs)
+	defs = append(defs, classBlocks(f.o, weights)...)
 	named := make(map[int]bool)
 	for _, d := range defs {
+		if d.def < 0 {
+			continue
+		}
 		eachPart([]byte(f.o.defs[d.def].name), func(part []byte) {
 			if _, ok := weights[string(part)]; ok {
 				named[d.def] = true
@@ -301,13 +306,12 @@ func (f *spanFinder) words(weights map[string]float64) {
 		})
 	}
 	added := 0
-	for _, s := range scoreDefs(f.o, defs, weights, avgSize(defs)) {
+	for _, s := range scoreDefs(f.o, defs, weights, avg) {
 		if added == maxWordSpans {
 			break
 		}
 		if len(s.hits) >= minWordHits || named[s.def] {
-			d := f.o.defs[s.def]
-			f.add(s.def, lineRange{d.start, d.end}, "holds words of the issue: "+strings.Join(s.hits[:min(len(s.hits), 5)], ", "), spanSecondary)
+			f.add(s.def, s.r, "holds words of the issue: "+strings.Join(s.hits[:min(len(s.hits), 5)], ", "), spanSecondary)
 			added++
 		}
 	}

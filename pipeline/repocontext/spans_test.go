@@ -357,3 +357,40 @@ func TestNamedAndBestSpans(t *testing.T) {
 		t.Errorf("spans:\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestClassBlocks checks that a class's own lines, outside its methods and
+// nested classes, are counted in paragraphs split at blank lines.
+func TestClassBlocks(t *testing.T) {
+	src := `class Loop:
+    """An event loop.
+
+    It runs callbacks until stopped.
+    """
+
+    _current = None
+    _instances = {}
+
+    def start(self):
+        pass
+
+    class Timer:
+        """A timer."""
+
+    limit = 5
+`
+	o := parsePython([]byte(src))
+	var got []string
+	for _, b := range classBlocks(o, map[string]float64{"callback": 1, "stopped": 1, "timer": 1}) {
+		got = append(got, fmt.Sprintf("%s %v", b.r, b.tf))
+	}
+	want := []string{
+		"2 map[]",
+		"4-5 map[callback:1 stopped:1]",
+		"7-8 map[]",
+		"16 map[]",
+		"14 map[timer:1]",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("blocks:\n got %q\nwant %q", got, want)
+	}
+}
