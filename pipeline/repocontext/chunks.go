@@ -70,43 +70,39 @@ func (t *defTerms) count(o *pyOutline, weights map[string]float64) {
 	}
 }
 
-// classBlocks counts the words weights holds in each block of a class's
+// classBlocks counts the words weights holds in each block of class k's
 // own lines: its docstring and class-level statements, outside its
 // methods and nested classes, split at blank lines into paragraphs.
-func classBlocks(o *pyOutline, weights map[string]float64) []defTerms {
+func classBlocks(o *pyOutline, k int, weights map[string]float64) []defTerms {
+	d := o.defs[k]
+	own := make([]bool, d.end-d.body+1)
+	for i := range own {
+		own[i] = true
+	}
+	for _, c := range o.defs[k+1:] {
+		if c.start > d.end {
+			break
+		}
+		if c.parent == k {
+			for n := c.start; n <= c.end; n++ {
+				own[n-d.body] = false
+			}
+		}
+	}
 	var out []defTerms
-	for k, d := range o.defs {
-		if !d.class {
+	start := 0
+	for n := d.body; n <= d.end+1; n++ {
+		if n <= d.end && own[n-d.body] && strings.TrimSpace(o.lines[n-1]) != "" {
+			if start == 0 {
+				start = n
+			}
 			continue
 		}
-		own := make([]bool, d.end-d.body+1)
-		for i := range own {
-			own[i] = true
-		}
-		for _, c := range o.defs[k+1:] {
-			if c.start > d.end {
-				break
-			}
-			if c.parent == k {
-				for n := c.start; n <= c.end; n++ {
-					own[n-d.body] = false
-				}
-			}
-		}
-		start := 0
-		for n := d.body; n <= d.end+1; n++ {
-			if n <= d.end && own[n-d.body] && strings.TrimSpace(o.lines[n-1]) != "" {
-				if start == 0 {
-					start = n
-				}
-				continue
-			}
-			if start > 0 {
-				t := defTerms{def: -1, r: lineRange{start, n - 1}, tf: make(map[string]float64)}
-				t.count(o, weights)
-				out = append(out, t)
-				start = 0
-			}
+		if start > 0 {
+			t := defTerms{def: -1, r: lineRange{start, n - 1}, tf: make(map[string]float64)}
+			t.count(o, weights)
+			out = append(out, t)
+			start = 0
 		}
 	}
 	return out
