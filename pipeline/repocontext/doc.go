@@ -59,7 +59,7 @@
 // range, with a "⋮ lines 120-340 omitted" mark for the lines between: the
 // code around the lines the issue quotes and a traceback names, the
 // repository's best functions for the issue's words (above), the defs
-// the issue names (a long class by its header, its constructor and the two
+// the issue names (a long class by its header, its constructor and the three
 // blocks of its own lines, docstring paragraphs or class-level statements,
 // that hold the issue's words best), the
 // callees of those in the file and the defs that use the names, and, in a

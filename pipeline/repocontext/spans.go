@@ -253,7 +253,7 @@ func (f *spanFinder) classWords(k, head int) {
 
 // maxClassBlocks caps the blocks of a long class's own lines shown for
 // the words of the issue.
-const maxClassBlocks = 2
+const maxClassBlocks = 3
 
 // constructors are the methods that build an instance: shown with the
 // header of a class too long to show whole.
