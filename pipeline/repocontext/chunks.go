@@ -3,6 +3,7 @@ package repocontext
 import (
 	"cmp"
 	"slices"
+	"strings"
 )
 
 const (
@@ -19,7 +20,9 @@ const (
 // camelCase split), a word in its name weighed nameBoost times, and the
 // distinct words it holds, best first.
 type defScore struct {
+	// def is the def's index, or -1 for a block of a class's own lines.
 	def   int
+	r     lineRange
 	score float64
 	hits  []string
 }
@@ -27,7 +30,10 @@ type defScore struct {
 // defTerms counts the words of the issue in each function and method of o
 // (its name weighed in); size counts its identifier parts.
 type defTerms struct {
+	// def is the def's index, or -1 for a block of a class's own lines
+	// (see classBlocks); r its lines.
 	def  int
+	r    lineRange
 	tf   map[string]float64
 	size int
 }
@@ -40,21 +46,64 @@ func countDefs(o *pyOutline, weights map[string]float64) []defTerms {
 		if d.class {
 			continue
 		}
-		t := defTerms{def: k, tf: make(map[string]float64)}
+		t := defTerms{def: k, r: lineRange{d.start, d.end}, tf: make(map[string]float64)}
 		eachPart([]byte(d.name), func(part []byte) {
 			if _, ok := weights[string(part)]; ok {
 				t.tf[string(part)] += nameBoost
 			}
 		})
-		for _, line := range o.lines[d.start-1 : d.end] {
-			eachPart([]byte(line), func(part []byte) {
-				t.size++
-				if _, ok := weights[string(part)]; ok {
-					t.tf[string(part)]++
-				}
-			})
-		}
+		t.count(o, weights)
 		out = append(out, t)
+	}
+	return out
+}
+
+// count adds the words weights holds in the lines of t to its counts.
+func (t *defTerms) count(o *pyOutline, weights map[string]float64) {
+	for _, line := range o.lines[t.r.start-1 : t.r.end] {
+		eachPart([]byte(line), func(part []byte) {
+			t.size++
+			if _, ok := weights[string(part)]; ok {
+				t.tf[string(part)]++
+			}
+		})
+	}
+}
+
+// classBlocks counts the words weights holds in each block of class k's
+// own lines: its docstring and class-level statements, outside its
+// methods and nested classes, split at blank lines into paragraphs.
+func classBlocks(o *pyOutline, k int, weights map[string]float64) []defTerms {
+	d := o.defs[k]
+	own := make([]bool, d.end-d.body+1)
+	for i := range own {
+		own[i] = true
+	}
+	for _, c := range o.defs[k+1:] {
+		if c.start > d.end {
+			break
+		}
+		if c.parent == k {
+			for n := c.start; n <= c.end; n++ {
+				own[n-d.body] = false
+			}
+		}
+	}
+	var out []defTerms
+	start := 0
+	for n := d.body; n <= d.end+1; n++ {
+		if n <= d.end && own[n-d.body] && strings.TrimSpace(o.lines[n-1]) != "" {
+			if start == 0 {
+				start = n
+			}
+			continue
+		}
+		if start > 0 {
+			t := defTerms{def: -1, r: lineRange{start, n - 1}, tf: make(map[string]float64)}
+			t.count(o, weights)
+			out = append(out, t)
+			start = 0
+		}
 	}
 	return out
 }
@@ -74,7 +123,7 @@ func avgSize(defs []defTerms) float64 {
 func scoreDefs(o *pyOutline, defs []defTerms, weights map[string]float64, avg float64) []defScore {
 	out := make([]defScore, 0, len(defs))
 	for _, d := range defs {
-		s := defScore{def: d.def}
+		s := defScore{def: d.def, r: d.r}
 		type hit struct {
 			word  string
 			score float64
@@ -98,8 +147,7 @@ func scoreDefs(o *pyOutline, defs []defTerms, weights map[string]float64, avg fl
 		}
 	}
 	slices.SortStableFunc(out, func(a, b defScore) int {
-		da, db := o.defs[a.def], o.defs[b.def]
-		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(da.end-da.start, db.end-db.start))
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.r.end-a.r.start, b.r.end-b.r.start))
 	})
 	return out
 }

@@ -59,7 +59,9 @@
 // range, with a "⋮ lines 120-340 omitted" mark for the lines between: the
 // code around the lines the issue quotes and a traceback names, the
 // repository's best functions for the issue's words (above), the defs
-// the issue names (a long class by its header and its constructor), the
+// the issue names (a long class by its header, its constructor and the three
+// blocks of its own lines, docstring paragraphs or class-level statements,
+// that hold the issue's words best), the
 // callees of those in the file and the defs that use the names, and, in a
 // file of tier 1 or 2, its imports (every top-level import up to the
 // first top-level def or class, the last 100 lines of a longer head) and

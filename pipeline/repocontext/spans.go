@@ -68,6 +68,8 @@ type candidate struct {
 type spanFinder struct {
 	o     *pyOutline
 	names map[string]bool
+	// weights weighs the words of the issue (see spanQuery).
+	weights map[string]float64
 	// picked marks the defs already chosen, by index.
 	picked map[int]bool
 	out    []candidate
@@ -80,7 +82,7 @@ type spanFinder struct {
 // points into the file and it is a seed or retrieved (words is not nil),
 // the defs that hold the rarest words of the issue.
 func findSpans(o *pyOutline, q spanQuery) []candidate {
-	f := &spanFinder{o: o, names: q.names, picked: make(map[int]bool)}
+	f := &spanFinder{o: o, names: q.names, weights: q.words, picked: make(map[int]bool)}
 	for _, n := range q.quoted {
 		f.around(n, fmt.Sprintf("line %d quoted in the issue", n))
 	}
@@ -219,6 +221,7 @@ func (f *spanFinder) definition(k int) {
 	}
 	f.add(k, r, "defines "+d.name, spanPrimary)
 	if r.end < d.end {
+		f.classWords(k, r.end)
 		for c, m := range f.o.defs[k+1:] {
 			if m.parent == k && constructors[m.name] {
 				f.add(k+1+c, lineRange{m.start, m.end}, "constructor of "+d.name, spanPrimary)
@@ -226,6 +229,31 @@ func (f *spanFinder) definition(k int) {
 		}
 	}
 }
+
+// classWords adds the block of class k's own lines after line head (its
+// docstring's paragraphs, its class-level statements) that holds the
+// words of the issue best, when it holds minWordHits of them: a long class
+// the issue names documents or sets there what its header does not show.
+func (f *spanFinder) classWords(k, head int) {
+	var blocks []defTerms
+	for _, b := range classBlocks(f.o, k, f.weights) {
+		if b.r.start > head {
+			blocks = append(blocks, b)
+		}
+	}
+	added := 0
+	for _, s := range scoreDefs(f.o, blocks, f.weights, avgSize(countDefs(f.o, f.weights))) {
+		if added == maxClassBlocks || len(s.hits) < minWordHits {
+			return
+		}
+		f.add(-1, s.r, "holds words of the issue in "+f.o.defs[k].name+": "+strings.Join(s.hits[:min(len(s.hits), 5)], ", "), spanPrimary)
+		added++
+	}
+}
+
+// maxClassBlocks caps the blocks of a long class's own lines shown for
+// the words of the issue.
+const maxClassBlocks = 3
 
 // constructors are the methods that build an instance: shown with the
 // header of a class too long to show whole.

@@ -357,3 +357,68 @@ func TestNamedAndBestSpans(t *testing.T) {
 		t.Errorf("spans:\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestClassBlocks checks that a class's own lines, outside its methods and
+// nested classes, are counted in paragraphs split at blank lines.
+func TestClassBlocks(t *testing.T) {
+	src := `class Loop:
+    """An event loop.
+
+    It runs callbacks until stopped.
+    """
+
+    _current = None
+    _instances = {}
+
+    def start(self):
+        pass
+
+    class Timer:
+        """A timer."""
+
+    limit = 5
+`
+	o := parsePython([]byte(src))
+	var got []string
+	for _, b := range classBlocks(o, 0, map[string]float64{"callback": 1, "stopped": 1, "timer": 1}) {
+		got = append(got, fmt.Sprintf("%s %v", b.r, b.tf))
+	}
+	want := []string{
+		"2 map[]",
+		"4-5 map[callback:1 stopped:1]",
+		"7-8 map[]",
+		"16 map[]",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("blocks:\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestLongClassShowsWordBlocks checks that a class too long to show whole
+// also shows the paragraphs of its docstring and its class-level lines
+// below its header that hold the words of the issue best.
+func TestLongClassShowsWordBlocks(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("class Big:\n    \"\"\"A long class.\n\n")
+	for i := range 20 {
+		fmt.Fprintf(&src, "    Paragraph %d of the docstring.\n\n", i)
+	}
+	src.WriteString("    Do not construct it directly: use current() instead.\n    \"\"\"\n\n    deprecated_construct = True\n\n")
+	for i := range 60 {
+		fmt.Fprintf(&src, "    def m%d(self):\n        return %d\n\n", i, i)
+	}
+	o := parsePython([]byte(src.String()))
+	var got []string
+	words := map[string]float64{"construct": 1, "current": 1, "deprecated": 1, "paragraph": 0.1}
+	for _, c := range findSpans(o, spanQuery{names: map[string]bool{"Big": true}, words: words}) {
+		got = append(got, c.lineRange.String()+" "+c.why)
+	}
+	want := []string{
+		"1-19 defines Big",
+		"44-50 holds words of the issue in Big: construct, deprecated",
+		"41-48 holds words of the issue in Big: construct, current",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("spans:\n got %q\nwant %q", got, want)
+	}
+}
