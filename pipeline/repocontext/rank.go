@@ -137,7 +137,9 @@ func (k *ranking) definers() {
 			why := "defines " + strings.Join(names, ", ")
 			if !isTestFile(k.r.files[f]) {
 				k.add(f, tierSeed, why)
-			} else if !k.seen[f] && !slices.ContainsFunc(k.testDefiners, func(p pick) bool { return p.file == f }) {
+			} else {
+				// A test defining several names comes more than once;
+				// k.add keeps the first.
 				k.testDefiners = append(k.testDefiners, pick{file: f, why: why, tier: tierTest})
 			}
 		}

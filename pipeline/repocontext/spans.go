@@ -70,6 +70,9 @@ type spanFinder struct {
 	names map[string]bool
 	// weights weighs the words of the issue (see spanQuery).
 	weights map[string]float64
+	// counted holds the words of the issue in each def, counted once
+	// (see counts).
+	counted []defTerms
 	// picked marks the defs already chosen, by index.
 	picked map[int]bool
 	out    []candidate
@@ -110,7 +113,7 @@ func findSpans(o *pyOutline, q spanQuery) []candidate {
 	f.callees()
 	f.callers()
 	if q.top {
-		f.words(q.words)
+		f.words()
 	}
 	return f.out
 }
@@ -242,7 +245,7 @@ func (f *spanFinder) classWords(k, head int) {
 		}
 	}
 	added := 0
-	for _, s := range scoreDefs(f.o, blocks, f.weights, avgSize(countDefs(f.o, f.weights))) {
+	for _, s := range scoreDefs(f.o, blocks, f.weights, avgSize(f.counts())) {
 		if added == maxClassBlocks || len(s.hits) < minWordHits {
 			return
 		}
@@ -313,23 +316,31 @@ func (f *spanFinder) mentioned(line string) string {
 	return ""
 }
 
+// counts returns the words of the issue each def of the file holds
+// (countDefs), counted on the first call.
+func (f *spanFinder) counts() []defTerms {
+	if f.counted == nil {
+		f.counted = countDefs(f.o, f.weights)
+	}
+	return f.counted
+}
+
 // words adds the functions that hold the words of the issue best, by
-// BM25 over each def (see scoreDefs): weights maps each word (see
-// queryTerms) to its weight, its inverse document frequency in the
-// repository. A def must hold minWordHits distinct words, or one in its
-// name.
-func (f *spanFinder) words(weights map[string]float64) {
-	defs := countDefs(f.o, weights)
+// BM25 over each def (see scoreDefs), the words weighed by f.weights
+// (see spanQuery). A def must hold minWordHits distinct words, or one in
+// its name.
+func (f *spanFinder) words() {
+	defs := f.counts()
 	named := make(map[int]bool)
 	for _, d := range defs {
 		eachPart([]byte(f.o.defs[d.def].name), func(part []byte) {
-			if _, ok := weights[string(part)]; ok {
+			if _, ok := f.weights[string(part)]; ok {
 				named[d.def] = true
 			}
 		})
 	}
 	added := 0
-	for _, s := range scoreDefs(f.o, defs, weights, avgSize(defs)) {
+	for _, s := range scoreDefs(f.o, defs, f.weights, avgSize(defs)) {
 		if added == maxWordSpans {
 			break
 		}
