@@ -82,11 +82,6 @@ type analysis struct {
 	// the files holding them, most quotes first.
 	quoted  map[int][]int
 	quoters []int
-	// messages are the lines of string literals whose fixed pieces the
-	// issue quotes, by file, and messagers the files holding them, most
-	// pieces first (see messagesIn).
-	messages  map[int][]int
-	messagers []pick
 }
 
 // quotedIn finds the files holding lines the issue quotes, from the scans:

@@ -43,7 +43,6 @@ func (b *builder) build() Context {
 	terms := queryTerms(b.issue)
 	scans := b.r.scan(names, terms, iss)
 	a.quotedIn(scans)
-	a.messagesIn(scans)
 	b.ret = retrieve(b.r, terms, scans)
 	b.ret.rerank(b.r)
 	b.best = b.repoDefs()
@@ -165,7 +164,7 @@ func (b *builder) placeLarge(l *layout, p pick, f file, whole string) (placed, s
 	var cands []candidate
 	if langOf(f.path) == langPython {
 		o := parsePython([]byte(f.content))
-		cands = findSpans(o, spanQuery{names: b.names, lines: b.a.lines[p.file], quoted: b.a.quoted[p.file], messages: b.a.messages[p.file], words: b.ret.weights, top: top, best: b.best[p.file]})
+		cands = findSpans(o, spanQuery{names: b.names, lines: b.a.lines[p.file], quoted: b.a.quoted[p.file], words: b.ret.weights, top: top, best: b.best[p.file]})
 		// The outline may not take what the repository's best functions
 		// in this file need.
 		left := l.left - b.reserve(p.file)

@@ -42,9 +42,6 @@ type issueText struct {
 	// function-redefined, an option such as --add-imports without its
 	// dashes), looked for as string literals.
 	literals []string
-	// messages is its title and body, for finding the messages of the
-	// repository's string literals in them (see messageText).
-	messages *messageText
 }
 
 // maxLiterals caps the hyphenated names looked for.
@@ -89,7 +86,7 @@ func (p *issueText) quote(line string) {
 // parseIssue reads the title and body of an issue as Markdown: fenced code
 // blocks, inline code and prose are read by different rules.
 func parseIssue(iss Issue) issueText {
-	p := issueText{messages: newMessageText(iss.Title + "\n" + iss.Body)}
+	var p issueText
 	p.markdownLine(iss.Title)
 	lines := strings.Split(iss.Body, "\n")
 	for i := 0; i < len(lines); i++ {

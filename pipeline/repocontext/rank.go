@@ -52,9 +52,6 @@ func rank(r *repo, a *analysis, scans []fileScan, ret retrieval, literals []stri
 		k.add(f, tierSeed, "holds lines the issue quotes")
 	}
 	k.literals(literals)
-	for _, p := range a.messagers {
-		k.add(p.file, tierSeed, p.why)
-	}
 	k.definers()
 	if len(k.picks) == 0 {
 		k.stems(tierSeed)

@@ -27,9 +27,6 @@ type fileScan struct {
 	// literals are the hyphenated names of the issue (indexes into
 	// issueText.literals) such a file holds as a string literal.
 	literals []int32
-	// messages are the fixed pieces of such a file's string literals
-	// that the issue's text holds.
-	messages []messageHit
 }
 
 // quoteHit is a line of a file the issue quotes: the quote's index in
@@ -51,8 +48,6 @@ type scanner struct {
 	// literals are the forms each hyphenated name of the issue takes as a
 	// string literal: "name", 'name', and an option's -name" and -name'.
 	literals [][][]byte
-	// messages is the issue's text, for the pieces of string literals.
-	messages *messageText
 }
 
 // scan reads the head of every source file once, in parallel, and returns
@@ -61,7 +56,7 @@ type scanner struct {
 func (r *repo) scan(names, terms []string, iss issueText) []fileScan {
 	quotes := iss.quotes
 	s := &scanner{r: r, names: names, wanted: make(map[string]int32, len(names)), terms: newTermIndex(terms),
-		quotes: make(map[string]int32, len(quotes)), messages: iss.messages}
+		quotes: make(map[string]int32, len(quotes))}
 	for _, lit := range iss.literals {
 		s.literals = append(s.literals, [][]byte{
 			[]byte(`"` + lit + `"`), []byte(`'` + lit + `'`), []byte(`-` + lit + `"`), []byte(`-` + lit + `'`),
@@ -109,7 +104,6 @@ func (s *scanner) file(i int, buf []byte) fileScan {
 	py := langOf(s.r.files[i]) == langPython
 	test := isTestFile(s.r.files[i])
 	quotes := len(s.quotes) > 0 && !test
-	messages := s.messages != nil && !test
 	n := int32(1) // the number of the line at off
 	for off := 0; off < len(data); {
 		start := off
@@ -128,9 +122,6 @@ func (s *scanner) file(i int, buf []byte) fileScan {
 					res.quoted = append(res.quoted, quoteHit{quote: k, line: n})
 				}
 			}
-		}
-		if messages && bytes.ContainsAny(line, `"'`) {
-			res.messages = s.messages.messages(line, n, res.messages)
 		}
 		if py && isImportStart(trimIndent(line)) {
 			var stmt string

@@ -92,9 +92,6 @@ func findSpans(o *pyOutline, q spanQuery) []candidate {
 	for _, n := range q.lines {
 		f.around(n, fmt.Sprintf("line %d in the traceback", n))
 	}
-	for _, n := range q.messages {
-		f.around(n, fmt.Sprintf("line %d holds a message of the issue", n))
-	}
 	for _, d := range q.best {
 		for k, od := range o.defs {
 			if n := len(f.out); od.start == d.start && od.end == d.end {
@@ -128,11 +125,8 @@ func findSpans(o *pyOutline, q spanQuery) []candidate {
 type spanQuery struct {
 	names         map[string]bool
 	lines, quoted []int
-	// messages are the lines of string literals whose messages the issue
-	// quotes.
-	messages []int
-	words    map[string]float64
-	top      bool
+	words         map[string]float64
+	top           bool
 	// best are the file's functions among those of the repository that
 	// hold the issue's words best.
 	best []repoDef
