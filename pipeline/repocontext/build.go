@@ -46,7 +46,7 @@ func (b *builder) build() Context {
 	b.ret = retrieve(b.r, terms, scans)
 	b.ret.rerank(b.r)
 	b.best = b.repoDefs()
-	picks := rank(b.r, a, scans, b.ret, iss.literals, b.best)
+	picks := rank(b.r, a, scans, b.ret, iss, b.best)
 	b.trace.ranked(picks, scans)
 
 	ctx := Context{Symbols: symbolsOf(a, scans)}

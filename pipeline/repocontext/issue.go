@@ -42,6 +42,10 @@ type issueText struct {
 	// function-redefined, an option such as --add-imports without its
 	// dashes), looked for as string literals.
 	literals []string
+	// codeNames are the single names it writes as inline code (`ALL`,
+	// `pass_env`), looked for as string literals too: a name no file
+	// defines is often a value the code compares with or a key it reads.
+	codeNames []string
 }
 
 // maxLiterals caps the hyphenated names looked for.
@@ -65,6 +69,14 @@ func (p *issueText) literal(tok string) {
 		}
 	}
 	p.literals = append(p.literals, tok)
+}
+
+// codeName records a single name written as inline code, up to
+// maxLiterals of them.
+func (p *issueText) codeName(name string) {
+	if len(name) >= minNameLen && !stopNames[name] && len(p.codeNames) < maxLiterals && !slices.Contains(p.codeNames, name) {
+		p.codeNames = append(p.codeNames, name)
+	}
 }
 
 const (
@@ -233,6 +245,9 @@ func (p *issueText) inlineCode(s string) {
 			return
 		}
 		if isDottedName(s) || strings.ContainsAny(s, "./") {
+			if isIdent(s) {
+				p.codeName(s)
+			}
 			p.add(mention{text: s, code: true, strong: true})
 			return
 		}

@@ -43,7 +43,7 @@ type ranking struct {
 
 // rank returns the files to show, best first, in the tiers the package
 // documentation describes.
-func rank(r *repo, a *analysis, scans []fileScan, ret retrieval, literals []string, best map[int][]repoDef) []pick {
+func rank(r *repo, a *analysis, scans []fileScan, ret retrieval, iss issueText, best map[int][]repoDef) []pick {
 	k := &ranking{r: r, a: a, scans: scans, seen: make(map[int]bool)}
 	for _, p := range a.named {
 		k.add(p.file, tierSeed, p.why)
@@ -51,7 +51,7 @@ func rank(r *repo, a *analysis, scans []fileScan, ret retrieval, literals []stri
 	for _, f := range a.quoters {
 		k.add(f, tierSeed, "holds lines the issue quotes")
 	}
-	k.literals(literals)
+	k.literals(iss.literals, iss.codeNames)
 	k.definers()
 	if len(k.picks) == 0 {
 		k.stems(tierSeed)
@@ -88,9 +88,17 @@ func (k *ranking) add(file, tier int, why string) {
 
 // literals picks the files that hold a hyphenated name of the issue as a
 // string literal (where a message id or an option is declared), by the
-// order of the names; a name held by more than maxDefiners files is
-// skipped.
-func (k *ranking) literals(lits []string) {
+// order of the names, then those holding a name the issue writes as code
+// that no file defines (a value compared with, a key read: `ALL`,
+// `pass_env`); a name held by more than maxDefiners files is skipped.
+func (k *ranking) literals(hyphenated, names []string) {
+	defined := make(map[string]bool)
+	for _, s := range k.scans {
+		for _, n := range s.defines {
+			defined[k.a.symbols[n].name] = true
+		}
+	}
+	lits := slices.Concat(hyphenated, names)
 	byLit := make([][]int, len(lits))
 	for f, s := range k.scans {
 		for _, l := range s.literals {
@@ -98,7 +106,7 @@ func (k *ranking) literals(lits []string) {
 		}
 	}
 	for l, files := range byLit {
-		if len(files) <= maxDefiners {
+		if len(files) <= maxDefiners && (l < len(hyphenated) || !defined[lits[l]] && k.r.pyModuleAtRoot(lits[l]) < 0) {
 			for _, f := range files {
 				k.add(f, tierSeed, fmt.Sprintf("holds the string %q", lits[l]))
 			}

@@ -24,8 +24,9 @@ type fileScan struct {
 	// quoted are the lines of a source file that is not a test that the
 	// issue quotes.
 	quoted []quoteHit
-	// literals are the hyphenated names of the issue (indexes into
-	// issueText.literals) such a file holds as a string literal.
+	// literals are the hyphenated names of the issue, then its names
+	// written as code (indexes into issueText.literals followed by
+	// issueText.codeNames), such a file holds as a string literal.
 	literals []int32
 }
 
@@ -62,6 +63,9 @@ func (r *repo) scan(names, terms []string, iss issueText) []fileScan {
 			[]byte(`"` + lit + `"`), []byte(`'` + lit + `'`), []byte(`-` + lit + `"`), []byte(`-` + lit + `'`),
 		})
 	}
+	for _, name := range iss.codeNames {
+		s.literals = append(s.literals, [][]byte{[]byte(`"` + name + `"`), []byte(`'` + name + `'`)})
+	}
 	for k, n := range names {
 		s.wanted[n] = int32(k)
 	}
@@ -71,7 +75,7 @@ func (r *repo) scan(names, terms []string, iss issueText) []fileScan {
 	var targets []int
 	for i, f := range r.files {
 		lang := langOf(f)
-		if !r.symlink[i] && (lang == langPython || lang != langNone && len(names)+len(terms)+len(quotes)+len(iss.literals) > 0) {
+		if !r.symlink[i] && (lang == langPython || lang != langNone && len(names)+len(terms)+len(quotes)+len(iss.literals)+len(iss.codeNames) > 0) {
 			targets = append(targets, i)
 		}
 	}
