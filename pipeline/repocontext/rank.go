@@ -51,8 +51,10 @@ func rank(r *repo, a *analysis, scans []fileScan, ret retrieval, iss issueText, 
 	for _, f := range a.quoters {
 		k.add(f, tierSeed, "holds lines the issue quotes")
 	}
-	k.literals(iss.literals, iss.codeNames)
+	lits := slices.Concat(iss.literals, iss.codeNames)
+	k.literals(lits, 0, len(iss.literals))
 	k.definers()
+	k.literals(lits, len(iss.literals), len(lits))
 	if len(k.picks) == 0 {
 		k.stems(tierSeed)
 	}
@@ -86,27 +88,28 @@ func (k *ranking) add(file, tier int, why string) {
 	}
 }
 
-// literals picks the files that hold a hyphenated name of the issue as a
-// string literal (where a message id or an option is declared), by the
-// order of the names, then those holding a name the issue writes as code
-// that no file defines (a value compared with, a key read: `ALL`,
-// `pass_env`); a name held by more than maxDefiners files is skipped.
-func (k *ranking) literals(hyphenated, names []string) {
+// literals picks the files that hold lits[from:to] as string literals, in
+// their order: the issue's hyphenated names (where a message id or an
+// option is declared) and, after the definers, the names it writes as code
+// (see issueText.codeNames), those no file defines and that name no
+// top-level module (a value compared with, a key read: `ALL`,
+// `pass_env`). A name held by more than maxDefiners files is skipped.
+func (k *ranking) literals(lits []string, from, to int) {
 	defined := make(map[string]bool)
 	for _, s := range k.scans {
 		for _, n := range s.defines {
 			defined[k.a.symbols[n].name] = true
 		}
 	}
-	lits := slices.Concat(hyphenated, names)
 	byLit := make([][]int, len(lits))
 	for f, s := range k.scans {
 		for _, l := range s.literals {
 			byLit[l] = append(byLit[l], f)
 		}
 	}
-	for l, files := range byLit {
-		if len(files) <= maxDefiners && (l < len(hyphenated) || !defined[lits[l]] && k.r.pyModuleAtRoot(lits[l]) < 0) {
+	for l := from; l < to; l++ {
+		files := byLit[l]
+		if len(files) <= maxDefiners && !defined[lits[l]] && k.r.pyModuleAtRoot(lits[l]) < 0 {
 			for _, f := range files {
 				k.add(f, tierSeed, fmt.Sprintf("holds the string %q", lits[l]))
 			}
