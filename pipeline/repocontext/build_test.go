@@ -230,6 +230,21 @@ func TestRanking(t *testing.T) {
 			}, projectTail...),
 		},
 		{
+			name: "a name written as code that no file defines, held as a string, after the definers",
+			extra: map[string]string{
+				"calc/select.py": "def chosen(names):\n    return names is None or 'EVERY' in names\n",
+				"calc/other.py":  "KIND = \"fmt_number\"\nNAME = \"None\"\n",
+			},
+			title: "`fmt_number` and `EVERY`: `None` is not `calc`",
+			wantIncluded: append([]string{
+				"calc/fmt.py (defines fmt_number)",
+				`calc/select.py (holds the string "EVERY")`,
+				"calc/other.py (uses words of the issue: calc, number)",
+				"calc/__init__.py (module calc named in the issue)",
+				"tests/test_fmt.py (test that imports calc/fmt.py and mentions fmt_number)",
+			}, projectTail...),
+		},
+		{
 			name: "rarer names first, tests after the code",
 			extra: map[string]string{
 				"tests/test_shape.py": "class Shape:\n    pass\n",

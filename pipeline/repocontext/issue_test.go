@@ -113,3 +113,23 @@ func TestContainsWord(t *testing.T) {
 		}
 	}
 }
+
+func TestCodeNames(t *testing.T) {
+	tests := []struct {
+		name, title, body string
+		want              []string
+	}{
+		{"a single name in backticks", "`tox -e ALL` and `ALL`", "", []string{"ALL"}},
+		{"dotted names, calls and paths are not", "`a.b_c`, `run()`, `x/y.py`", "", nil},
+		{"built-ins and short names are not", "`None`, `int`, `ab`", "", nil},
+		{"code blocks and prose are not", "pass_env breaks", "```\nEVERY = 1\n```", nil},
+		{"each once", "`pass_env` or `pass_env`?", "", []string{"pass_env"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := parseIssue(Issue{Title: tt.title, Body: tt.body}).codeNames; !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("codeNames = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
