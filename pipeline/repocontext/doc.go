@@ -9,19 +9,22 @@
 // names such as calc.ops.divide, names in quotes as error messages print
 // them, frames of a pasted traceback in Python's or pytest's form, an
 // installed package's path mapped onto the repository's own), the lines of
-// code it quotes, and its hyphenated names (a message id, an option). It
-// then reads the head of every source file once, in parallel, for
-// definitions of those symbols (Python, Go, JavaScript and TypeScript), for
-// the quoted lines and the hyphenated names as string literals, for Python
-// imports, in tests for mentions of the symbols, and for the words of the
-// issue (identifier parts, snake_case and camelCase split). Names of one or
-// two letters are ignored. Files are ranked in tiers:
+// code it quotes, its hyphenated names (a message id, an option), and the
+// single names it writes as code (`ALL`, `pass_env`). It then reads the
+// head of every source file once, in parallel, for definitions of those
+// symbols (Python, Go, JavaScript and TypeScript), for the quoted lines,
+// for the hyphenated names and the names written as code as string
+// literals, for Python imports, in tests for mentions of the symbols, and
+// for the words of the issue (identifier parts, snake_case and camelCase
+// split). Names of one or two letters are ignored. Files are ranked in tiers:
 //
 //  1. files the issue names (a traceback's innermost frame first), files
 //     holding lines it quotes or its hyphenated names, and files that are
 //     not tests and define a symbol it names (names defined in fewer files
-//     first) — or, when there are none, source files named like a word of
-//     the issue or two in a row ("man page", manpage.py), or else the
+//     first), then files holding as a string literal a name it writes as
+//     code that no file defines and that names no top-level module — or,
+//     when there are none, source files named like a word of the issue or
+//     two in a row ("man page", manpage.py), or else the
 //     files retrieval ranks first;
 //  2. files named like words of the issue, and the three source files
 //     retrieval ranks first: BM25 over the words of the issue, a word in

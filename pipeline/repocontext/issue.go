@@ -48,7 +48,8 @@ type issueText struct {
 	codeNames []string
 }
 
-// maxLiterals caps the hyphenated names looked for.
+// maxLiterals caps the hyphenated names looked for, and the names written
+// as code.
 const maxLiterals = 8
 
 // literal records tok if it is a hyphenated name: two or more parts of

@@ -47,7 +47,8 @@ type scanner struct {
 	// quotes maps the lines the issue quotes, trimmed, to their index.
 	quotes map[string]int32
 	// literals are the forms each hyphenated name of the issue takes as a
-	// string literal: "name", 'name', and an option's -name" and -name'.
+	// string literal ("name", 'name', and an option's -name" and -name'),
+	// then those of each name it writes as code ("name" and 'name').
 	literals [][][]byte
 }
 
