@@ -22,10 +22,10 @@
 //     holding lines it quotes or its hyphenated names, and files that are
 //     not tests and define a symbol it names (names defined in fewer files
 //     first), then files holding as a string literal a name it writes as
-//     code that no file defines and that names no top-level module — or,
-//     when there are none, source files named like a word of the issue or
-//     two in a row ("man page", manpage.py), or else the
-//     files retrieval ranks first;
+//     code that no file but a test defines and that names no top-level
+//     module — or, when there are none, source files named like a word of
+//     the issue or two in a row ("man page", manpage.py), or else the files
+//     retrieval ranks first;
 //  2. files named like words of the issue, and the three source files
 //     retrieval ranks first: BM25 over the words of the issue, a word in
 //     the file's path weighed in, the first 40 files ranked again

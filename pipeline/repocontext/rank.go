@@ -91,12 +91,16 @@ func (k *ranking) add(file, tier int, why string) {
 // literals picks the files that hold lits[from:to] as string literals, in
 // their order: the issue's hyphenated names (where a message id or an
 // option is declared) and, after the definers, the names it writes as code
-// (see issueText.codeNames), those no file defines and that name no
-// top-level module (a value compared with, a key read: `ALL`,
-// `pass_env`). A name held by more than maxDefiners files is skipped.
+// (see issueText.codeNames), those no file but a test defines (a stub of
+// the reproducer) and that name no top-level module (a value compared
+// with, a key read: `ALL`, `pass_env`). A name held by more than
+// maxDefiners files is skipped.
 func (k *ranking) literals(lits []string, from, to int) {
 	defined := make(map[string]bool)
-	for _, s := range k.scans {
+	for f, s := range k.scans {
+		if isTestFile(k.r.files[f]) {
+			continue
+		}
 		for _, n := range s.defines {
 			defined[k.a.symbols[n].name] = true
 		}
