@@ -230,10 +230,11 @@ func TestRanking(t *testing.T) {
 			}, projectTail...),
 		},
 		{
-			name: "a name written as code that no file defines, held as a string, after the definers",
+			name: "a name written as code that no file but a test defines, held as a string, after the definers",
 			extra: map[string]string{
-				"calc/select.py": "def chosen(names):\n    return names is None or 'EVERY' in names\n",
-				"calc/other.py":  "KIND = \"fmt_number\"\nNAME = \"None\"\n",
+				"calc/select.py":       "def chosen(names):\n    return names is None or 'EVERY' in names\n",
+				"tests/test_select.py": "EVERY = ['a']\n",
+				"calc/other.py":        "KIND = \"fmt_number\"\nNAME = \"None\"\n",
 			},
 			title: "`fmt_number` and `EVERY`: `None` is not `calc`",
 			wantIncluded: append([]string{
@@ -241,6 +242,7 @@ func TestRanking(t *testing.T) {
 				`calc/select.py (holds the string "EVERY")`,
 				"calc/other.py (uses words of the issue: calc, number)",
 				"calc/__init__.py (module calc named in the issue)",
+				"tests/test_select.py (defines EVERY)",
 				"tests/test_fmt.py (test that imports calc/fmt.py and mentions fmt_number)",
 			}, projectTail...),
 		},
