@@ -72,10 +72,18 @@ func (p *issueText) literal(tok string) {
 	p.literals = append(p.literals, tok)
 }
 
+// typingNames are the names of Python's typing module an issue writes as
+// code: a library's, not values of the project.
+var typingNames = makeSet(`
+	Any Optional Union List Dict Set FrozenSet Tuple Type Callable Literal
+	Sequence Mapping Iterable Iterator Generator Annotated ClassVar Final
+	TypeVar Generic Protocol TypedDict NamedTuple NoReturn Never Self
+`)
+
 // codeName records a single name written as inline code, up to
 // maxLiterals of them.
 func (p *issueText) codeName(name string) {
-	if len(name) >= minNameLen && !stopNames[name] && len(p.codeNames) < maxLiterals && !slices.Contains(p.codeNames, name) {
+	if len(name) >= minNameLen && !stopNames[name] && !typingNames[name] && len(p.codeNames) < maxLiterals && !slices.Contains(p.codeNames, name) {
 		p.codeNames = append(p.codeNames, name)
 	}
 }

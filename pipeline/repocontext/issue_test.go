@@ -121,7 +121,7 @@ func TestCodeNames(t *testing.T) {
 	}{
 		{"a single name in backticks", "`tox -e ALL` and `ALL`", "", []string{"ALL"}},
 		{"dotted names, calls and paths are not", "`a.b_c`, `run()`, `x/y.py`", "", nil},
-		{"built-ins and short names are not", "`None`, `int`, `ab`", "", nil},
+		{"built-ins, typing's names and short names are not", "`None`, `int`, `Any`, `Optional`, `ab`", "", nil},
 		{"code blocks and prose are not", "pass_env breaks", "```\nEVERY = 1\n```", nil},
 		{"each once", "`pass_env` or `pass_env`?", "", []string{"pass_env"}},
 	}
