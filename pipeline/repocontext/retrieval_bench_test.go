@@ -47,10 +47,10 @@ func BenchmarkHoldoutRetrieval(b *testing.B) {
 			for k, s := range a.symbols {
 				names[k] = s.name
 			}
-			terms := queryTerms(issue)
+			terms, inTitle := queryTerms(issue)
 			scans := r.scan(names, terms, iss)
 			a.quotedIn(scans)
-			ret := retrieve(r, terms, scans)
+			ret := retrieve(r, terms, inTitle, scans)
 			ret.rerank(r)
 			order := ret.best(len(r.files))
 			pointed := make(map[int]bool)
