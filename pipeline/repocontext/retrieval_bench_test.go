@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// BenchmarkHoldoutRetrieval measures retrieval alone on the holdout's
+// BenchmarkDevRetrieval measures retrieval alone on the holdout's
 // development half: for every fixed file that is not a test, its place in
 // the order retrieval gives the files (BM25 over the words, the
 // first ranked again by their best defs), as recall at 3, 9, 20 and 40
@@ -18,8 +18,8 @@ import (
 // change of retrieval; that one judges it. $CAPSULE_RETRIEVAL_RANKS=FILE
 // writes each fixed file's place.
 //
-//	CAPSULE_LOCALIZATION_REPOS=$HOME/capsule-loc go test -run '^$' -bench HoldoutRetrieval -benchtime 1x ./pipeline/repocontext/
-func BenchmarkHoldoutRetrieval(b *testing.B) {
+//	CAPSULE_LOCALIZATION_REPOS=$HOME/capsule-loc go test -run '^$' -bench DevRetrieval -benchtime 1x ./pipeline/repocontext/
+func BenchmarkDevRetrieval(b *testing.B) {
 	root := os.Getenv("CAPSULE_LOCALIZATION_REPOS")
 	if root == "" {
 		b.Skip("set CAPSULE_LOCALIZATION_REPOS to a folder made by scripts/localization-repos.sh holdout DIR")
