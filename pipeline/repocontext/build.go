@@ -40,10 +40,10 @@ func (b *builder) build() Context {
 		names[k] = s.name
 		b.names[s.name] = true
 	}
-	terms := queryTerms(b.issue)
+	terms, inTitle := queryTerms(b.issue)
 	scans := b.r.scan(names, terms, iss)
 	a.quotedIn(scans)
-	b.ret = retrieve(b.r, terms, scans)
+	b.ret = retrieve(b.r, terms, inTitle, scans)
 	b.ret.rerank(b.r)
 	b.best = b.repoDefs()
 	picks := rank(b.r, a, scans, b.ret, iss, b.best)

@@ -174,7 +174,7 @@ func (ret *retrieval) rerank(r *repo) {
 			continue
 		}
 		outlines[k] = parsePython(data)
-		defs[k] = countDefs(outlines[k], ret.weights)
+		defs[k] = countDefs(outlines[k], ret.ranking)
 		all = append(all, defs[k]...)
 	}
 	avg := avgSize(all)
@@ -183,7 +183,7 @@ func (ret *retrieval) rerank(r *repo) {
 	for k, f := range pool {
 		topFile = max(topFile, ret.score[f])
 		if outlines[k] != nil {
-			if s := scoreDefs(outlines[k], defs[k], ret.weights, avg); len(s) > 0 {
+			if s := scoreDefs(outlines[k], defs[k], ret.ranking, avg); len(s) > 0 {
 				best[k] = s[0].score
 				topDef = max(topDef, best[k])
 			}

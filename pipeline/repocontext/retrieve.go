@@ -23,6 +23,9 @@ const (
 	// pathBoost weighs a word of the issue found in a file's path (a
 	// directory or the file's name) against one occurrence in its text.
 	pathBoost = 3
+	// titleBoost weighs a word of the issue's title against one found only
+	// in its body, in ranking the files.
+	titleBoost = 2
 )
 
 // termHit is how often a file uses one word of the issue.
@@ -33,11 +36,14 @@ type termHit struct {
 // queryTerms returns the words of an issue retrieval searches for: the
 // parts of its identifiers (snake_case and camelCase split), in lower
 // case and without a plural s, in order of first use, common English and
-// Python words left out.
-func queryTerms(iss Issue) []string {
+// Python words left out; the first inTitle of them are the title's.
+func queryTerms(iss Issue) (terms []string, inTitle int) {
 	var out []string
 	seen := make(map[string]bool)
-	for _, text := range []string{iss.Title, iss.Body} {
+	for k, text := range []string{iss.Title, iss.Body} {
+		if k == 1 {
+			inTitle = len(out)
+		}
 		eachPart([]byte(text), func(part []byte) {
 			t := string(part)
 			if len(out) < maxTerms && len(t) >= minTermLen && !seen[t] && !isStopWord(t) {
@@ -46,7 +52,7 @@ func queryTerms(iss Issue) []string {
 			}
 		})
 	}
-	return out
+	return out, inTitle
 }
 
 // isStopWord reports whether a word, its plural s perhaps cut, is too
@@ -175,12 +181,14 @@ func (ti termIndex) count(src []byte) ([]termHit, int) {
 
 // retrieval scores the source files that are not tests (those the scan
 // counted words in) by BM25 over the words of the issue, a word in the
-// file's path counting pathBoost times.
+// file's path counting pathBoost times, a word of the title weighing
+// titleBoost times its inverse document frequency.
 type retrieval struct {
 	// weights are the words of the issue with their inverse document
-	// frequency.
-	weights map[string]float64
-	score   []float64
+	// frequency, and ranking the same with the title's words weighed
+	// titleBoost times, as the files are ranked (see rerank).
+	weights, ranking map[string]float64
+	score            []float64
 	// words are the issue's words each file holds, best first, up to
 	// four.
 	words [][]string
@@ -189,9 +197,10 @@ type retrieval struct {
 	order []int
 }
 
-// retrieve ranks files by the words of the issue they use.
-func retrieve(r *repo, terms []string, scans []fileScan) retrieval {
-	ret := retrieval{weights: make(map[string]float64), score: make([]float64, len(r.files)), words: make([][]string, len(r.files))}
+// retrieve ranks files by the words of the issue they use, the first
+// inTitle of terms being the title's.
+func retrieve(r *repo, terms []string, inTitle int, scans []fileScan) retrieval {
+	ret := retrieval{weights: make(map[string]float64), ranking: make(map[string]float64), score: make([]float64, len(r.files)), words: make([][]string, len(r.files))}
 	if len(terms) == 0 {
 		return ret
 	}
@@ -215,6 +224,10 @@ func retrieve(r *repo, terms []string, scans []fileScan) retrieval {
 	for k, t := range terms {
 		idf[k] = math.Log(1 + (float64(docs)-float64(df[k])+0.5)/(float64(df[k])+0.5))
 		ret.weights[t] = idf[k]
+		if k < inTitle {
+			idf[k] *= titleBoost
+		}
+		ret.ranking[t] = idf[k]
 	}
 	for f, s := range scans {
 		if s.size == 0 {

@@ -326,10 +326,10 @@ func TestLargeFiles(t *testing.T) {
 }
 
 func TestQueryTerms(t *testing.T) {
-	got := queryTerms(Issue{Title: "Fix parseHTTPHeaders for multiline values", Body: "The `header_values` of a Request are lost when it has headers."})
+	got, inTitle := queryTerms(Issue{Title: "Fix parseHTTPHeaders for multiline values", Body: "The `header_values` of a Request are lost when it has headers."})
 	want := []string{"parse", "httpheader", "multiline", "header", "request", "lost"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("queryTerms = %q, want %q", got, want)
+	if !reflect.DeepEqual(got, want) || inTitle != 3 {
+		t.Errorf("queryTerms = %q, %d from the title; want %q, 3", got, inTitle, want)
 	}
 }
 
