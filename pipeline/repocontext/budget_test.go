@@ -9,7 +9,7 @@ import (
 
 // TestBudgetInvariants builds the fixture's context at many budgets and
 // checks what callers rely on: the budget holds, the tree takes about a
-// tenth of it, every included file is in the text whole, and building
+// sixteenth of it, every included file is in the text whole, and building
 // twice gives the same context.
 func TestBudgetInvariants(t *testing.T) {
 	issue := Issue{Title: "`divide` should raise CalcError", Body: "See calc/cli.py and `calc.ops.divide(1, 0)`."}
@@ -25,7 +25,7 @@ func TestBudgetInvariants(t *testing.T) {
 		if ctx.Tokens > max(budget, issueTokens) {
 			t.Errorf("budget %d: Tokens = %d", budget, ctx.Tokens)
 		}
-		if tree := EstimateTokens(ctx.Tree); tree > budget/10 {
+		if tree := EstimateTokens(ctx.Tree); tree > budget/treeShare {
 			t.Errorf("budget %d: the tree takes %d tokens", budget, tree)
 		}
 		for _, in := range ctx.Included {

@@ -6,6 +6,11 @@ import (
 	"strings"
 )
 
+// treeShare is the part of the budget the file tree may take, one
+// sixteenth: what a larger tree would take goes to the files, which the
+// fix needs more than a deeper listing.
+const treeShare = 16
+
 // builder builds one Context.
 type builder struct {
 	r     *repo
@@ -52,7 +57,7 @@ func (b *builder) build() Context {
 	ctx := Context{Symbols: symbolsOf(a, scans)}
 	issueTokens := EstimateTokens(b.issue.Title + "\n\n" + b.issue.Body)
 	l := &layout{left: b.opts.Budget - issueTokens}
-	treeBytes := 4 * min(b.opts.Budget/10, l.left-EstimateTokens(treeHeading))
+	treeBytes := 4 * min(b.opts.Budget/treeShare, l.left-EstimateTokens(treeHeading))
 	if ctx.Tree = renderTree(b.r.files, focusOf(b.r, picks), treeBytes); ctx.Tree != "" {
 		l.add(treeHeading + ctx.Tree)
 	}

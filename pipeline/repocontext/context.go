@@ -45,8 +45,8 @@ type Context struct {
 	// text in a fenced block under its line range, omitted lines marked
 	// "⋮ lines 120-340 omitted"). It does not repeat the issue.
 	Text string
-	// Tree is the file listing in Text, collapsed to fit about a tenth of
-	// the budget.
+	// Tree is the file listing in Text, collapsed to fit about a sixteenth
+	// of the budget.
 	Tree string
 	// Included are the files shown in Text, in rank order.
 	Included []Included

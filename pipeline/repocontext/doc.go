@@ -80,7 +80,7 @@
 // A file that does not fit at all, or is binary, over 1 MiB, named like a
 // file of credentials (.env, private keys), or a symlink leading outside
 // the repository, is listed in [Context.Omitted] with the reason; a span that does not fit is listed in its file's
-// [Included.LeftOut]. The file tree takes about a tenth of the budget and
+// [Included.LeftOut]. The file tree takes about a sixteenth of the budget and
 // is collapsed to fit, keeping the paths to the files of tier 1.
 //
 // [Lookup] answers the programmer agent's requests to see more: a file,

@@ -97,7 +97,7 @@ func TestExplain(t *testing.T) {
 		{
 			name: "left out over budget after the files before it",
 			repo: "testdata/repo", title: tight.Title, body: tight.Body,
-			opts:   Options{Budget: 450, Protected: protectTests},
+			opts:   Options{Budget: 432, Protected: protectTests},
 			target: Target{Path: "tests/test_ops.py"},
 			rank:   6, tier: "tier 4", why: "test that imports calc/ops.py and mentions divide",
 			status: "over budget: needs 61 tokens, 60 left",
