@@ -88,14 +88,6 @@ func TestFileSection(t *testing.T) {
 // takes whole, and in part when they take less (shown whole only at the
 // end, when the budget leaves room).
 func TestFirstFileWhole(t *testing.T) {
-	def := func(name string, lines int) string {
-		var b strings.Builder
-		b.WriteString("def " + name + "(total):\n")
-		for k := range lines {
-			fmt.Fprintf(&b, "    total = total + amount_%d * 2\n", k)
-		}
-		return b.String() + "    return total\n\n\n"
-	}
 	tests := []struct {
 		name        string
 		frob, other int
@@ -106,7 +98,7 @@ func TestFirstFileWhole(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := writeRepo(t, map[string]string{"pkg/big.py": def("frob", tt.frob) + def("other", tt.other)})
+			dir := writeRepo(t, map[string]string{"pkg/big.py": longDef("frob", tt.frob) + longDef("other", tt.other)})
 			ctx, err := Build(dir, Issue{Title: "`frob` crashes"}, Options{Budget: 6000})
 			if err != nil {
 				t.Fatal(err)
@@ -123,4 +115,76 @@ func TestFirstFileWhole(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestWidenBeforeTests checks that a file shown in part is shown whole,
+// when the budget has room for it, before a test takes that room, and
+// that a test shown in part is still shown whole when every file is
+// placed and room is left.
+func TestWidenBeforeTests(t *testing.T) {
+	test := "from pkg.big import frob\n\n\n" + longDef("test_frob", 60)
+	dir := writeRepo(t, map[string]string{
+		"pkg/__init__.py":    "",
+		"pkg/big.py":         longDef("frob", 20) + longDef("other", 300),
+		"tests/test_big.py":  test,
+		"tests/test_huge.py": "from pkg.big import frob\n\n\n" + longDef("test_frob_more", 400),
+	})
+	issue := Issue{Title: "`frob` crashes"}
+	roomy, err := Build(dir, issue, Options{Budget: 50000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := map[string]int{}
+	for _, in := range roomy.Included {
+		if !in.Whole() {
+			t.Fatalf("at 50000 tokens %s is shown in part", in.Path)
+		}
+		tokens[in.Path] = in.Tokens
+	}
+	if tokens["pkg/big.py"] == 0 || tokens["tests/test_big.py"] == 0 {
+		t.Fatalf("at 50000 tokens included %v, want pkg/big.py and tests/test_big.py", includedPaths(roomy))
+	}
+	tests := []struct {
+		name      string
+		budget    int
+		wantWhole map[string]bool // path: shown whole; absent: not included
+	}{
+		{
+			name:      "room for the file whole but not for the test too",
+			budget:    roomy.Tokens - tokens["tests/test_big.py"] - tokens["tests/test_huge.py"] + 10,
+			wantWhole: map[string]bool{"pkg/big.py": true},
+		},
+		{
+			name:      "room for all",
+			budget:    roomy.Tokens + 10,
+			wantWhole: map[string]bool{"pkg/big.py": true, "tests/test_big.py": true, "tests/test_huge.py": true},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, err := Build(dir, issue, Options{Budget: tt.budget})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]bool{}
+			for _, in := range ctx.Included {
+				if in.Path != "pkg/__init__.py" {
+					got[in.Path] = in.Whole()
+				}
+			}
+			if !reflect.DeepEqual(got, tt.wantWhole) {
+				t.Errorf("budget %d: included (path: whole) %v, want %v", tt.budget, got, tt.wantWhole)
+			}
+		})
+	}
+}
+
+// longDef returns a Python function name of lines statements.
+func longDef(name string, lines int) string {
+	var b strings.Builder
+	b.WriteString("def " + name + "(total):\n")
+	for k := range lines {
+		fmt.Fprintf(&b, "    total = total + amount_%d * 2\n", k)
+	}
+	return b.String() + "    return total\n\n\n"
 }

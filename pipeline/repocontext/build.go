@@ -69,7 +69,15 @@ func (b *builder) build() Context {
 		l.left -= reserved[f]
 	}
 	var partial []placed
+	widened := false
 	for _, p := range picks {
+		if p.tier >= tierTest && !widened {
+			// The files shown in part are shown whole, if they fit,
+			// before the tests and the README take what is left.
+			widened = true
+			b.widen(l, &ctx, partial)
+			partial = nil
+		}
 		l.left += reserved[p.file]
 		delete(reserved, p.file)
 		left := l.left
@@ -88,15 +96,7 @@ func (b *builder) build() Context {
 	for _, n := range reserved {
 		l.left += n
 	}
-	for _, pl := range partial {
-		if delta := EstimateTokens(pl.whole) - EstimateTokens(l.parts[pl.part]); delta <= l.left {
-			l.replace(pl.part, pl.whole)
-			in := &ctx.Included[pl.included]
-			b.trace.widened(*in, delta)
-			in.Tokens, in.Outline, in.LeftOut = EstimateTokens(pl.whole), false, nil
-			in.Spans = []Span{{Start: 1, End: in.Lines, Why: "whole file: the budget left room"}}
-		}
-	}
+	b.widen(l, &ctx, partial)
 	ctx.Text = strings.Join(l.parts, "")
 	ctx.Tokens = issueTokens + EstimateTokens(ctx.Text)
 	return ctx
@@ -125,8 +125,9 @@ func (b *builder) place(l *layout, p pick) (placed, string) {
 
 // placed is a file added to the layout: what Context.Included says of it,
 // and its part of the layout. A file shown in part carries its whole
-// section, shown instead when the budget leaves room after every ranked
-// file is placed, in rank order; included is then its index in
+// section, shown instead when the budget leaves room after the files
+// before the tests are placed (after every file for a test or the
+// README), in rank order; included is then its index in
 // Context.Included.
 type placed struct {
 	in       Included
@@ -337,4 +338,18 @@ func symbolsOf(a *analysis, scans []fileScan) []string {
 		}
 	}
 	return out
+}
+
+// widen shows whole, in rank order, the files of partial whose whole
+// sections fit in what the budget has left.
+func (b *builder) widen(l *layout, ctx *Context, partial []placed) {
+	for _, pl := range partial {
+		if delta := EstimateTokens(pl.whole) - EstimateTokens(l.parts[pl.part]); delta <= l.left {
+			l.replace(pl.part, pl.whole)
+			in := &ctx.Included[pl.included]
+			b.trace.widened(*in, delta)
+			in.Tokens, in.Outline, in.LeftOut = EstimateTokens(pl.whole), false, nil
+			in.Spans = []Span{{Start: 1, End: in.Lines, Why: "whole file: the budget left room"}}
+		}
+	}
 }

@@ -74,8 +74,9 @@
 // a sixth else, [SmallFileTokens] at least); one whose code mentions a
 // name the issue names may also take what the repository's best functions
 // took of that share, so that they do not crowd it out. Once every file
-// is placed, a file shown in part is shown
-// whole, in rank order, if the budget left has room. A larger file in
+// before the tests is placed, a file shown in part is shown whole, in rank
+// order, if the budget left has room (a test or the README, once every
+// file is). A larger file in
 // another language is shown whole if it fits, else by its head and tail.
 // A file that does not fit at all, or is binary, over 1 MiB, named like a
 // file of credentials (.env, private keys), or a symlink leading outside
