@@ -27,7 +27,7 @@ func TestContextExplain(t *testing.T) {
 	}{
 		{"explain-lines", []string{"--repo", largeRepo, "--issue", restock, "--budget", "2200", "--lines", "inventory/store.py:100-140"}},
 		{"explain-shown-lines", []string{"--repo", largeRepo, "--issue", restock, "--budget", "2200", "--lines", "inventory/store.py:330-362"}},
-		{"explain-over-budget", []string{"--repo", smallRepo, "--issue", divide, "--budget", "450", "--file", "tests/test_ops.py"}},
+		{"explain-over-budget", []string{"--repo", smallRepo, "--issue", divide, "--budget", "432", "--file", "tests/test_ops.py"}},
 		{"explain-unranked", []string{"--repo", smallRepo, "--issue", divide, "--budget", "450", "--file", "calc/fmt.py"}},
 	}
 	for _, tt := range tests {
