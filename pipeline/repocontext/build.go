@@ -37,24 +37,12 @@ func newBuilder(r *repo, issue Issue, opts Options) *builder {
 // build ranks the files, then fits the tree and the files into the
 // budget.
 func (b *builder) build() Context {
-	iss := parseIssue(b.issue)
-	a := b.r.analyze(iss)
-	names := make([]string, len(a.symbols))
-	b.a, b.names = a, make(map[string]bool, len(names))
-	for k, s := range a.symbols {
-		names[k] = s.name
-		b.names[s.name] = true
-	}
-	terms, inTitle := queryTerms(b.issue)
-	scans := b.r.scan(names, terms, iss)
-	a.quotedIn(scans)
-	b.ret = retrieve(b.r, terms, inTitle, scans)
-	b.ret.rerank(b.r)
+	iss, scans := b.retrieve()
 	b.best = b.repoDefs()
-	picks := rank(b.r, a, scans, b.ret, iss, b.best)
+	picks := rank(b.r, b.a, scans, b.ret, iss, b.best)
 	b.trace.ranked(picks, scans)
 
-	ctx := Context{Symbols: symbolsOf(a, scans)}
+	ctx := Context{Symbols: symbolsOf(b.a, scans)}
 	issueTokens := EstimateTokens(b.issue.Title + "\n\n" + b.issue.Body)
 	l := &layout{left: b.opts.Budget - issueTokens}
 	treeBytes := 4 * min(b.opts.Budget/treeShare, l.left-EstimateTokens(treeHeading))
@@ -121,6 +109,26 @@ func (b *builder) place(l *layout, p pick) (placed, string) {
 		return f.whole(l, whole), ""
 	}
 	return b.placeLarge(l, p, f, whole)
+}
+
+// retrieve reads the issue, scans the files for what it names and for its
+// words, and scores the files by those words: it sets b.a, b.names and
+// b.ret, and returns the issue's text and the scans.
+func (b *builder) retrieve() (issueText, []fileScan) {
+	iss := parseIssue(b.issue)
+	b.a = b.r.analyze(iss)
+	names := make([]string, len(b.a.symbols))
+	b.names = make(map[string]bool, len(names))
+	for k, s := range b.a.symbols {
+		names[k] = s.name
+		b.names[s.name] = true
+	}
+	terms, inTitle := queryTerms(b.issue)
+	scans := b.r.scan(names, terms, iss)
+	b.a.quotedIn(scans)
+	b.ret = retrieve(b.r, terms, inTitle, scans)
+	b.ret.rerank(b.r)
+	return iss, scans
 }
 
 // placed is a file added to the layout: what Context.Included says of it,

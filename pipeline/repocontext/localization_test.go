@@ -141,17 +141,7 @@ func checkouts(b *testing.B, root string, cases []locCase) []string {
 //
 //	CAPSULE_LOCALIZATION_REPOS=$HOME/capsule-loc go test -run '^$' -bench Holdout -benchtime 1x ./pipeline/repocontext/
 func BenchmarkHoldout(b *testing.B) {
-	root := os.Getenv("CAPSULE_LOCALIZATION_REPOS")
-	if root == "" {
-		b.Skip("set CAPSULE_LOCALIZATION_REPOS to a folder made by scripts/localization-repos.sh holdout DIR")
-	}
-	var cases []locCase
-	for _, c := range readCases(b, "testdata/holdout/cases.jsonl") {
-		if only := os.Getenv("CAPSULE_HOLDOUT_SPLIT"); only == "" || c.Split == only {
-			cases = append(cases, c)
-		}
-	}
-	dirs := checkouts(b, root, cases)
+	cases, dirs := holdoutCases(b, os.Getenv("CAPSULE_HOLDOUT_SPLIT"))
 	type result struct{ n, files, lines, fit int }
 	var res map[string]*result
 	var misses []string
@@ -210,6 +200,25 @@ func BenchmarkHoldout(b *testing.B) {
 		fmt.Fprintf(&t, ", in %s", out)
 	}
 	b.Log(t.String())
+}
+
+// holdoutCases returns the holdout's cases of one half ("dev" or "test",
+// both when split is empty) and their trees, checked out from the
+// repositories in $CAPSULE_LOCALIZATION_REPOS; it skips b when that is
+// unset.
+func holdoutCases(b *testing.B, split string) ([]locCase, []string) {
+	b.Helper()
+	root := os.Getenv("CAPSULE_LOCALIZATION_REPOS")
+	if root == "" {
+		b.Skip("set CAPSULE_LOCALIZATION_REPOS to a folder made by scripts/localization-repos.sh holdout DIR")
+	}
+	var cases []locCase
+	for _, c := range readCases(b, "testdata/holdout/cases.jsonl") {
+		if split == "" || c.Split == split {
+			cases = append(cases, c)
+		}
+	}
+	return cases, checkouts(b, root, cases)
 }
 
 // goldTokens is what the case's issue and its fixed files, each shown

@@ -52,9 +52,11 @@ func rank(r *repo, a *analysis, scans []fileScan, ret retrieval, iss issueText, 
 		k.add(f, tierSeed, "holds lines the issue quotes")
 	}
 	lits := slices.Concat(iss.literals, iss.codeNames)
-	k.literals(lits, 0, len(iss.literals))
+	held, defined := k.literalHolders(len(lits)), k.definedOutsideTests()
+	n := len(iss.literals)
+	k.literals(lits[:n], held[:n], defined)
 	k.definers()
-	k.literals(lits, len(iss.literals), len(lits))
+	k.literals(lits[n:], held[n:], defined)
 	if len(k.picks) == 0 {
 		k.stems(tierSeed)
 	}
@@ -88,14 +90,39 @@ func (k *ranking) add(file, tier int, why string) {
 	}
 }
 
-// literals picks the files that hold lits[from:to] as string literals, in
-// their order: the issue's hyphenated names (where a message id or an
-// option is declared) and, after the definers, the names it writes as code
-// (see issueText.codeNames), those no file but a test defines (a stub of
-// the reproducer) and that name no top-level module (a value compared
-// with, a key read: `ALL`, `pass_env`). A name held by more than
-// maxDefiners files is skipped.
-func (k *ranking) literals(lits []string, from, to int) {
+// literals picks the files that hold lits as string literals (held are
+// those files, by name), in their order: the issue's hyphenated names
+// (where a message id or an option is declared) and, after the definers,
+// the names it writes as code (see issueText.codeNames), those no file but
+// a test defines (a stub of the reproducer: defined holds the names other
+// files define) and that name no top-level module (a value compared with,
+// a key read: `ALL`, `pass_env`). A name held by more than maxDefiners
+// files is skipped.
+func (k *ranking) literals(lits []string, held [][]int, defined map[string]bool) {
+	for l, files := range held {
+		if len(files) <= maxDefiners && !defined[lits[l]] && k.r.pyModuleAtRoot(lits[l]) < 0 {
+			for _, f := range files {
+				k.add(f, tierSeed, fmt.Sprintf("holds the string %q", lits[l]))
+			}
+		}
+	}
+}
+
+// literalHolders returns, for each of the n literals the scans looked for,
+// the files holding it.
+func (k *ranking) literalHolders(n int) [][]int {
+	held := make([][]int, n)
+	for f, s := range k.scans {
+		for _, l := range s.literals {
+			held[l] = append(held[l], f)
+		}
+	}
+	return held
+}
+
+// definedOutsideTests returns the names of the issue that a file other
+// than a test defines.
+func (k *ranking) definedOutsideTests() map[string]bool {
 	defined := make(map[string]bool)
 	for f, s := range k.scans {
 		if isTestFile(k.r.files[f]) {
@@ -105,20 +132,7 @@ func (k *ranking) literals(lits []string, from, to int) {
 			defined[k.a.symbols[n].name] = true
 		}
 	}
-	byLit := make([][]int, len(lits))
-	for f, s := range k.scans {
-		for _, l := range s.literals {
-			byLit[l] = append(byLit[l], f)
-		}
-	}
-	for l := from; l < to; l++ {
-		files := byLit[l]
-		if len(files) <= maxDefiners && !defined[lits[l]] && k.r.pyModuleAtRoot(lits[l]) < 0 {
-			for _, f := range files {
-				k.add(f, tierSeed, fmt.Sprintf("holds the string %q", lits[l]))
-			}
-		}
-	}
+	return defined
 }
 
 // definers picks the files that define the named symbols: names defined

@@ -20,17 +20,7 @@ import (
 //
 //	CAPSULE_LOCALIZATION_REPOS=$HOME/capsule-loc go test -run '^$' -bench DevRetrieval -benchtime 1x ./pipeline/repocontext/
 func BenchmarkDevRetrieval(b *testing.B) {
-	root := os.Getenv("CAPSULE_LOCALIZATION_REPOS")
-	if root == "" {
-		b.Skip("set CAPSULE_LOCALIZATION_REPOS to a folder made by scripts/localization-repos.sh holdout DIR")
-	}
-	var cases []locCase
-	for _, c := range readCases(b, "testdata/holdout/cases.jsonl") {
-		if c.Split == "dev" {
-			cases = append(cases, c)
-		}
-	}
-	dirs := checkouts(b, root, cases)
+	cases, dirs := holdoutCases(b, "dev")
 	var all, unnamed []int
 	var lines []string
 	for b.Loop() {
@@ -40,19 +30,9 @@ func BenchmarkDevRetrieval(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			issue := Issue{Title: c.Title, Body: c.Body}
-			iss := parseIssue(issue)
-			a := r.analyze(iss)
-			names := make([]string, len(a.symbols))
-			for k, s := range a.symbols {
-				names[k] = s.name
-			}
-			terms, inTitle := queryTerms(issue)
-			scans := r.scan(names, terms, iss)
-			a.quotedIn(scans)
-			ret := retrieve(r, terms, inTitle, scans)
-			ret.rerank(r)
-			order := ret.best(len(r.files))
+			bld := newBuilder(r, Issue{Title: c.Title, Body: c.Body}, Options{})
+			_, scans := bld.retrieve()
+			a, order := bld.a, bld.ret.best(len(r.files))
 			pointed := make(map[int]bool)
 			for _, p := range a.named {
 				pointed[p.file] = true
